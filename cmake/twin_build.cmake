@@ -21,3 +21,8 @@ endif()
 if(ASCEND_DCN_PYTHON AND EXISTS ${PROJECT_SOURCE_DIR}/python/ascend_dcn/csrc/extension.cmake)
   include(${PROJECT_SOURCE_DIR}/python/ascend_dcn/csrc/extension.cmake)
 endif()
+
+# The C++ aclnn example (examples/), built and run as a test against the twin.
+if(EXISTS ${PROJECT_SOURCE_DIR}/examples/CMakeLists.txt AND TARGET dcn_cust_opapi)
+  add_subdirectory(examples)
+endif()
