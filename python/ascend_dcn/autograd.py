@@ -1,0 +1,70 @@
+"""Autograd of ascend_dcn::deformable_conv2d: the backward is this project's operator.
+
+Saved between forward and backward:
+  save_deform_out=True : input, weight, offset, deformOut        (what torch_npu keeps)
+  save_deform_out=False: input, weight, offset                   (deformOut, N*Cin*KH*KW*Ho*Wo
+                         elements, is recomputed in the backward by ascend_dcn::deformable_sample,
+                         the same sampling code as the forward)
+The backward calls ascend_dcn::deformable_conv2d_backward once and returns the gradients of
+input, weight, offset (incl. the mask block) and bias. Gradients are computed for all four tensors
+in one operator call, as torch_npu does; the ones autograd does not need are dropped. Double
+backward is not supported.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from . import library
+
+
+def _setup_context(ctx, inputs, output):
+    (input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
+     deformable_groups, modulated, save_deform_out) = inputs
+    deform_out = output[1]
+    ctx.mark_non_differentiable(deform_out)
+    ctx.attrs = (list(kernel_size), list(stride), list(padding), list(dilation), groups,
+                 deformable_groups, modulated)
+    ctx.has_bias = bias is not None
+    ctx.bias_dtype = None if bias is None else bias.dtype
+    ctx.save_deform_out = save_deform_out
+    if save_deform_out:
+        ctx.save_for_backward(input, weight, offset, deform_out)
+    else:
+        ctx.save_for_backward(input, weight, offset)
+
+
+def _backward(ctx, grad_out, _grad_deform_out):
+    kernel_size, stride, padding, dilation, groups, deformable_groups, modulated = ctx.attrs
+    if ctx.save_deform_out:
+        input, weight, offset, deform_out = ctx.saved_tensors
+    else:
+        input, weight, offset = ctx.saved_tensors
+        deform_out = torch.ops.ascend_dcn.deformable_sample(
+            input, offset, kernel_size, stride, padding, dilation, deformable_groups, modulated)
+    grad_out = grad_out.to(input.dtype).contiguous()
+    grad_input, grad_weight, grad_offset, grad_bias = \
+        torch.ops.ascend_dcn.deformable_conv2d_backward(
+            input, grad_out, deform_out, weight, offset, kernel_size, stride, padding, dilation,
+            groups, deformable_groups, modulated)
+    if ctx.has_bias:
+        grad_bias = grad_bias.to(ctx.bias_dtype)
+    else:
+        grad_bias = None
+    return (grad_input, grad_weight, grad_offset, grad_bias,
+            None, None, None, None, None, None, None, None)
+
+
+library.deformable_conv2d.register_autograd(_backward, setup_context=_setup_context)
+
+
+@contextlib.contextmanager
+def backward_backend(name: str):
+    """Internal switch (tests only): "reference" runs the float64 oracle instead of the operator,
+    so that torch.autograd.gradcheck can run in float64; "operator" is the default."""
+    previous = library.set_backward_backend(name)
+    try:
+        yield
+    finally:
+        library.set_backward_backend(previous)

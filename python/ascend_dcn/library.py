@@ -1,0 +1,175 @@
+"""torch.library custom ops of the `ascend_dcn` namespace, their fake kernels and autocast rules.
+
+Ops (argument lists of torch_npu; Ascend layouts, see forward.py):
+  ascend_dcn::deformable_conv2d(input, weight, offset, bias?, kernel_size, stride, padding, dilation,
+        groups, deformable_groups, modulated, save_deform_out) -> (out, deformOut)
+      deformOut is non-differentiable (as in torch_npu, whose derivative uses only out's gradient).
+      save_deform_out=False: deformOut is not saved for backward; the backward recomputes it.
+  ascend_dcn::deformable_sample(input, offset, kernel_size, stride, padding, dilation,
+        deformable_groups, modulated) -> deformOut           (the forward's sampling stage alone)
+  ascend_dcn::deformable_conv2d_backward(input, grad_output, offset_out, weight, offset, kernel_size,
+        stride, padding, dilation, groups, deformable_groups, modulated)
+        -> (grad_input, grad_weight, grad_offset, grad_bias)   = ascend_dcn.ops (our operator)
+
+Backward backend: "operator" (default) runs ascend_dcn.ops.deformable_conv2d_backward. "reference"
+runs the float64 oracle ascend_dcn.reference.deformable_conv2d_backward; it exists only so that
+torch.autograd.gradcheck can run in float64 (the operator accepts fp32/fp16/bf16 only). Select it
+with autograd.backward_backend("reference") — an internal switch for tests, not a user feature.
+
+Autocast: under torch.autocast the floating-point tensor arguments of the forward and sampling ops
+are cast to the autocast dtype in effect (CPU default bfloat16; fp16 or bf16 on NPU), the op runs
+with autocast disabled and returns that dtype (float32 math inside). Registered for AutocastCPU and
+AutocastPrivateUse1 (torch_npu's device).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from . import forward as _fwd
+
+_BACKENDS = ("operator", "reference")
+_backward_backend = "operator"
+
+
+def set_backward_backend(name: str) -> str:
+    """Select the implementation of the backward op; returns the previous one."""
+    global _backward_backend
+    if name not in _BACKENDS:
+        raise ValueError(f"backend: must be one of {_BACKENDS}; got {name!r}")
+    previous, _backward_backend = _backward_backend, name
+    return previous
+
+
+def get_backward_backend() -> str:
+    return _backward_backend
+
+
+def _float32_stand_in(t):
+    """Shape-only float32 stand-in of a float64 tensor (validation of the reference backend)."""
+    if isinstance(t, Tensor) and t.dtype == torch.float64:
+        return torch.empty(t.shape, dtype=torch.float32, device="meta")
+    return t
+
+
+def _validate_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
+                      deformable_groups, modulated):
+    from . import validation
+    if _backward_backend == "reference" and input.dtype == torch.float64:
+        # float64 is accepted only by the reference backend (gradcheck); all other rules still apply
+        input, weight, offset, bias = (_float32_stand_in(t) for t in (input, weight, offset, bias))
+    validation.check_forward_args(input, weight, offset, bias, list(kernel_size), list(stride),
+                                  list(padding), list(dilation), groups, deformable_groups, modulated)
+
+
+# ---------------------------------------------------------------------------------------------
+# forward
+@torch.library.custom_op("ascend_dcn::deformable_conv2d", mutates_args=())
+def deformable_conv2d(input: Tensor, weight: Tensor, offset: Tensor, bias: Optional[Tensor],
+                      kernel_size: List[int], stride: List[int], padding: List[int],
+                      dilation: List[int], groups: int, deformable_groups: int, modulated: bool,
+                      save_deform_out: bool) -> Tuple[Tensor, Tensor]:
+    _validate_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
+                      deformable_groups, modulated)
+    return _fwd.deformable_conv2d_forward(input, weight, offset, bias, kernel_size, stride, padding,
+                                          dilation, groups, deformable_groups, modulated)
+
+
+@deformable_conv2d.register_fake
+def _deformable_conv2d_fake(input, weight, offset, bias, kernel_size, stride, padding, dilation,
+                            groups, deformable_groups, modulated, save_deform_out):
+    _validate_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
+                      deformable_groups, modulated)
+    N, C = input.shape[0], input.shape[1]
+    Ho, Wo = offset.shape[2], offset.shape[3]
+    out = input.new_empty((N, weight.shape[0], Ho, Wo))
+    deform_out = input.new_empty((N, C, Ho * kernel_size[0], Wo * kernel_size[1]))
+    return out, deform_out
+
+
+# ---------------------------------------------------------------------------------------------
+# sampling stage alone (memory-saving recompute)
+@torch.library.custom_op("ascend_dcn::deformable_sample", mutates_args=())
+def deformable_sample(input: Tensor, offset: Tensor, kernel_size: List[int], stride: List[int],
+                      padding: List[int], dilation: List[int], deformable_groups: int,
+                      modulated: bool) -> Tensor:
+    return _fwd.deform_sample(input, offset, kernel_size, stride, padding, dilation,
+                              deformable_groups, modulated).to(input.dtype)
+
+
+@deformable_sample.register_fake
+def _deformable_sample_fake(input, offset, kernel_size, stride, padding, dilation,
+                            deformable_groups, modulated):
+    N, C = input.shape[0], input.shape[1]
+    return input.new_empty((N, C, offset.shape[2] * kernel_size[0], offset.shape[3] * kernel_size[1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# backward (this project's operator)
+def _reference_backward(input, grad_output, offset_out, weight, offset, kernel_size, stride,
+                        padding, dilation, groups, deformable_groups, modulated):
+    from . import reference
+    grads = reference.deformable_conv2d_backward(
+        input, grad_output, offset_out, weight, offset, list(kernel_size), list(stride),
+        list(padding), list(dilation), groups, deformable_groups, modulated)
+    like = (input, weight, offset, grad_output)
+    return tuple(torch.as_tensor(g).to(device=t.device, dtype=t.dtype).reshape(t.shape[1:2] if i == 3 else t.shape)
+                 for i, (g, t) in enumerate(zip(grads, like)))
+
+
+@torch.library.custom_op("ascend_dcn::deformable_conv2d_backward", mutates_args=())
+def deformable_conv2d_backward(input: Tensor, grad_output: Tensor, offset_out: Tensor,
+                               weight: Tensor, offset: Tensor, kernel_size: List[int],
+                               stride: List[int], padding: List[int], dilation: List[int],
+                               groups: int, deformable_groups: int, modulated: bool
+                               ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+    args = (input, grad_output, offset_out, weight, offset, list(kernel_size), list(stride),
+            list(padding), list(dilation), groups, deformable_groups, modulated)
+    if _backward_backend == "reference":
+        return _reference_backward(*args)
+    from . import ops
+    grads = ops.deformable_conv2d_backward(*args)
+    # a custom op may not return its inputs' storage: outputs are fresh tensors already
+    return tuple(grads)
+
+
+@deformable_conv2d_backward.register_fake
+def _deformable_conv2d_backward_fake(input, grad_output, offset_out, weight, offset, kernel_size,
+                                     stride, padding, dilation, groups, deformable_groups,
+                                     modulated):
+    return (torch.empty_like(input), torch.empty_like(weight), torch.empty_like(offset),
+            grad_output.new_empty((grad_output.shape[1],)))
+
+
+# ---------------------------------------------------------------------------------------------
+# autocast
+_autocast_lib = torch.library.Library("ascend_dcn", "IMPL")
+
+
+def _register_autocast(op_name: str, device_type: str, dispatch_key: str):
+    op = getattr(torch.ops.ascend_dcn, op_name).default
+    key = getattr(torch._C.DispatchKey, dispatch_key)
+
+    def kernel(_keyset, *args):
+        dtype = torch.get_autocast_dtype(device_type)
+        cast = tuple(a.to(dtype) if isinstance(a, Tensor) and a.is_floating_point()
+                     and a.device.type == device_type else a for a in args)
+        with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(key)):
+            return op(*cast)
+
+    _autocast_lib.impl(op_name, kernel, dispatch_key, with_keyset=True)
+
+
+def _npu_autocast_available() -> bool:
+    try:
+        return bool(torch._C._is_autocast_available("npu"))
+    except (RuntimeError, ValueError):
+        return False
+
+
+for _name in ("deformable_conv2d", "deformable_sample"):
+    _register_autocast(_name, "cpu", "AutocastCPU")
+    if _npu_autocast_available():
+        _register_autocast(_name, "npu", "AutocastPrivateUse1")
