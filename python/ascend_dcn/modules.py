@@ -11,8 +11,9 @@ ModulatedDeformConv2dPack(..., deform_groups=1, bias=True)    — mmcv.ops.Modul
     offsets (and the mask, sigmoid of the last third of the channels) predicted from the input by
     an nn.Conv2d named conv_offset, initialized to zero; state_dict keys weight, [bias],
     conv_offset.weight, conv_offset.bias; mmcv's weight init U(-1/sqrt(n), 1/sqrt(n)),
-    n = in_channels*KH*KW (modulated) / kaiming_uniform_(nonlinearity='relu') (DCNv1). Checkpoints
-    with the pre-version-2 key "<name>_offset.*" are renamed on load, as mmcv does.
+    n = in_channels*KH*KW (modulated) / kaiming_uniform_(nonlinearity='relu') (DCNv1). mmcv's
+    renaming of pre-version-2 keys ("<name>_offset.*") is not provided: with torch >= 2 the parent
+    module filters the state_dict per child, so that rename cannot work from inside the child.
 
 padding: int, (pH, pW), or a 4-tuple (top, bottom, left, right) for asymmetric padding (then the
 offset-predicting conv of the Pack modules pads the input explicitly with the same 4 values).
@@ -113,7 +114,7 @@ class DeformConv2d(_DeformConvBase):
 
 
 class _PackBase(_DeformConvBase):
-    _version = 2
+    _version = 2            # mmcv's state_dict version of the Pack modules
     _offset_blocks = 2
 
     def _make_conv_offset(self):
@@ -134,17 +135,6 @@ class _PackBase(_DeformConvBase):
         if self._offset_prepad is not None:
             x = F.pad(x, self._offset_prepad)
         return self.conv_offset(x)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        version = local_metadata.get("version", None)
-        if version is None or version < 2:     # mmcv < version 2 named the conv "<name>_offset"
-            for suffix in ("weight", "bias"):
-                new, old = f"{prefix}conv_offset.{suffix}", f"{prefix[:-1]}_offset.{suffix}"
-                if new not in state_dict and old in state_dict:
-                    state_dict[new] = state_dict.pop(old)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
 
 
 class DeformConv2dPack(_PackBase):
