@@ -1,0 +1,137 @@
+"""Where the native pieces come from: the ``_C`` extension and the CPU twin's libraries.
+
+* ``load_extension()`` imports ``ascend_dcn._C``; in a development tree where the extension was
+  built by CMake instead of ``pip install``, it loads ``_C*.so`` from ``$ASCEND_DCN_EXT_DIR``
+  (the build's ``ascend_dcn_ext/`` directory) or ``$ASCEND_DCN_TWIN_LIB_DIR``.
+* ``twin_library_paths()`` finds ``libcust_opapi.so`` + ``libnnopbase.so`` of the twin:
+  ``$ASCEND_DCN_TWIN_LIB_DIR`` if set (a build directory), else ``<package>/twin_lib/`` (wheel).
+* ``get_twin_opapi()`` creates one ``_C.OpApi`` for the twin (runtime = libnnopbase, loaded
+  RTLD_GLOBAL first) and caches it for the process.
+* ``translate_error(exc)`` turns ``_C.AclnnCallError`` into the package's ``AclnnError`` classes
+  (``.status``, ``.argument``, ``.rule``), parsing ``<argument>: <rule>; expected <x>, got <y>``
+  when the C side reported a contract violation.
+"""
+
+import glob
+import importlib
+import importlib.util
+import os
+import re
+import sys
+import threading
+
+from .errors import AclnnError, error_for_status
+
+__all__ = ["BackendUnavailableError", "load_extension", "twin_library_paths", "get_twin_opapi",
+           "twin_set_platform", "translate_error", "TWIN_LIB_DIR_ENV", "EXT_DIR_ENV"]
+
+TWIN_LIB_DIR_ENV = "ASCEND_DCN_TWIN_LIB_DIR"
+EXT_DIR_ENV = "ASCEND_DCN_EXT_DIR"
+OPAPI_LIB = "libcust_opapi.so"
+RUNTIME_LIB = "libnnopbase.so"
+
+_lock = threading.Lock()
+_twin_opapi = None
+
+
+class BackendUnavailableError(RuntimeError):
+    """A native component (extension, twin libraries, NPU runtime) is missing; the message says how to fix it."""
+
+
+def _package_dir():
+    return os.path.dirname(os.path.abspath(__file__))
+
+
+def load_extension():
+    """Return the ``ascend_dcn._C`` module (installed, or built in a CMake build directory)."""
+    if "ascend_dcn._C" in sys.modules:
+        return sys.modules["ascend_dcn._C"]
+    try:
+        return importlib.import_module("ascend_dcn._C")
+    except ImportError as first_error:
+        searched = []
+        for env in (EXT_DIR_ENV, TWIN_LIB_DIR_ENV):
+            d = os.environ.get(env)
+            if not d:
+                continue
+            searched.append(f"${env}={d}")
+            for path in sorted(glob.glob(os.path.join(d, "_C*.so"))):
+                spec = importlib.util.spec_from_file_location("ascend_dcn._C", path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules["ascend_dcn._C"] = module
+                try:
+                    spec.loader.exec_module(module)
+                except Exception:
+                    del sys.modules["ascend_dcn._C"]
+                    raise
+                return module
+        where = ", ".join(searched) if searched else f"${EXT_DIR_ENV} / ${TWIN_LIB_DIR_ENV} not set"
+        raise BackendUnavailableError(
+            "the native extension ascend_dcn._C is not available "
+            f"({first_error}; searched {where}). Install the package with "
+            "`pip install --no-build-isolation .`, or build with "
+            "`cmake -S . -B build -G Ninja -DASCEND_DCN_TWIN=ON -DASCEND_DCN_PYTHON=ON && cmake --build build` "
+            f"and set {EXT_DIR_ENV}=build/ascend_dcn_ext") from first_error
+
+
+def twin_library_paths():
+    """Return ``(opapi_path, [runtime_path])`` of the CPU twin's libraries."""
+    env_dir = os.environ.get(TWIN_LIB_DIR_ENV)
+    candidates = [env_dir] if env_dir else [os.path.join(_package_dir(), "twin_lib")]
+    for d in candidates:
+        opapi = os.path.join(d, OPAPI_LIB)
+        runtime = os.path.join(d, RUNTIME_LIB)
+        if os.path.isfile(opapi) and os.path.isfile(runtime):
+            return opapi, [runtime]
+    source = f"${TWIN_LIB_DIR_ENV}={env_dir}" if env_dir else f"the package directory {candidates[0]}"
+    raise BackendUnavailableError(
+        f"the CPU twin's {OPAPI_LIB} and {RUNTIME_LIB} were not found in {source}. Install the package "
+        "with `pip install --no-build-isolation .` (puts them in ascend_dcn/twin_lib/), or point "
+        f"{TWIN_LIB_DIR_ENV} at the directory of a twin build that contains both libraries")
+
+
+def get_twin_opapi():
+    """The process-wide ``_C.OpApi`` bound to the CPU twin (created on first use)."""
+    global _twin_opapi
+    with _lock:
+        if _twin_opapi is None:
+            ext = load_extension()
+            opapi, runtime = twin_library_paths()
+            _twin_opapi = ext.OpApi(opapi, runtime)
+        return _twin_opapi
+
+
+def twin_set_platform(soc="Ascend910B2", aiv_cores=0):
+    """Select the twin's SoC preset and optional vector-core count (0 = the preset's)."""
+    get_twin_opapi().twin_set_platform(soc, int(aiv_cores))
+
+
+_MESSAGE_RE = re.compile(r"^(?P<argument>[A-Za-z]+): (?P<rule>.*); expected (?P<expected>.*), got (?P<actual>.*)$",
+                         re.S)
+
+
+def translate_error(exc):
+    """Convert an ``_C.AclnnCallError`` into an ``AclnnError`` subclass (returned, not raised)."""
+    status = int(getattr(exc, "status", 0))
+    message = str(getattr(exc, "message", "") or "")
+    argument = str(getattr(exc, "argument", "") or "")
+    match = None
+    for line in message.splitlines() or [message]:
+        match = _MESSAGE_RE.match(line.strip())
+        if match:
+            break
+    if match:
+        err = error_for_status(status, argument or match["argument"], match["rule"], match["expected"],
+                               match["actual"])
+    else:
+        api = str(getattr(exc, "api", "aclnn"))
+        err = error_for_status(status, argument or api, message or "call failed", "status 0", f"status {status}")
+    err.api = getattr(exc, "api", None)
+    err.native_message = message
+    return err
+
+
+def is_call_error(exc):
+    ext = sys.modules.get("ascend_dcn._C")
+    return ext is not None and isinstance(exc, getattr(ext, "AclnnCallError", ())) and \
+        not isinstance(exc, AclnnError)

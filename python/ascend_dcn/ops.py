@@ -1,0 +1,147 @@
+"""The operator as a Python call: ``deformable_conv2d_backward`` (drop-in for torch_npu's
+``npu_deformable_conv2dbk``) and thin wrappers of the two aclnn phases.
+
+Flow of ``deformable_conv2d_backward``:
+  1. ``ascend_dcn.validation.check_backward_args`` — the contract's rules, order and status codes
+     (raises ``ascend_dcn.errors.AclnnError`` subclasses); all tensors must be on one device.
+  2. inputs made contiguous (non-contiguous inputs are accepted); outputs allocated with torch:
+     grad_input/grad_weight/grad_offset like input/weight/offset (input's dtype), grad_bias
+     ``[Cout]`` with grad_output's dtype.
+  3. CPU tensors -> the CPU twin (``ascend_dcn._backend``); NPU tensors -> the installed vendor
+     package through ``ascend_dcn.npu.get_opapi()`` on ``ascend_dcn.npu.current_stream_ptr()``.
+  4. ``get_workspace_size`` -> workspace = torch uint8 tensor on the same device -> ``execute``.
+Tensor formats passed to aclnn: 4-D tensors NCHW, others ND (as torch_npu's op-plugin does).
+"""
+
+import torch
+
+from . import _backend
+from .errors import AclnnParamInvalidError
+from .validation import check_backward_args
+
+__all__ = ["deformable_conv2d_backward", "get_workspace_size", "execute", "tensor_spec"]
+
+_DTYPE_NAMES = {
+    torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float64: "float64",
+    torch.int8: "int8", torch.uint8: "uint8", torch.int16: "int16", torch.int32: "int32", torch.int64: "int64",
+    torch.bool: "bool",
+}
+
+
+def tensor_spec(t, format_name=None):
+    """``(data_ptr, shape, strides, dtype_name, format_name)`` of a torch tensor for ``_C``; None stays None."""
+    if t is None:
+        return None
+    if t.dtype not in _DTYPE_NAMES:
+        raise AclnnParamInvalidError("tensor", "dtype has no aclDataType mapping", "a supported dtype", str(t.dtype))
+    fmt = format_name or ("NCHW" if t.dim() == 4 else "ND")
+    return (t.data_ptr(), list(t.shape), list(t.stride()), _DTYPE_NAMES[t.dtype], fmt)
+
+
+def _int_list(v):
+    return None if v is None else [int(x) for x in v]
+
+
+def _resolve_opapi(device, opapi):
+    if opapi is not None:
+        return opapi
+    if device.type == "cpu":
+        return _backend.get_twin_opapi()
+    if device.type == "npu":
+        return _npu_module().get_opapi()
+    raise _backend.BackendUnavailableError(
+        f"tensors on device '{device}' are not supported: use CPU tensors (CPU twin) or NPU tensors (torch_npu)")
+
+
+def _npu_module():
+    try:
+        from . import npu
+    except ImportError as e:
+        raise _backend.BackendUnavailableError(
+            f"NPU tensors need ascend_dcn.npu (the Ascend-host backend), which could not be imported: {e}") from e
+    for name in ("get_opapi", "current_stream_ptr"):
+        if not hasattr(npu, name):
+            raise _backend.BackendUnavailableError(
+                f"ascend_dcn.npu has no {name}(); this build of ascend_dcn cannot run on NPU tensors")
+    return npu
+
+
+def _stream_ptr(device, stream):
+    if stream is not None:
+        return int(stream)
+    if device.type == "npu":
+        return int(_npu_module().current_stream_ptr())
+    return 0
+
+
+def get_workspace_size(input, grad_output, offset_out, weight, offset, kernel_size, stride, padding, dilation,
+                       groups, deformable_groups, modulated, grad_input, grad_weight, grad_offset, grad_bias, *,
+                       opapi=None, precheck=True):
+    """Phase 1: ``aclnnDeformableConv2dBackwardGetWorkspaceSize`` -> ``(workspace_size, executor)``.
+
+    Tensors may be None (passed as nullptr). ``opapi`` defaults to the twin for CPU tensors and to
+    ``ascend_dcn.npu.get_opapi()`` for NPU tensors. ``precheck`` runs the C++ contract check first
+    (exact status codes even where the generated layer reports a tiling failure differently).
+    Errors raise ``ascend_dcn.errors.AclnnError`` subclasses."""
+    first = next((t for t in (input, grad_output, offset_out, weight, offset) if t is not None), None)
+    device = first.device if first is not None else torch.device("cpu")
+    api = _resolve_opapi(device, opapi)
+    inputs = [tensor_spec(t) for t in (input, grad_output, offset_out, weight, offset)]
+    attrs = [_int_list(kernel_size), _int_list(stride), _int_list(padding), _int_list(dilation), int(groups),
+             int(deformable_groups), bool(modulated)]
+    outputs = [tensor_spec(t) for t in (grad_input, grad_weight, grad_offset, grad_bias)]
+    try:
+        return api.get_workspace_size(inputs, attrs, outputs, precheck=precheck)
+    except Exception as e:
+        if _backend.is_call_error(e):
+            raise _backend.translate_error(e) from e
+        raise
+
+
+def execute(workspace, workspace_size, executor, stream=None, *, opapi=None, device=None):
+    """Phase 2: ``aclnnDeformableConv2dBackward``. ``workspace`` is a torch tensor, an address or None."""
+    device = torch.device(device) if device is not None else (
+        workspace.device if isinstance(workspace, torch.Tensor) else torch.device("cpu"))
+    api = _resolve_opapi(device, opapi)
+    if isinstance(workspace, torch.Tensor):
+        ptr = workspace.data_ptr() if workspace.numel() else 0
+    else:
+        ptr = int(workspace or 0)
+    try:
+        return api.execute(ptr, int(workspace_size), executor, _stream_ptr(device, stream))
+    except Exception as e:
+        if _backend.is_call_error(e):
+            raise _backend.translate_error(e) from e
+        raise
+
+
+def _check_same_device(named, device):
+    for name, t in named:
+        if t.device != device:
+            raise AclnnParamInvalidError(name, "must be on the same device as input", str(device), str(t.device))
+
+
+def deformable_conv2d_backward(input, grad_output, offset_out, weight, offset, kernel_size, stride, padding,
+                               dilation=(1, 1, 1, 1), groups=1, deformable_groups=1, modulated=True):
+    """Gradients of the modulated deformable convolution (CANN's aclnnDeformableConv2dBackward contract).
+
+    Returns ``(grad_input, grad_weight, grad_offset, grad_bias)``; argument list and result order of
+    ``torch_npu.npu_deformable_conv2dbk``. ``modulated=False`` (DCNv1, offset ``[N, 2*dg*KH*KW, Ho, Wo]``)
+    is our extension."""
+    check_backward_args(input, grad_output, offset_out, weight, offset, kernel_size, stride, padding, dilation,
+                        groups, deformable_groups, modulated)
+    device = input.device
+    _check_same_device([("gradOutput", grad_output), ("offsetOut", offset_out), ("weight", weight),
+                        ("offset", offset)], device)
+    inputs = [t.contiguous() for t in (input, grad_output, offset_out, weight, offset)]
+    x, go = inputs[0], inputs[1]
+    grad_input = torch.empty(x.shape, dtype=x.dtype, device=device)
+    grad_weight = torch.empty(weight.shape, dtype=x.dtype, device=device)
+    grad_offset = torch.empty(offset.shape, dtype=x.dtype, device=device)
+    grad_bias = torch.empty((weight.shape[0],), dtype=go.dtype, device=device)
+    api = _resolve_opapi(device, None)
+    size, executor = get_workspace_size(*inputs, kernel_size, stride, padding, dilation, groups, deformable_groups,
+                                        modulated, grad_input, grad_weight, grad_offset, grad_bias, opapi=api)
+    workspace = torch.empty((int(size),), dtype=torch.uint8, device=device) if size else None
+    execute(workspace, size, executor, opapi=api, device=device)
+    return grad_input, grad_weight, grad_offset, grad_bias
