@@ -135,12 +135,15 @@ def deformable_conv2d_forward(input: torch.Tensor, weight: torch.Tensor, offset:
     return out.to(input.dtype), deform_out.to(input.dtype)
 
 
-def recompute_deform_out(input: torch.Tensor, weight: torch.Tensor, offset: torch.Tensor,
-                         kernel_size, stride, padding, dilation, groups, deformable_groups,
-                         modulated) -> torch.Tensor:
-    """deformOut as the forward produced it (same sampling code), for the memory-saving mode."""
+def sample_deform_out(input: torch.Tensor, offset: torch.Tensor, kernel_size: Sequence[int],
+                      stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+                      deformable_groups: int = 1, modulated: bool = True) -> torch.Tensor:
+    """deformOut alone, in the input dtype, produced by the same code as the forward's deformOut
+    (memory-saving recompute). On NPU the forward op is run with a zero weight of one output
+    channel (deformOut does not depend on the weight)."""
     if input.device.type == "npu":
+        weight = input.new_zeros((1, input.shape[1], kernel_size[0], kernel_size[1]))
         return _npu_forward(input, weight, offset, None, kernel_size, stride, padding, dilation,
-                            groups, deformable_groups, modulated)[1]
+                            1, deformable_groups, modulated)[1]
     return deform_sample(input, offset, kernel_size, stride, padding, dilation,
                          deformable_groups, modulated).to(input.dtype)

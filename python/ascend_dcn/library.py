@@ -95,8 +95,8 @@ def _deformable_conv2d_fake(input, weight, offset, bias, kernel_size, stride, pa
 def deformable_sample(input: Tensor, offset: Tensor, kernel_size: List[int], stride: List[int],
                       padding: List[int], dilation: List[int], deformable_groups: int,
                       modulated: bool) -> Tensor:
-    return _fwd.deform_sample(input, offset, kernel_size, stride, padding, dilation,
-                              deformable_groups, modulated).to(input.dtype)
+    return _fwd.sample_deform_out(input, offset, kernel_size, stride, padding, dilation,
+                                  deformable_groups, modulated)
 
 
 @deformable_sample.register_fake
@@ -114,9 +114,11 @@ def _reference_backward(input, grad_output, offset_out, weight, offset, kernel_s
     grads = reference.deformable_conv2d_backward(
         input, grad_output, offset_out, weight, offset, list(kernel_size), list(stride),
         list(padding), list(dilation), groups, deformable_groups, modulated)
-    like = (input, weight, offset, grad_output)
-    return tuple(torch.as_tensor(g).to(device=t.device, dtype=t.dtype).reshape(t.shape[1:2] if i == 3 else t.shape)
-                 for i, (g, t) in enumerate(zip(grads, like)))
+    # same dtypes/devices/shapes as the operator's outputs (grad_bias: [Cout], grad_output's dtype)
+    specs = ((input, input.shape), (input, weight.shape), (input, offset.shape),
+             (grad_output, (weight.shape[0],)))
+    return tuple(torch.as_tensor(g).to(device=like.device, dtype=like.dtype).reshape(shape).clone()
+                 for g, (like, shape) in zip(grads, specs))
 
 
 @torch.library.custom_op("ascend_dcn::deformable_conv2d_backward", mutates_args=())
