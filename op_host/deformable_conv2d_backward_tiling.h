@@ -1,0 +1,98 @@
+// Tiling data and tiling entry point of DeformableConv2dBackward (op_host side).
+//
+// Layout rule: all 64-bit fields first, then 32-bit fields, then the two TCubeTiling structs, so a
+// natural-alignment C struct (the kernel's GET_TILING_DATA view) has the identical byte layout.
+//
+// Symbols (see op-semantics.md): N, Cin, H, W, Cout, KH, KW, Ho, Wo, groups, dg; K = KH*KW,
+// CinG = Cin/groups, CoutG = Cout/groups, CinDg = Cin/dg, HoWo = Ho*Wo, T = I/O dtype (E = sizeof(T)).
+//
+// Work split (every quantity is a function of the shape only, never of the core count):
+//   segLen    = gcd(CinG, CinDg)     channel segment inside one conv group AND one deformable group
+//   blockC    = min(segLen, CB_MAX)  channels of one stage-2 block (CB_MAX = 64); tails allowed
+//   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
+//   stage-1 G matmul tiles:   gTileM x gTileN over [HoWo, K*CinG] per (n, group)
+//   stage-1 dW matmul tiles:  wTileM x wTileN over [CoutG, CinG*K] per group, Ka = N*HoWo split in
+//                             wSplitK chunks of wChunkK rows (partials summed in chunk order in stage 3)
+//
+// User workspace (bytes; every region rounded up to 512 B, in this order):
+//   xt     N*H*W*Cin*4            input as [N,H,W,Cin] fp32
+//   giacc  N*H*W*Cin*4            grad_input accumulator [N,H,W,Cin] fp32
+//   g      N*HoWo*K*Cin*4         dL/dD as [N][groups][HoWo][K][CinG] fp32
+//   wp     Cout*CinG*K*E          weight as [groups][CoutG][K][CinG] (T)
+//   got    N*HoWo*Cout*E          grad_output as [groups][N*HoWo][CoutG] (T)
+//   dcol   N*HoWo*Cin*K*E         offsetOut as [groups][N*HoWo][CinG*K] (T)
+//   gw     wSplitK*Cout*CinG*K*4  grad_weight partials fp32
+//   part   N*numBlocks*3*K*HoWo*4 per-block partial offset/mask gradients fp32
+// Total workspace = GetLibApiWorkSpaceSize() + sum of the regions (scripts/tests mirror this formula
+// in tests/python/test_workspace.py).
+#ifndef DEFORMABLE_CONV2D_BACKWARD_TILING_H
+#define DEFORMABLE_CONV2D_BACKWARD_TILING_H
+
+#include "exe_graph/runtime/tiling_context.h"
+#include "graph/ge_error_codes.h"
+#include "register/tilingdata_base.h"
+#include "tiling/tiling_api.h"
+
+namespace optiling {
+
+BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
+    // ---- 64-bit: shape and attributes
+    TILING_DATA_FIELD_DEF(int64_t, n);
+    TILING_DATA_FIELD_DEF(int64_t, cin);
+    TILING_DATA_FIELD_DEF(int64_t, h);
+    TILING_DATA_FIELD_DEF(int64_t, w);
+    TILING_DATA_FIELD_DEF(int64_t, cout);
+    TILING_DATA_FIELD_DEF(int64_t, kh);
+    TILING_DATA_FIELD_DEF(int64_t, kw);
+    TILING_DATA_FIELD_DEF(int64_t, ho);
+    TILING_DATA_FIELD_DEF(int64_t, wo);
+    TILING_DATA_FIELD_DEF(int64_t, strideH);
+    TILING_DATA_FIELD_DEF(int64_t, strideW);
+    TILING_DATA_FIELD_DEF(int64_t, padTop);
+    TILING_DATA_FIELD_DEF(int64_t, padLeft);
+    TILING_DATA_FIELD_DEF(int64_t, dilationH);
+    TILING_DATA_FIELD_DEF(int64_t, dilationW);
+    TILING_DATA_FIELD_DEF(int64_t, groups);
+    TILING_DATA_FIELD_DEF(int64_t, deformableGroups);
+    // ---- 64-bit: work split
+    TILING_DATA_FIELD_DEF(int64_t, segLen);
+    TILING_DATA_FIELD_DEF(int64_t, blockC);
+    TILING_DATA_FIELD_DEF(int64_t, blocksPerSeg);
+    TILING_DATA_FIELD_DEF(int64_t, numBlocks);
+    TILING_DATA_FIELD_DEF(int64_t, pixelTile);
+    TILING_DATA_FIELD_DEF(int64_t, gTileM);
+    TILING_DATA_FIELD_DEF(int64_t, gTileN);
+    TILING_DATA_FIELD_DEF(int64_t, wTileM);
+    TILING_DATA_FIELD_DEF(int64_t, wTileN);
+    TILING_DATA_FIELD_DEF(int64_t, wSplitK);
+    TILING_DATA_FIELD_DEF(int64_t, wChunkK);
+    // ---- 64-bit: user-workspace byte offsets (from the user workspace base)
+    TILING_DATA_FIELD_DEF(uint64_t, wsXt);
+    TILING_DATA_FIELD_DEF(uint64_t, wsGiacc);
+    TILING_DATA_FIELD_DEF(uint64_t, wsG);
+    TILING_DATA_FIELD_DEF(uint64_t, wsWp);
+    TILING_DATA_FIELD_DEF(uint64_t, wsGot);
+    TILING_DATA_FIELD_DEF(uint64_t, wsDcol);
+    TILING_DATA_FIELD_DEF(uint64_t, wsGw);
+    TILING_DATA_FIELD_DEF(uint64_t, wsPart);
+    TILING_DATA_FIELD_DEF(uint64_t, wsUserBytes);
+    // ---- 32-bit
+    TILING_DATA_FIELD_DEF(uint32_t, usedAivNum);   // vector cores that take work units
+    TILING_DATA_FIELD_DEF(uint32_t, modulated);    // 1: offset has [dx|dy|mask], 0: [dx|dy]
+    // ---- matmul tilings
+    TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, gMatmul);  // G  = GO_g[n]^T x Wp_g
+    TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, wMatmul);  // dW = GOt_g^T  x Dcol_g
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(DeformableConv2dBackward, DeformableConv2dBackwardTilingData)
+
+// Tiling keys: the I/O dtype (the kernel is instantiated once per key).
+constexpr uint64_t DCN_TILING_KEY_FLOAT32 = 0;
+constexpr uint64_t DCN_TILING_KEY_FLOAT16 = 1;
+constexpr uint64_t DCN_TILING_KEY_BFLOAT16 = 2;
+
+ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context);
+
+}  // namespace optiling
+
+#endif  // DEFORMABLE_CONV2D_BACKWARD_TILING_H

@@ -1,0 +1,72 @@
+// Shared kernel-side definitions of DeformableConv2dBackward: shape parameters read from the tiling
+// data, the GM views (inputs, outputs, user-workspace regions) and small integer helpers.
+// Device-compilable: no standard library, no dynamic allocation, no virtual functions, no recursion.
+//
+// GM layouts (element units; T = I/O dtype):
+//   input [N,Cin,H,W] T; gradOutput [N,Cout,Ho,Wo] T; offsetOut D [N,Cin,Ho*KH,Wo*KW] T;
+//   weight [Cout,CinG,KH,KW] T; offset [N,(3|2)*dg*K,Ho,Wo] T; outputs have the shapes of the inputs.
+//   Workspace regions: see op_host/deformable_conv2d_backward_tiling.h.
+#ifndef DCN_COMMON_H
+#define DCN_COMMON_H
+
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+
+namespace dcn_kernel {
+
+template <typename A, typename B> struct IsSameType { static constexpr bool value = false; };
+template <typename A> struct IsSameType<A, A> { static constexpr bool value = true; };
+
+__aicore__ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+__aicore__ inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+__aicore__ inline int64_t MinI(int64_t a, int64_t b) { return a < b ? a : b; }
+__aicore__ inline int64_t MaxI(int64_t a, int64_t b) { return a > b ? a : b; }
+
+constexpr int64_t UB_BLOCK_BYTES = 32;
+
+// Shape, attributes and work split (copied from the tiling data; all int64).
+struct DcnParams {
+    int64_t n, cin, h, w, cout, kh, kw, ho, wo;
+    int64_t strideH, strideW, padTop, padLeft, dilationH, dilationW, groups, dg;
+    int64_t k, howo, cinG, coutG, cinDg, offsetBlocks;  // derived
+    int64_t segLen, blockC, blocksPerSeg, numBlocks, pixelTile;
+    int64_t gTileM, gTileN, wTileM, wTileN, wSplitK, wChunkK;
+    int64_t usedAiv;
+    bool modulated;
+};
+
+template <typename TD>
+__aicore__ inline void LoadParams(const TD &td, DcnParams &p)
+{
+    p.n = td.n; p.cin = td.cin; p.h = td.h; p.w = td.w; p.cout = td.cout; p.kh = td.kh; p.kw = td.kw;
+    p.ho = td.ho; p.wo = td.wo; p.strideH = td.strideH; p.strideW = td.strideW; p.padTop = td.padTop;
+    p.padLeft = td.padLeft; p.dilationH = td.dilationH; p.dilationW = td.dilationW; p.groups = td.groups;
+    p.dg = td.deformableGroups;
+    p.k = p.kh * p.kw; p.howo = p.ho * p.wo; p.cinG = p.cin / p.groups; p.coutG = p.cout / p.groups;
+    p.cinDg = p.cin / p.dg; p.modulated = td.modulated != 0; p.offsetBlocks = p.modulated ? 3 : 2;
+    p.segLen = td.segLen; p.blockC = td.blockC; p.blocksPerSeg = td.blocksPerSeg; p.numBlocks = td.numBlocks;
+    p.pixelTile = td.pixelTile; p.gTileM = td.gTileM; p.gTileN = td.gTileN; p.wTileM = td.wTileM;
+    p.wTileN = td.wTileN; p.wSplitK = td.wSplitK; p.wChunkK = td.wChunkK; p.usedAiv = td.usedAivNum;
+}
+
+// All GM views used by the stages.
+template <typename T>
+struct DcnTensors {
+    AscendC::GlobalTensor<T> input, gradOutput, offsetOut, weight, offset;
+    AscendC::GlobalTensor<T> gradInput, gradWeight, gradOffset, gradBias;
+    AscendC::GlobalTensor<float> xt, giacc, g, gw, part;
+    AscendC::GlobalTensor<T> wp, got, dcol;
+};
+
+// Channel block b (0 <= b < numBlocks) of one image: first channel and channel count.
+__aicore__ inline void BlockRange(const DcnParams &p, int64_t b, int64_t &c0, int64_t &len)
+{
+    int64_t seg = b / p.blocksPerSeg;
+    int64_t j = b - seg * p.blocksPerSeg;
+    c0 = seg * p.segLen + j * p.blockC;
+    len = MinI(p.blockC, p.segLen - j * p.blockC);
+}
+
+}  // namespace dcn_kernel
+
+#endif  // DCN_COMMON_H

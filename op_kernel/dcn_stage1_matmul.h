@@ -1,0 +1,70 @@
+// Stage 1 (cube, driven from the vector cores through the Matmul high-level API).
+//   G[n][g]  = GO_g[n]^T x Wp_g   : [HoWo, K*CinG] fp32, A = gradOutput[n][g*CoutG..] stored [CoutG][HoWo]
+//                                   (transposed A), B = wp[g] [CoutG][K*CinG]
+//   gw[s][g] = GOt_g[s]^T x Dcol_g[s] : [CoutG, CinG*K] fp32 partial over Ka chunk s of N*HoWo rows,
+//                                   A = got[g] rows of chunk s stored [rows][CoutG] (transposed A, so Ka is
+//                                   unlimited), B = dcol[g] rows of chunk s [rows][CinG*K]
+// Output tiles (gTileM x gTileN, wTileM x wTileN x wChunkK) are fixed by the shape; each tile is computed
+// by exactly one core over its full K range, so every output element has one fixed accumulation order.
+#ifndef DCN_STAGE1_MATMUL_H
+#define DCN_STAGE1_MATMUL_H
+
+#include "dcn_common.h"
+
+namespace dcn_kernel {
+
+template <typename T>
+struct DcnMatmulTypes {
+    using AType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T, true>;
+    using BType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T, false>;
+    using CType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>;
+    using BiasType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>;
+    using Mm = AscendC::Matmul<AType, BType, CType, BiasType, CFG_NORM>;
+};
+
+template <typename T>
+class Stage1Matmul {
+public:
+    using Mm = typename DcnMatmulTypes<T>::Mm;
+
+    __aicore__ inline void Run(Mm &mmG, Mm &mmW, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
+    {
+        const int64_t kcg = p.k * p.cinG;
+        const int64_t gTm = CeilDiv(p.howo, p.gTileM), gTn = CeilDiv(kcg, p.gTileN);
+        const int64_t nG = p.n * p.groups * gTm * gTn;
+        const int64_t ka = p.n * p.howo;
+        const int64_t wTm = CeilDiv(p.coutG, p.wTileM), wTn = CeilDiv(kcg, p.wTileN);
+        const int64_t nW = p.groups * wTm * wTn * p.wSplitK;
+        const int64_t total = nG + nW;
+        for (int64_t u = aivIdx; u < total; u += p.usedAiv) {
+            if (u < nG) {
+                int64_t ni = u % gTn, r = u / gTn;
+                int64_t mi = r % gTm; r /= gTm;
+                int64_t g = r % p.groups, n = r / p.groups;
+                int64_t m0 = mi * p.gTileM, n0 = ni * p.gTileN;
+                mmG.SetTail(static_cast<int>(MinI(p.gTileM, p.howo - m0)), static_cast<int>(MinI(p.gTileN, kcg - n0)),
+                            static_cast<int>(p.coutG));
+                mmG.SetTensorA(t.gradOutput[(n * p.cout + g * p.coutG) * p.howo + m0], true);
+                mmG.SetTensorB(t.wp[g * p.coutG * kcg + n0], false);
+                mmG.IterateAll(t.g[((n * p.groups + g) * p.howo + m0) * kcg + n0]);
+            } else {
+                int64_t v = u - nG;
+                int64_t s = v % p.wSplitK, r = v / p.wSplitK;
+                int64_t ni = r % wTn; r /= wTn;
+                int64_t mi = r % wTm, g = r / wTm;
+                int64_t m0 = mi * p.wTileM, n0 = ni * p.wTileN, k0 = s * p.wChunkK;
+                mmW.SetTail(static_cast<int>(MinI(p.wTileM, p.coutG - m0)), static_cast<int>(MinI(p.wTileN, kcg - n0)),
+                            static_cast<int>(MinI(p.wChunkK, ka - k0)));
+                mmW.SetTensorA(t.got[(g * ka + k0) * p.coutG + m0], true);
+                mmW.SetTensorB(t.dcol[(g * ka + k0) * kcg + n0], false);
+                mmW.IterateAll(t.gw[(s * p.cout + g * p.coutG + m0) * kcg + n0]);
+            }
+        }
+        mmG.End();
+        mmW.End();
+    }
+};
+
+}  // namespace dcn_kernel
+
+#endif  // DCN_STAGE1_MATMUL_H

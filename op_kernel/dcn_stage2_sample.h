@@ -1,0 +1,311 @@
+// Stage 2 (vector): bilinear scatter of G into the grad_input accumulator and per-block partial
+// offset/mask gradients.
+//
+// Work unit (n, b): image n, channel block b = [c0, c0+len) (inside one conv group gc and one deformable
+// group dgi; see BlockRange). The unit exclusively owns giacc[n, :, :, c0:c0+len] and the partial slots
+// part[n][b][*][*][*]; it visits the (pixel tile, kernel-point chunk, pixel, kernel point) in a fixed order:
+//   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (integer part exact, one fp32 rounding)
+//   y0 = floor(y) (Cast CAST_FLOOR), ly = y - y0, hy = 1 - ly (x likewise)      (vector, per tile)
+//   whole-sample rule: only -1 < y < H and -1 < x < W contribute; then each corner (yc, xc) with
+//   0 <= yc < H, 0 <= xc < W:
+//     giacc[n, yc, xc, block] += (m*w_c) * G[n, p, k, block]   (vector Muls + DataCopyPad with atomic add;
+//                                                               only this unit writes there, in program order)
+//     s_c = sum_block G*X(n, yc, xc, block)                     (vector Mul + ReduceSum)
+//     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, per sample point)
+//   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
+// Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
+//
+// UB (KT = min(K, 64), PT = pixelTile with PT*KT <= 128, PTP = roundup(PT, 16), LP = roundup(blockC, 8)):
+//   G tiles 2 x PT*KT*LP*4, raw offsets 3*KT*PTP*sizeof(T), coordinates (11*KT + 2)*PTP*4, floor ints
+//   KT*PTP*4, partials 3*KT*PTP*4, corner X rows and contributions 2 x 2 x 4*LP*4, products/reduction
+//   ~ 6*LP*4: at most ~150 KiB (K >= 64, blockC = 64).
+#ifndef DCN_STAGE2_SAMPLE_H
+#define DCN_STAGE2_SAMPLE_H
+
+#include "dcn_common.h"
+
+namespace dcn_kernel {
+
+constexpr int64_t STAGE2_MAX_KT = 64;
+constexpr int64_t PIXEL_ALIGN = 16;
+constexpr int64_t RED_SLOT = 8;  // floats between ReduceSum results (32 B)
+
+template <typename T>
+class Stage2Sample {
+public:
+    __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
+    {
+        p_ = &p;
+        t_ = &t;
+        kt_ = MinI(p.k, STAGE2_MAX_KT);
+        pt_ = p.pixelTile;
+        ptp_ = RoundUp(pt_, PIXEL_ALIGN);
+        lp_ = RoundUp(p.blockC, 8);
+        plane_ = kt_ * ptp_;
+        redTmpLen_ = MaxI(RoundUp(lp_, 64), 64);
+
+        pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(pt_ * kt_ * lp_ * 4));
+        pipe.InitBuffer(offQue_, 1, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
+        pipe.InitBuffer(xQue_, 2, static_cast<uint32_t>(4 * lp_ * 4));
+        pipe.InitBuffer(cQue_, 2, static_cast<uint32_t>(4 * lp_ * 4));
+        pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
+        pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
+        pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
+        pipe.InitBuffer(prodBuf_, static_cast<uint32_t>(4 * lp_ * 4));
+        pipe.InitBuffer(redTmpBuf_, static_cast<uint32_t>(redTmpLen_ * 4));
+        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * RED_SLOT * 4));
+
+        // Defined contents in the padding columns of the coordinate planes.
+        coord_ = coordBuf_.Get<float>();
+        AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(11 * plane_ + 2 * ptp_));
+        AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
+        AscendC::Duplicate(raw.template ReinterpretCast<float>(), 0.0f,
+                           static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
+        offQue_.FreeTensor(raw);
+        AscendC::PipeBarrier<PIPE_V>();
+
+        const int64_t total = p.n * p.numBlocks;
+        for (int64_t u = aivIdx; u < total; u += p.usedAiv) {
+            ProcessUnit(u / p.numBlocks, u % p.numBlocks);
+        }
+        AscendC::PipeBarrier<PIPE_ALL>();
+        pipe.Reset();
+    }
+
+private:
+    __aicore__ inline void ProcessUnit(int64_t n, int64_t b)
+    {
+        const DcnParams &p = *p_;
+        int64_t c0, len;
+        BlockRange(p, b, c0, len);
+        const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
+        for (int64_t p0 = 0; p0 < p.howo; p0 += pt_) {
+            const int64_t pt = MinI(pt_, p.howo - p0);
+            AscendC::LocalTensor<float> hb = coord_[11 * plane_];
+            AscendC::LocalTensor<float> wb = coord_[11 * plane_ + ptp_];
+            AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+            AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+            for (int64_t i = 0; i < pt; ++i) {
+                int64_t pix = p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
+                hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
+                wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
+            }
+            AscendC::SetFlag<AscendC::HardEvent::S_V>(0);
+            AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);
+            for (int64_t k0 = 0; k0 < p.k; k0 += kt_) {
+                const int64_t kt = MinI(kt_, p.k - k0);
+                ProcessTile(n, b, gc, cl0, dgi, c0, len, p0, pt, k0, kt);
+            }
+        }
+    }
+
+    __aicore__ inline void ProcessTile(int64_t n, int64_t b, int64_t gc, int64_t cl0, int64_t dgi, int64_t c0,
+                                       int64_t len, int64_t p0, int64_t pt, int64_t k0, int64_t kt)
+    {
+        const DcnParams &p = *p_;
+        const DcnTensors<T> &t = *t_;
+        const int64_t elt = sizeof(T);
+        const uint32_t planeCnt = static_cast<uint32_t>(plane_);
+
+        // ---- offsets [j][kk][pp] (T) and G rows [pp][kk][LP] (fp32)
+        AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
+        const int64_t offCh = p.offsetBlocks * p.dg * p.k;
+        for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockLen = static_cast<uint32_t>(pt * elt);
+            cp.srcStride = static_cast<uint32_t>((p.howo - pt) * elt);
+            cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.rsv = 0;
+            AscendC::DataCopyPadExtParams<T> noPad;
+            int64_t ch = j * p.dg * p.k + dgi * p.k + k0;
+            AscendC::DataCopyPad(raw[j * plane_], t.offset[(n * offCh + ch) * p.howo + p0], cp, noPad);
+        }
+        offQue_.EnQue(raw);
+
+        AscendC::LocalTensor<float> gt = gQue_.AllocTensor<float>();
+        for (int64_t i = 0; i < pt; ++i) {
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockLen = static_cast<uint32_t>(len * 4);
+            cp.srcStride = static_cast<uint32_t>((p.cinG - len) * 4);
+            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.rsv = 0;
+            AscendC::DataCopyPadExtParams<float> noPad;
+            int64_t src = (((n * p.groups + gc) * p.howo + p0 + i) * p.k + k0) * p.cinG + cl0;
+            AscendC::DataCopyPad(gt[i * kt * lp_], t.g[src], cp, noPad);
+        }
+        gQue_.EnQue(gt);
+
+        // ---- coordinates (vector over the [kk][pp] planes)
+        raw = offQue_.DeQue<T>();
+        AscendC::LocalTensor<float> off;
+        if constexpr (IsSameType<T, float>::value) {
+            off = raw.template ReinterpretCast<float>();
+        } else {
+            off = coord_[8 * plane_];
+            AscendC::Cast(off, raw, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(p.offsetBlocks * plane_));
+        }
+        AscendC::LocalTensor<float> ys = coord_[0], xs = coord_[plane_];
+        AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
+        AscendC::LocalTensor<float> ly = coord_[4 * plane_], lx = coord_[5 * plane_];
+        AscendC::LocalTensor<float> hy = coord_[6 * plane_], hx = coord_[7 * plane_];
+        AscendC::LocalTensor<float> hb = coord_[11 * plane_], wb = coord_[11 * plane_ + ptp_];
+        AscendC::LocalTensor<int32_t> fl = intBuf_.Get<int32_t>();
+        for (int64_t kk = 0; kk < kt; ++kk) {
+            int64_t k = k0 + kk, khi = k / p.kw, kwi = k - khi * p.kw;
+            AscendC::Adds(ys[kk * ptp_], hb, static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
+            AscendC::Adds(xs[kk * ptp_], wb, static_cast<float>(kwi * p.dilationW), static_cast<int32_t>(ptp_));
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(ys, ys, off[plane_], static_cast<int32_t>(planeCnt));  // + dy
+        AscendC::Add(xs, xs, off[0], static_cast<int32_t>(planeCnt));       // + dx
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(fl, ys, AscendC::RoundMode::CAST_FLOOR, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(y0, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(fl, xs, AscendC::RoundMode::CAST_FLOOR, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(x0, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Sub(ly, ys, y0, static_cast<int32_t>(planeCnt));
+        AscendC::Sub(lx, xs, x0, static_cast<int32_t>(planeCnt));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+
+        gt = gQue_.DeQue<float>();
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        const float hF = static_cast<float>(p.h), wF = static_cast<float>(p.w);
+        for (int64_t i = 0; i < pt; ++i) {
+            for (int64_t kk = 0; kk < kt; ++kk) {
+                uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
+                float y = ys.GetValue(idx), x = xs.GetValue(idx);
+                float m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
+                float gxs = 0.0f, gys = 0.0f, gms = 0.0f;
+                if (y > -1.0f && y < hF && x > -1.0f && x < wF) {
+                    SampleCorners(n, c0, len, gt[(i * kt + kk) * lp_], static_cast<int64_t>(y0.GetValue(idx)),
+                                  static_cast<int64_t>(x0.GetValue(idx)), ly.GetValue(idx), lx.GetValue(idx),
+                                  hy.GetValue(idx), hx.GetValue(idx), m, gxs, gys, gms);
+                }
+                part.SetValue(idx, gxs);
+                part.SetValue(planeCnt + idx, gys);
+                part.SetValue(2 * planeCnt + idx, gms);
+            }
+        }
+        gQue_.FreeTensor(gt);
+        offQue_.FreeTensor(raw);
+
+        // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
+        AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(0);
+        for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockLen = static_cast<uint32_t>(pt * 4);
+            cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.dstStride = static_cast<uint32_t>((p.howo - pt) * 4);
+            cp.rsv = 0;
+            int64_t dst = (((n * p.numBlocks + b) * 3 + j) * p.k + k0) * p.howo + p0;
+            AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
+        }
+        AscendC::SetFlag<AscendC::HardEvent::MTE3_S>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE3_S>(0);
+    }
+
+    // One sample point inside the image: scatter to giacc and accumulate the offset/mask partials.
+    __aicore__ inline void SampleCorners(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &grow,
+                                         int64_t y0, int64_t x0, float ly, float lx, float hy, float hx, float m,
+                                         float &gxs, float &gys, float &gms)
+    {
+        const DcnParams &p = *p_;
+        const DcnTensors<T> &t = *t_;
+        const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
+        const float wdy[4] = {-hx, -lx, hx, lx};
+        const float wdx[4] = {-hy, hy, -ly, ly};
+        bool valid[4];
+        int64_t pos[4];
+        for (int c = 0; c < 4; ++c) {
+            int64_t yc = y0 + (c >> 1), xc = x0 + (c & 1);
+            valid[c] = yc >= 0 && yc < p.h && xc >= 0 && xc < p.w;
+            pos[c] = valid[c] ? ((n * p.h + yc) * p.w + xc) * p.cin + c0 : 0;
+        }
+        AscendC::DataCopyExtParams row;
+        row.blockCount = 1;
+        row.blockLen = static_cast<uint32_t>(len * 4);
+        row.srcStride = 0; row.dstStride = 0; row.rsv = 0;
+        AscendC::DataCopyPadExtParams<float> noPad;
+        const int32_t cnt = static_cast<int32_t>(len);
+
+        // X rows of the valid corners -> dot products with the G row
+        AscendC::LocalTensor<float> xr = xQue_.AllocTensor<float>();
+        for (int c = 0; c < 4; ++c) {
+            if (valid[c]) {
+                AscendC::DataCopyPad(xr[c * lp_], t.xt[pos[c]], row, noPad);
+            }
+        }
+        xQue_.EnQue(xr);
+        xr = xQue_.DeQue<float>();
+        AscendC::LocalTensor<float> prod = prodBuf_.Get<float>();
+        AscendC::LocalTensor<float> red = redBuf_.Get<float>();
+        AscendC::LocalTensor<float> tmp = redTmpBuf_.Get<float>();
+        for (int c = 0; c < 4; ++c) {
+            if (valid[c]) {
+                AscendC::Mul(prod[c * lp_], xr[c * lp_], grow, cnt);
+                AscendC::PipeBarrier<PIPE_V>();
+                AscendC::ReduceSum(red[c * RED_SLOT], prod[c * lp_], tmp, cnt);
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+        }
+        xQue_.FreeTensor(xr);
+
+        // contributions (m*w_c)*G -> giacc rows, atomic add by this unit only (program order)
+        AscendC::LocalTensor<float> cr = cQue_.AllocTensor<float>();
+        for (int c = 0; c < 4; ++c) {
+            if (valid[c]) {
+                AscendC::Muls(cr[c * lp_], grow, m * w[c], cnt);
+            }
+        }
+        cQue_.EnQue(cr);
+        cr = cQue_.DeQue<float>();
+        AscendC::SetAtomicAdd<float>();
+        for (int c = 0; c < 4; ++c) {
+            if (valid[c]) {
+                AscendC::DataCopyPad(t.giacc[pos[c]], cr[c * lp_], row);
+            }
+        }
+        AscendC::SetAtomicNone();
+        cQue_.FreeTensor(cr);
+
+        AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
+        AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+        for (int c = 0; c < 4; ++c) {
+            if (valid[c]) {
+                float s = red.GetValue(static_cast<uint32_t>(c * RED_SLOT));
+                gys += (m * wdy[c]) * s;
+                gxs += (m * wdx[c]) * s;
+                gms += w[c] * s;
+            }
+        }
+    }
+
+    const DcnParams *p_;
+    const DcnTensors<T> *t_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, redTmpLen_;
+    AscendC::LocalTensor<float> coord_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 2> xQue_;
+    AscendC::TQue<AscendC::TPosition::VECOUT, 2> cQue_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, prodBuf_, redTmpBuf_, redBuf_;
+};
+
+}  // namespace dcn_kernel
+
+#endif  // DCN_STAGE2_SAMPLE_H

@@ -1,0 +1,173 @@
+// Stage 3 (vector): combine and convert to the output dtype T.
+//   grad_offset[n][j*dg*K + dgi*K + k][p] = sum over the blocks b of deformable group dgi, in block order,
+//                                           of part[n][b][j][k][p]            (j = dx, dy[, mask])
+//   grad_input[n][c][y][x] = giacc[n][y][x][c]                             (transpose + cast)
+//   grad_weight = sum over the Ka chunks s, in chunk order, of gw[s]        (+ cast)
+//   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
+//                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
+// Units (enumerated in this order, vector core i takes i, i+usedAiv, ...): offset rows x pixel chunks,
+// grad_input transpose tiles, grad_weight chunks, grad_bias channels. Each unit writes a disjoint range
+// and its summation order is fixed by the shape, so results do not depend on the core count.
+#ifndef DCN_STAGE3_FINALIZE_H
+#define DCN_STAGE3_FINALIZE_H
+
+#include "dcn_transpose.h"
+
+namespace dcn_kernel {
+
+constexpr int64_t REDUCE_CHUNK = 2048;  // fp32 elements
+
+template <typename T>
+class Stage3Finalize {
+public:
+    __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
+    {
+        runner_.Init(pipe);
+        pipe.InitBuffer(inQue_, 2, REDUCE_CHUNK * 4);
+        pipe.InitBuffer(outQue_, 2, REDUCE_CHUNK * 4);
+        pipe.InitBuffer(accBuf_, REDUCE_CHUNK * 4);
+        pipe.InitBuffer(castBuf_, REDUCE_CHUNK * 4);
+        pipe.InitBuffer(redBuf_, 64 * 4);
+
+        const int64_t offCh = p.offsetBlocks * p.dg * p.k;
+        const int64_t pixChunks = CeilDiv(p.howo, REDUCE_CHUNK);
+        const int64_t nOff = p.n * offCh * pixChunks;
+        TransposeJob jt = GradInputJob(p, 0);
+        const int64_t tt = TransposeTileCount(jt);
+        const int64_t nIn = p.n * tt;
+        const int64_t wElems = p.cout * p.cinG * p.k;
+        const int64_t nW = CeilDiv(wElems, REDUCE_CHUNK);
+        const int64_t total = nOff + nIn + nW + p.cout;
+        const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
+
+        for (int64_t u = aivIdx; u < total; u += p.usedAiv) {
+            int64_t v = u;
+            if (v < nOff) {
+                int64_t chunk = v % pixChunks, row = v / pixChunks;
+                int64_t n = row / offCh, r = row % offCh;
+                int64_t j = r / (p.dg * p.k), rem = r % (p.dg * p.k);
+                int64_t dgi = rem / p.k, k = rem % p.k;
+                int64_t p0 = chunk * REDUCE_CHUNK;
+                int64_t cnt = MinI(REDUCE_CHUNK, p.howo - p0);
+                int64_t first = (((n * p.numBlocks + dgi * blocksPerDg) * 3 + j) * p.k + k) * p.howo + p0;
+                SumRows(t.part, first, 3 * p.k * p.howo, blocksPerDg, cnt, t.gradOffset, (n * offCh + r) * p.howo + p0);
+                continue;
+            }
+            v -= nOff;
+            if (v < nIn) {
+                runner_.RunTile(t.giacc, t.gradInput, GradInputJob(p, v / tt), v % tt);
+                continue;
+            }
+            v -= nIn;
+            if (v < nW) {
+                int64_t e0 = v * REDUCE_CHUNK;
+                SumRows(t.gw, e0, wElems, p.wSplitK, MinI(REDUCE_CHUNK, wElems - e0), t.gradWeight, e0);
+                continue;
+            }
+            v -= nW;
+            GradBias(p, t, v);
+        }
+        AscendC::PipeBarrier<PIPE_ALL>();
+        pipe.Reset();
+    }
+
+private:
+    __aicore__ static inline TransposeJob GradInputJob(const DcnParams &p, int64_t n)
+    {
+        const int64_t hw = p.h * p.w;
+        TransposeJob j;
+        j.srcOffset = n * hw * p.cin; j.dstOffset = n * p.cin * hw;
+        j.rows = hw; j.cols = p.cin; j.group = 1; j.srcRowStride = p.cin; j.dstRowStride = hw;
+        return j;
+    }
+
+    __aicore__ static inline AscendC::DataCopyExtParams Contig(int64_t bytes)
+    {
+        AscendC::DataCopyExtParams cp;
+        cp.blockCount = 1;
+        cp.blockLen = static_cast<uint32_t>(bytes);
+        cp.srcStride = 0; cp.dstStride = 0; cp.rsv = 0;
+        return cp;
+    }
+
+    // dst[dstOff + i] = T( sum_{r < rows, in order} src[first + r*stride + i] ), i < cnt (cnt <= REDUCE_CHUNK)
+    __aicore__ inline void SumRows(const AscendC::GlobalTensor<float> &src, int64_t first, int64_t stride, int64_t rows,
+                                   int64_t cnt, const AscendC::GlobalTensor<T> &dst, int64_t dstOff)
+    {
+        AscendC::DataCopyPadExtParams<float> noPad;
+        AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
+        const int32_t n32 = static_cast<int32_t>(cnt);
+        for (int64_t r = 0; r < rows; ++r) {
+            AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
+            AscendC::DataCopyPad(in, src[first + r * stride], Contig(cnt * 4), noPad);
+            inQue_.EnQue(in);
+            in = inQue_.DeQue<float>();
+            if (r == 0) {
+                AscendC::Adds(acc, in, 0.0f, n32);
+            } else {
+                AscendC::Add(acc, acc, in, n32);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+            inQue_.FreeTensor(in);
+        }
+        WriteOut(acc, cnt, dst, dstOff);
+    }
+
+    __aicore__ inline void WriteOut(const AscendC::LocalTensor<float> &acc, int64_t cnt, const AscendC::GlobalTensor<T> &dst,
+                                    int64_t dstOff)
+    {
+        AscendC::LocalTensor<T> out = outQue_.AllocTensor<T>();
+        if constexpr (IsSameType<T, float>::value) {
+            AscendC::Adds(out, acc, 0.0f, static_cast<int32_t>(cnt));
+        } else {
+            AscendC::Cast(out, acc, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(cnt));
+        }
+        outQue_.EnQue(out);
+        out = outQue_.DeQue<T>();
+        AscendC::DataCopyPad(dst[dstOff], out, Contig(cnt * static_cast<int64_t>(sizeof(T))));
+        outQue_.FreeTensor(out);
+    }
+
+    __aicore__ inline void GradBias(const DcnParams &p, const DcnTensors<T> &t, int64_t oc)
+    {
+        AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
+        const int64_t width = MinI(REDUCE_CHUNK, p.howo);
+        AscendC::Duplicate(acc, 0.0f, static_cast<int32_t>(width));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::DataCopyPadExtParams<T> noPad;
+        for (int64_t n = 0; n < p.n; ++n) {
+            for (int64_t p0 = 0; p0 < p.howo; p0 += REDUCE_CHUNK) {
+                const int64_t cnt = MinI(REDUCE_CHUNK, p.howo - p0);
+                AscendC::LocalTensor<T> in = inQue_.AllocTensor<T>();
+                AscendC::DataCopyPad(in, t.gradOutput[(n * p.cout + oc) * p.howo + p0],
+                                     Contig(cnt * static_cast<int64_t>(sizeof(T))), noPad);
+                inQue_.EnQue(in);
+                in = inQue_.DeQue<T>();
+                if constexpr (IsSameType<T, float>::value) {
+                    AscendC::Add(acc, acc, in, static_cast<int32_t>(cnt));
+                } else {
+                    AscendC::LocalTensor<float> f = castBuf_.Get<float>();
+                    AscendC::Cast(f, in, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(cnt));
+                    AscendC::PipeBarrier<PIPE_V>();
+                    AscendC::Add(acc, acc, f, static_cast<int32_t>(cnt));
+                }
+                AscendC::PipeBarrier<PIPE_V>();
+                inQue_.FreeTensor(in);
+            }
+        }
+        AscendC::LocalTensor<float> red = redBuf_.Get<float>();
+        AscendC::LocalTensor<float> tmp = castBuf_.Get<float>();
+        AscendC::ReduceSum(red, acc, tmp, static_cast<int32_t>(width));
+        AscendC::PipeBarrier<PIPE_V>();
+        WriteOut(red, 1, t.gradBias, oc);
+    }
+
+    TransposeRunner runner_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 2> inQue_;
+    AscendC::TQue<AscendC::TPosition::VECOUT, 2> outQue_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> accBuf_, castBuf_, redBuf_;
+};
+
+}  // namespace dcn_kernel
+
+#endif  // DCN_STAGE3_FINALIZE_H
