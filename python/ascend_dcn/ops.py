@@ -10,7 +10,10 @@ Flow of ``deformable_conv2d_backward``:
   3. CPU tensors -> the CPU twin (``ascend_dcn._backend``); NPU tensors -> the installed vendor
      package through ``ascend_dcn.npu.get_opapi()`` on ``ascend_dcn.npu.current_stream_ptr()``.
   4. ``get_workspace_size`` -> workspace = torch uint8 tensor on the same device -> ``execute``.
-Tensor formats passed to aclnn: 4-D tensors NCHW, others ND (as torch_npu's op-plugin does).
+Tensor formats passed to aclnn: a torch tensor carries no format, so each argument is tagged with the
+format its role has in the contract — NCHW for the eight 4-D tensors, ND for grad_bias — whatever
+its rank; a tensor of the wrong rank is then reported by the dimension rule (step 5), exactly as
+the Python validation does.
 """
 
 import torch
@@ -86,10 +89,10 @@ def get_workspace_size(input, grad_output, offset_out, weight, offset, kernel_si
     first = next((t for t in (input, grad_output, offset_out, weight, offset) if t is not None), None)
     device = first.device if first is not None else torch.device("cpu")
     api = _resolve_opapi(device, opapi)
-    inputs = [tensor_spec(t) for t in (input, grad_output, offset_out, weight, offset)]
+    inputs = [tensor_spec(t, "NCHW") for t in (input, grad_output, offset_out, weight, offset)]
     attrs = [_int_list(kernel_size), _int_list(stride), _int_list(padding), _int_list(dilation), int(groups),
              int(deformable_groups), bool(modulated)]
-    outputs = [tensor_spec(t) for t in (grad_input, grad_weight, grad_offset, grad_bias)]
+    outputs = [tensor_spec(t, "NCHW") for t in (grad_input, grad_weight, grad_offset)] + [tensor_spec(grad_bias, "ND")]
     try:
         return api.get_workspace_size(inputs, attrs, outputs, precheck=precheck)
     except Exception as e:
