@@ -57,7 +57,8 @@ def _float32_stand_in(t):
 def _validate_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
                       deformable_groups, modulated):
     from . import validation
-    if _backward_backend == "reference" and input.dtype == torch.float64:
+    tensors = [t for t in (input, weight, offset, bias) if t is not None]
+    if _backward_backend == "reference" and all(t.dtype == torch.float64 for t in tensors):
         # float64 is accepted only by the reference backend (gradcheck); all other rules still apply
         input, weight, offset, bias = (_float32_stand_in(t) for t in (input, weight, offset, bias))
     validation.check_forward_args(input, weight, offset, bias, list(kernel_size), list(stride),
