@@ -97,10 +97,8 @@ PY
 fi
 
 cmake --build "${build_dir}" -j "${jobs}"
-if cmake --build "${build_dir}" --target help | grep -q '^\.\.\. binary$'; then
-  cmake --build "${build_dir}" --target binary -j "${jobs}"
-fi
-cmake --build "${build_dir}" --target opp_package
+# opp_package depends on CANN's `binary` target (kernel binaries per compute unit), then packs.
+cmake --build "${build_dir}" --target opp_package -j "${jobs}"
 run_file="$(ls "${build_dir}"/custom_opp_*.run)"
 echo "build.sh: package ready: ${run_file}"
 echo "build.sh: install with: ${run_file} --install-path=<abs dir>   (then source <dir>/vendors/ascend_dcn/bin/set_env.bash)"

@@ -2,7 +2,7 @@
 #
 # CANN's install rules (npu_op_package_add and friends) describe the vendor tree
 # packages/vendors/${vendor_name}/{op_api,op_impl,op_proto,framework,version.info}. The target
-# `opp_package` runs them into a staging directory, adds our installer scripts (cmake/cann/scripts/,
+# `opp_package` (after `all`; it builds CANN's `binary` target itself) runs them into a staging directory, adds our installer scripts (cmake/cann/scripts/,
 # vendor name substituted here) and writes a self-extracting .run (cmake/cann/pack_run.cmake).
 # Installing the .run is done by scripts/install.sh inside it:
 #   ./custom_opp_<os>_<arch>.run [--install-path=<abs dir>]
@@ -26,3 +26,7 @@ add_custom_target(opp_package
           -P ${CMAKE_CURRENT_LIST_DIR}/pack_run.cmake
   COMMENT "Packing ${DCN_PACKAGE_FILE_NAME} (vendor ${vendor_name})"
   VERBATIM)
+# CANN's module hangs the kernel binary compiles off the target `binary` (not part of ALL).
+if(TARGET binary)
+  add_dependencies(opp_package binary)
+endif()

@@ -40,14 +40,20 @@ function(_fake_dest pkg rel out)
 endfunction()
 
 # Placeholder build step: OUTPUTS are written at build time, MSG logged to the build log.
+# Host libraries are part of ALL; kernel compiles (named <OpType>_<unit> as in CANN's module) are
+# not: they hang off the target `binary`, which build.sh builds as CANN's docs prescribe.
 function(_fake_step name msg)
   set(_outs ${ARGN})
+  set(_all ALL)
+  if(_FAKE_STEP_NOT_ALL)
+    set(_all "")
+  endif()
   string(REPLACE ";" "|" _outs_arg "${_outs}")
   add_custom_command(OUTPUT ${_outs}
     COMMAND ${CMAKE_COMMAND} -DLOG=${FAKE_CANN_BUILD_LOG} "-DMSG=${msg}" "-DOUTPUTS=${_outs_arg}"
             -P ${FAKE_CANN_DIR}/fake_record.cmake
     VERBATIM)
-  add_custom_target(${name} ALL DEPENDS ${_outs})
+  add_custom_target(${name} ${_all} DEPENDS ${_outs})
 endfunction()
 
 function(npu_op_package name)
@@ -188,16 +194,22 @@ function(npu_op_package_add pkg)
         message(FATAL_ERROR "fake CANN: kernel source ${_base}/${_file} does not exist")
       endif()
       get_filename_component(_stem ${_file} NAME_WE)
+      if(NOT TARGET binary)
+        add_custom_target(binary)
+      endif()
+      set(_FAKE_STEP_NOT_ALL TRUE)
       foreach(_unit IN LISTS ASCEND_COMPUTE_UNIT)
         set(_bin ${_out}/kernel/${_unit}/${_stem}/${_optype}_${_unit}.o)
         set(_json ${_out}/config/${_unit}/aic-${_unit}-ops-info.json)
-        _fake_step(${pkg}_fake_${lib}_${_unit}
+        _fake_step(${_optype}_${_unit}
           "ascendc compile op=${_optype} src=${_base}/${_file} compute_unit=${_unit}" ${_bin} ${_json})
+        add_dependencies(binary ${_optype}_${_unit})
         _fake_dest(${pkg} "packages/vendors/${pkg}/op_impl/ai_core/tbe/kernel/${_unit}/${_stem}" _d)
         install(FILES ${_bin} DESTINATION ${_d})
         _fake_dest(${pkg} "packages/vendors/${pkg}/op_impl/ai_core/tbe/config/${_unit}" _d)
         install(FILES ${_json} DESTINATION ${_d})
       endforeach()
+      set(_FAKE_STEP_NOT_ALL FALSE)
       get_property(_src_pkg GLOBAL PROPERTY _FAKE_PKG_${pkg}_ENABLE_SOURCE_PACKAGE)
       if(_src_pkg)
         file(GLOB _ksrcs ${_base}/*.cpp ${_base}/*.h)
