@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build entry of the ascend_dcn operator package (msOpGen convention).
 #
-#   bash build.sh [--cann-path=DIR] [-j N]   Ascend host: configure with the CMakePresets.json preset
-#                                            "default", compile op_host + op_kernel for
-#                                            ascend910b;ascend910_93 and pack
+#   bash build.sh [--cann-path=DIR] [-j N] [-DVAR=VALUE...]
+#                                            Ascend host: configure with the CMakePresets.json preset
+#                                            "default" (+ the -D overrides), compile op_host + op_kernel
+#                                            for ascend910b;ascend910_93 and pack
 #                                            build_out/custom_opp_<os>_<arch>.run
 #   bash build.sh --twin [-j N]              any machine: build the operator on the CPU twin and run
 #                                            the C++ tests (ctest) in build-twin/
@@ -18,9 +19,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 jobs=2
 mode="cann"
 cann_path=""
+cmake_defs=()
 
 usage() {
-  sed -n '2,14p' "${root}/build.sh" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "${root}/build.sh" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -29,6 +31,7 @@ while [ $# -gt 0 ]; do
     --cann-path=*) cann_path="${1#--cann-path=}" ;;
     -j) shift; jobs="${1:?-j needs a number}" ;;
     -j*) jobs="${1#-j}" ;;
+    -D*) cmake_defs+=("$1") ;;
     -h|--help) usage; exit 0 ;;
     *) echo "build.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -82,7 +85,8 @@ build_dir="${root}/build_out"
 rm -rf "${build_dir}"
 cmake_version="$(cmake --version | sed -n 's/^cmake version \([0-9.]*\).*/\1/p')"
 if [ "$(printf '%s\n%s\n' "3.19.0" "${cmake_version}" | sort -V | head -n 1)" = "3.19.0" ]; then
-  (cd "${root}" && cmake --preset=default -DASCEND_CANN_PACKAGE_PATH="${found}")
+  (cd "${root}" && cmake --preset=default -DASCEND_CANN_PACKAGE_PATH="${found}" \
+                  "${cmake_defs[@]+"${cmake_defs[@]}"}")
 else
   # CMake < 3.19 has no presets: turn the preset's cacheVariables into -D options.
   mapfile -t preset_args < <(python3 - "${root}/CMakePresets.json" "${root}" <<'PY'
@@ -93,7 +97,8 @@ for key, entry in preset["cacheVariables"].items():
     print("-D%s=%s" % (key, str(value).replace("${sourceDir}", sys.argv[2])))
 PY
 )
-  cmake -S "${root}" -B "${build_dir}" "${preset_args[@]}" -DASCEND_CANN_PACKAGE_PATH="${found}"
+  cmake -S "${root}" -B "${build_dir}" "${preset_args[@]}" -DASCEND_CANN_PACKAGE_PATH="${found}" \
+        "${cmake_defs[@]+"${cmake_defs[@]}"}"
 fi
 
 cmake --build "${build_dir}" -j "${jobs}"
