@@ -1,6 +1,28 @@
 """ascend_dcn: DeformableConv2dBackward for Ascend NPUs (Atlas A2/A3), with a CPU twin.
 
-The public names are re-exported here by the lead as the parts land; submodules can always be
-imported directly (ascend_dcn.reference, ascend_dcn.layouts, ascend_dcn.validation, ...).
+Public surface:
+  * ``deformable_conv2d_backward`` — the operator (aclnnDeformableConv2dBackward), drop-in for
+    ``torch_npu.npu_deformable_conv2dbk``; CPU tensors run on the twin, NPU tensors on the
+    installed vendor package.
+  * ``deformable_conv2d`` (torch_npu signature, Ascend layout) and ``deform_conv2d``
+    (torchvision signature and layout): autograd-capable layers whose backward is the operator.
+  * nn.Modules ``DeformConv2d`` (torchvision), ``DeformConv2dPack`` / ``ModulatedDeformConv2dPack`` (mmcv).
+  * ``reference`` (float64 oracle), ``layouts`` (torchvision/mmcv <-> Ascend), ``validation`` and
+    ``errors`` (the contract's rules and status codes), ``precision`` (CANN's standard),
+    ``npu`` (Ascend host discovery, ``backend_info``).
+Importing the package registers the ``ascend_dcn::`` torch.library ops; the compiled extension
+is loaded lazily, on the first operator call.
 """
 __version__ = "0.1.0"
+
+from . import errors, layouts, precision, reference, validation  # noqa: F401
+from .errors import AclnnError, AclnnNullptrError, AclnnParamInvalidError  # noqa: F401
+from .functional import deform_conv2d, deformable_conv2d  # noqa: F401
+from .modules import DeformConv2d, DeformConv2dPack, ModulatedDeformConv2dPack  # noqa: F401
+from .ops import deformable_conv2d_backward  # noqa: F401
+
+
+def backend_info():
+    """What was found: twin libraries, torch_npu, CANN, the vendor package, SoC, selected backend."""
+    from . import npu
+    return npu.backend_info()
