@@ -15,7 +15,8 @@ Layouts (op-semantics §2, §4, §6):
 
 Sampling position (op-semantics §4): y = (oh*sH - top + kh*dH) + dy, x = (ow*sW - left + kw*dW) + dx.
 The integer base is exact. The kernels round y/x to float32 once when adding the offset; this
-oracle keeps float64 everywhere (no fp32 rounding of coordinates).
+oracle keeps float64 everywhere by default. ``coords_fp32=True`` (keyword of both functions)
+emulates the kernels' single rounding: y = float32(float32(base) + float32(dy)), then float64.
 
 Boundary rules: floor (true floor for negatives), per-corner validity 0 <= yc < H, 0 <= xc < W in
 the forward; the backward (§5.2) additionally requires the whole-sample test -1 < y < H and
@@ -85,7 +86,7 @@ def _check_layout(inp, weight, offset, ks, groups, dg, modulated):
                          f"got {list(offset.shape)}")
 
 
-def _sample_coords(offset, ks, st, pd, dl, dg, modulated):
+def _sample_coords(offset, ks, st, pd, dl, dg, modulated, coords_fp32=False):
     """(y, x, mask), each float64 [N, dg, KH, KW, Ho, Wo]."""
     N, _, Ho, Wo = offset.shape
     KH, KW = ks
@@ -100,6 +101,10 @@ def _sample_coords(offset, ks, st, pd, dl, dg, modulated):
     kw = torch.arange(KW, device=dev, dtype=torch.int64).view(1, KW, 1, 1)
     base_y = (oh * st[2] - pd[0] + kh * dl[2]).to(torch.float64)   # exact integers
     base_x = (ow * st[3] - pd[2] + kw * dl[3]).to(torch.float64)
+    if coords_fp32:
+        f32 = torch.float32
+        return ((base_y.to(f32) + dy.to(f32)).to(torch.float64),
+                (base_x.to(f32) + dx.to(f32)).to(torch.float64), mask)
     return base_y + dy, base_x + dx, mask
 
 
@@ -131,7 +136,7 @@ def _valid(cy, cx, H, W):
 
 
 def deform_sample(input, offset, kernel_size, stride, padding, dilation, deformable_groups=1,
-                  modulated=True):
+                  modulated=True, coords_fp32=False):
     """deformOut [N, Cin, Ho*KH, Wo*KW] in float64 (differentiable w.r.t. input and offset)."""
     ks, st, pd, dl = normalize_attrs(kernel_size, stride, padding, dilation)
     X = input.to(torch.float64)
@@ -140,7 +145,7 @@ def deform_sample(input, offset, kernel_size, stride, padding, dilation, deforma
     dg = int(deformable_groups)
     Cg = C // dg
     KH, KW = ks
-    y, x, mask = _sample_coords(off, ks, st, pd, dl, dg, modulated)
+    y, x, mask = _sample_coords(off, ks, st, pd, dl, dg, modulated, coords_fp32)
     Ho, Wo = y.shape[-2:]
     Xg = X.reshape(N, dg, Cg, H * W)
     val = torch.zeros((N, dg, Cg, KH * KW * Ho * Wo), dtype=torch.float64, device=X.device)
@@ -170,7 +175,7 @@ def _conv_stride_k(D, weight, bias, ks, groups):
 
 
 def deformable_conv2d(input, weight, offset, bias, kernel_size, stride, padding, dilation,
-                      groups=1, deformable_groups=1, modulated=True):
+                      groups=1, deformable_groups=1, modulated=True, *, coords_fp32=False):
     """Forward of torch_npu.npu_deformable_conv2d -> (out [N,Cout,Ho,Wo], offset_out [N,Cin,Ho*KH,Wo*KW]).
 
     Computed in float64 with differentiable torch ops (usable with torch.autograd.gradcheck); the
@@ -183,7 +188,7 @@ def deformable_conv2d(input, weight, offset, bias, kernel_size, stride, padding,
     if tuple(offset.shape[2:]) != (Ho, Wo):
         raise ValueError(f"offset: spatial size must be the output size ({Ho}, {Wo}); "
                          f"got {tuple(offset.shape[2:])}")
-    D = deform_sample(input, offset, ks, st, pd, dl, dg, bool(modulated))
+    D = deform_sample(input, offset, ks, st, pd, dl, dg, bool(modulated), coords_fp32)
     b = None if bias is None else bias.to(torch.float64)
     out = _conv_stride_k(D, weight.to(torch.float64), b, ks, groups)
     return out.to(input.dtype), D.to(input.dtype)
@@ -191,7 +196,7 @@ def deformable_conv2d(input, weight, offset, bias, kernel_size, stride, padding,
 
 def deformable_conv2d_backward(input, grad_output, offset_out, weight, offset, kernel_size, stride,
                                padding, dilation, groups=1, deformable_groups=1, modulated=True, *,
-                               tv_edge=False):
+                               tv_edge=False, coords_fp32=False):
     """Analytic backward of torch_npu.npu_deformable_conv2dbk (op-semantics §5.2, §6.3).
 
     Returns (grad_input, grad_weight, grad_offset, grad_bias), each in the dtype of input, weight,
@@ -230,7 +235,7 @@ def deformable_conv2d_backward(input, grad_output, offset_out, weight, offset, k
     G = G.reshape(N, dg, Cg, L)
 
     # Step 2: DeformableOffsetsGrad (§5.2).
-    y, x, m = _sample_coords(off, ks, st, pd, dl, dg, modulated)
+    y, x, m = _sample_coords(off, ks, st, pd, dl, dg, modulated, coords_fp32)
     inside = (y > -1) & (y < H) & (x > -1) & (x < W)                    # whole-sample test
     Xg = X.reshape(N, dg, Cg, H * W)
     mf = m.reshape(N, dg, L)

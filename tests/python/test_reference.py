@@ -12,7 +12,7 @@ f64 = torch.float64
 # (N, Cin, H, W, Cout, kernel_size, stride, padding, dilation, groups, dg)
 CONFIGS = {
     "basic3x3": (1, 2, 4, 5, 2, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], 1, 1),
-    "groups2_dg2_asym": (2, 4, 5, 6, 4, [3, 2], [1, 1, 2, 1], [1, 0, 1, 2], [1, 1, 1, 2], 2, 2),
+    "groups2_dg2_asym": (2, 4, 4, 5, 4, [3, 2], [1, 1, 2, 1], [1, 0, 1, 2], [1, 1, 1, 2], 2, 2),
     "dg4_stride_dil": (1, 4, 6, 5, 2, [2, 3], [1, 1, 1, 2], [0, 2, 2, 0], [1, 1, 2, 1], 1, 4),
     "groups4_dg2": (1, 4, 4, 4, 8, [2, 2], [1, 1, 2, 2], [1, 1, 0, 0], [1, 1, 1, 1], 4, 2),
 }
@@ -257,3 +257,24 @@ def test_reference_rejects_inconsistent_shapes():
         R.deformable_conv2d(x, w, off, b, ks, st, pd, dl, g, dg, False)   # 3 blocks given, 2 expected
     with pytest.raises(ValueError, match="stride"):
         R.deformable_conv2d(x, w, off, b, ks, [2, 1, 1, 1], pd, dl, g, dg, mod)
+
+
+def test_coords_fp32_emulates_single_rounding():
+    # y = r - 1e-9: float64 keeps the fraction (floor = r - 1); float32 rounds r - 1e-9 to exactly r for
+    # r >= 1 (one rounding), so the sample hits row r and the y-derivative switches to the next interval
+    x = (torch.arange(20, dtype=f64) ** 2).reshape(1, 1, 4, 5)
+    off = torch.zeros(1, 3, 4, 5, dtype=f64)
+    off[:, 1] = -1e-9
+    off[:, 2] = 1.0
+    attrs = ([1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1])
+    w = torch.ones(1, 1, 1, 1, dtype=f64)
+    _, d64 = R.deformable_conv2d(x, w, off, None, *attrs)
+    _, d32 = R.deformable_conv2d(x, w, off, None, *attrs, coords_fp32=True)
+    torch.testing.assert_close(d32[:, :, 1:], x[:, :, 1:], rtol=0, atol=0)
+    assert not torch.equal(d64[:, :, 1:], x[:, :, 1:])
+    go = torch.ones(1, 1, 4, 5, dtype=f64)
+    g64 = R.deformable_conv2d_backward(x, go, d64, w, off, *attrs)[2][0, 1]
+    g32 = R.deformable_conv2d_backward(x, go, d32, w, off, *attrs, coords_fp32=True)[2][0, 1]
+    X = x[0, 0]
+    torch.testing.assert_close(g32[1:3], X[2:4] - X[1:3])      # forward difference from row r
+    torch.testing.assert_close(g64[1:3], X[1:3] - X[0:2])      # backward difference (floor = r - 1)
