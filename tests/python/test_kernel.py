@@ -1,0 +1,90 @@
+"""The kernel (op_kernel/ + tiling) on the CPU twin against the float64 reference.
+
+Shape matrix: the benchmark suite of landscape.md §5 with batch and spatial sizes scaled down
+(channel counts, kernel, groups and deformable groups kept), the DOC-B example of op-semantics §6.5,
+and edge cases (channel tails, Cout = 1, groups and dg with segments bounded by both, 1x1 and
+non-square kernels, stride 2, asymmetric padding, dilation 2, large offsets, integer offsets that hit
+y == -1, batch 3). Precision: ascend_dcn.precision (fp32 1e-4 / fp16, bf16 1e-3, double criterion).
+"""
+import pytest
+
+from ascend_dcn.precision import check_precision
+from test_kernel_common import Case, make_inputs, require_twin, run_reference, run_twin
+
+SUITE = [  # landscape §5 rows: N, Cin, Cout, H, W scaled; K, s, p, d, g, dg kept
+    Case("r1_c3_entry_s2", 1, 128, 128, 8, 10, stride=(2, 2)),
+    Case("r2_c3_body", 1, 128, 128, 6, 7),
+    Case("r3_c4_body", 1, 256, 256, 5, 6),
+    Case("r4_c5_body", 1, 512, 512, 4, 5),
+    Case("r5_c4_dg4", 1, 256, 256, 5, 6, dg=4),
+    Case("r6_x101_g32", 1, 512, 512, 4, 5, groups=32),
+    Case("r7_centernet1", 2, 512, 256, 4, 4),
+    Case("r8_centernet3", 2, 128, 64, 6, 6),
+    Case("r9_edvr_l1_dg8", 2, 64, 64, 6, 6, dg=8),
+    Case("r10_edvr_l3_dg8", 2, 64, 64, 4, 4, dg=8),
+    Case("r11_basicvsr_dg16", 2, 128, 64, 6, 6, dg=16),
+    Case("r12_ppyolo_c5", 2, 512, 512, 3, 3),
+]
+
+EDGE = [
+    Case("docb_example", 1, 6, 4, 2, 4, kh=5, kw=5, padding=(2, 2, 2, 2), groups=2),
+    Case("cin_tail_10", 1, 10, 6, 5, 6),
+    Case("cin_72_cout_1", 1, 72, 1, 5, 5),
+    Case("groups2_dg3_seg2", 2, 12, 4, 5, 5, groups=2, dg=3),
+    Case("kernel_1x1", 1, 16, 8, 5, 6, kh=1, kw=1, padding=(0, 0, 0, 0)),
+    Case("kernel_2x3", 1, 8, 8, 6, 7, kh=2, kw=3, padding=(0, 1, 1, 1)),
+    Case("kernel_3x1_stride2", 1, 8, 8, 7, 6, kh=3, kw=1, stride=(2, 1), padding=(1, 1, 0, 0)),
+    Case("asym_pad_0101", 1, 16, 8, 6, 6, padding=(0, 1, 0, 1)),
+    Case("asym_pad_2013", 1, 8, 8, 6, 5, padding=(2, 0, 1, 3)),
+    Case("dilation2", 1, 16, 8, 7, 7, dilation=(2, 2), padding=(2, 2, 2, 2)),
+    Case("large_offsets", 1, 16, 8, 6, 6, offset_kind="large"),
+    Case("integer_offsets_y_minus1", 1, 16, 8, 5, 5, offset_kind="integer"),
+    Case("batch3_k5_g2", 3, 8, 6, 5, 5, kh=5, kw=5, padding=(2, 2, 2, 2), groups=2),
+    Case("wide_kernel_k81", 1, 8, 4, 9, 9, kh=9, kw=9, padding=(4, 4, 4, 4)),
+]
+
+V1 = [
+    Case("v1_r2", 1, 128, 128, 6, 7, modulated=False),
+    Case("v1_r9_dg8", 2, 64, 64, 6, 6, dg=8, modulated=False),
+    Case("v1_groups2_dg3", 2, 12, 4, 5, 5, groups=2, dg=3, modulated=False),
+    Case("v1_integer_offsets", 1, 16, 8, 5, 5, offset_kind="integer", modulated=False),
+]
+
+HALF_CASES = [SUITE[1], SUITE[8], EDGE[0], EDGE[2], EDGE[3], EDGE[9], EDGE[11], V1[1]]
+
+NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")
+
+
+def check_case(case, dtype, seed=0):
+    require_twin()
+    inputs = make_inputs(case, dtype, seed)
+    got = run_twin(case, inputs)
+    want = run_reference(case, inputs)
+    report = []
+    for name, a, g in zip(NAMES, got, want):
+        assert a.dtype == inputs["input"].dtype, f"{name}: dtype {a.dtype}"
+        r = check_precision(a, g, dtype)
+        if not r.passed:
+            report.append(r.summary(name))
+    assert not report, f"{case.name} {dtype}:\n" + "\n".join(report)
+
+
+@pytest.mark.parametrize("case", SUITE, ids=lambda c: c.name)
+def test_suite_fp32(case):
+    check_case(case, "float32")
+
+
+@pytest.mark.parametrize("case", EDGE, ids=lambda c: c.name)
+def test_edge_fp32(case):
+    check_case(case, "float32")
+
+
+@pytest.mark.parametrize("case", V1, ids=lambda c: c.name)
+def test_unmodulated_fp32(case):
+    check_case(case, "float32")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", HALF_CASES, ids=lambda c: c.name)
+def test_half_precision(case, dtype):
+    check_case(case, dtype)

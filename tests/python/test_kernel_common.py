@@ -1,0 +1,131 @@
+"""Shared helpers of the kernel tests (test_kernel*.py, test_determinism*.py, test_workspace*.py).
+
+No tests here. A case is the geometry of one DeformableConv2dBackward call; `make_inputs` builds
+deterministic inputs (offsetOut = the float64 reference forward, rounded to the I/O dtype),
+`run_twin` calls the operator on the CPU twin through ascend_dcn.ops, `run_reference` the float64
+oracle, `workspace_formula` the documented workspace size (op_host/deformable_conv2d_backward_tiling.h).
+"""
+import math
+from dataclasses import dataclass, field
+
+import pytest
+import torch
+
+from ascend_dcn import reference
+
+LIB_API_WORKSPACE = 16 * 1024 * 1024  # PlatformAscendC::GetLibApiWorkSpaceSize() on NpuArch 2201
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+@dataclass
+class Case:
+    name: str
+    n: int
+    cin: int
+    cout: int
+    h: int
+    w: int
+    kh: int = 3
+    kw: int = 3
+    stride: tuple = (1, 1)
+    padding: tuple = (1, 1, 1, 1)  # top, bottom, left, right
+    dilation: tuple = (1, 1)
+    groups: int = 1
+    dg: int = 1
+    modulated: bool = True
+    offset_kind: str = "random"  # random | integer | large
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def attrs(self):
+        return dict(kernel_size=[self.kh, self.kw], stride=[1, 1, *self.stride], padding=list(self.padding),
+                    dilation=[1, 1, *self.dilation], groups=self.groups, deformable_groups=self.dg,
+                    modulated=self.modulated)
+
+    @property
+    def out_hw(self):
+        a = self.attrs
+        return reference.out_hw(self.h, self.w, a["kernel_size"], a["stride"], a["padding"], a["dilation"])
+
+
+def require_twin():
+    """Skip (with the reason) when the twin operator libraries cannot be loaded."""
+    try:
+        from ascend_dcn import _backend
+        _backend.get_twin_opapi()
+    except Exception as e:  # noqa: BLE001 - any failure means the backend is not built
+        pytest.skip(f"twin operator libraries unavailable ({type(e).__name__}: {e}); build with "
+                    "`pip install --no-build-isolation .` or set ASCEND_DCN_TWIN_LIB_DIR to a build dir")
+
+
+def set_vector_cores(count):
+    from ascend_dcn import _backend
+    _backend.twin_set_platform("Ascend910B2", int(count))
+
+
+def make_inputs(case, dtype, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    ho, wo = case.out_hw
+    k = case.kh * case.kw
+    x = torch.randn(case.n, case.cin, case.h, case.w, generator=g, dtype=torch.float64)
+    weight = torch.randn(case.cout, case.cin // case.groups, case.kh, case.kw, generator=g, dtype=torch.float64)
+    weight /= math.sqrt(weight[0].numel())
+    blocks = 3 if case.modulated else 2
+    off = torch.randn(case.n, blocks * case.dg * k, ho, wo, generator=g, dtype=torch.float64) * 1.5
+    if case.offset_kind == "integer":  # exact integer coordinates, e.g. y == -1 with padding 1
+        off[:, :2 * case.dg * k] = off[:, :2 * case.dg * k].round()
+    elif case.offset_kind == "large":  # most samples fall outside the image
+        off[:, :2 * case.dg * k] *= 40.0
+    if case.modulated:
+        off[:, 2 * case.dg * k:] = torch.rand(case.n, case.dg * k, ho, wo, generator=g, dtype=torch.float64)
+    go = torch.randn(case.n, case.cout, ho, wo, generator=g, dtype=torch.float64)
+    t = DTYPES[dtype]
+    x, weight, off, go = (v.to(t) for v in (x, weight, off, go))
+    a = case.attrs
+    d = reference.deform_sample(x, off, a["kernel_size"], a["stride"], a["padding"], a["dilation"],
+                                case.dg, case.modulated).to(t)
+    return dict(input=x, grad_output=go, offset_out=d, weight=weight, offset=off)
+
+
+def run_twin(case, inputs):
+    from ascend_dcn import ops
+    a = case.attrs
+    return ops.deformable_conv2d_backward(inputs["input"], inputs["grad_output"], inputs["offset_out"],
+                                          inputs["weight"], inputs["offset"], a["kernel_size"], a["stride"],
+                                          a["padding"], a["dilation"], a["groups"], a["deformable_groups"],
+                                          a["modulated"])
+
+
+def run_reference(case, inputs):
+    a = case.attrs
+    return reference.deformable_conv2d_backward(inputs["input"], inputs["grad_output"], inputs["offset_out"],
+                                                inputs["weight"], inputs["offset"], a["kernel_size"], a["stride"],
+                                                a["padding"], a["dilation"], a["groups"], a["deformable_groups"],
+                                                a["modulated"])
+
+
+def _gcd(a, b):
+    return math.gcd(a, b)
+
+
+def workspace_formula(case, dtype):
+    """Workspace bytes = GetLibApiWorkSpaceSize() + sum of the 512-B aligned user regions
+    (op_host/deformable_conv2d_backward_tiling.h)."""
+    elt = 4 if dtype == "float32" else 2
+    ho, wo = case.out_hw
+    howo, k = ho * wo, case.kh * case.kw
+    cin_g, cin_dg = case.cin // case.groups, case.cin // case.dg
+    seg = _gcd(cin_g, cin_dg)
+    block_c = min(seg, 64)
+    num_blocks = (case.cin // seg) * (-(-seg // block_c))
+    ka = case.n * howo
+    w_split = -(-ka // min(ka, 2048))
+
+    def al(v):
+        return -(-v // 512) * 512
+
+    hw = case.h * case.w
+    regions = [case.n * hw * case.cin * 4, case.n * hw * case.cin * 4, case.n * howo * k * case.cin * 4,
+               case.cout * cin_g * k * elt, case.n * howo * case.cout * elt, case.n * howo * case.cin * k * elt,
+               w_split * case.cout * cin_g * k * 4, case.n * num_blocks * 3 * k * howo * 4]
+    return LIB_API_WORKSPACE + sum(al(r) for r in regions)
