@@ -1,0 +1,39 @@
+// Twin-internal C ABI between the code the twin opbuild generates (aclnn_<op>.cpp, kernel
+// registration TU) and the twin nnopbase runtime. It plays the role of CANN's Nnopbase* functions
+// (generated aclnn code calls NnopbaseAddInput/.../NnopbaseRunForWorkspace/NnopbaseRunWithWorkspace,
+// e.g. JeffDing/AscendC_Code@7185a85 Sinh/SinhCustom/build_out/autogen/aclnn_sinh_custom.cpp).
+// Indices: inputs/outputs by OpDef declaration (IR) index, attrs by Attr declaration index.
+// Every function returns an aclnn status and sets aclGetRecentErrMsg() on failure.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include "aclnn/acl_meta.h"
+
+extern "C" {
+// Kernel entry wrapper: args = inputs (IR order, nullptr when absent), outputs, workspace, tiling.
+typedef void (*TwinKernelEntry)(void **args);
+// kernelType: 0 AIV_ONLY, 1 AIC_ONLY, 2 MIX_AIV_1_0, 3 MIX_AIC_1_1, 4 MIX_AIC_1_2 (KERNEL_TYPE_*).
+int TwinRegisterKernel(const char *opType, const char *kernelName, int kernelType, TwinKernelEntry entry,
+                       size_t numArgs);
+
+aclnnStatus TwinNnopbaseCreateExecutor(const char *opType, aclOpExecutor **executor);
+aclnnStatus TwinNnopbaseAddInput(aclOpExecutor *executor, const aclTensor *tensor, uint32_t irIndex);
+aclnnStatus TwinNnopbaseAddOutput(aclOpExecutor *executor, const aclTensor *tensor, uint32_t irIndex);
+aclnnStatus TwinNnopbaseAddIntAttr(aclOpExecutor *executor, int64_t value, uint32_t attrIndex);
+aclnnStatus TwinNnopbaseAddBoolAttr(aclOpExecutor *executor, bool value, uint32_t attrIndex);
+aclnnStatus TwinNnopbaseAddFloatAttr(aclOpExecutor *executor, double value, uint32_t attrIndex);
+aclnnStatus TwinNnopbaseAddStrAttr(aclOpExecutor *executor, const char *value, uint32_t attrIndex);
+aclnnStatus TwinNnopbaseAddIntArrayAttr(aclOpExecutor *executor, const aclIntArray *value, uint32_t attrIndex);
+aclnnStatus TwinNnopbaseAddFloatArrayAttr(aclOpExecutor *executor, const aclFloatArray *value, uint32_t attrIndex);
+// Runs the op's TilingFunc; on failure the executor is destroyed.
+aclnnStatus TwinNnopbaseRunForWorkspace(aclOpExecutor *executor, uint64_t *workspaceSize);
+// Launches the kernel; the executor is destroyed in every case (single use).
+aclnnStatus TwinNnopbaseRunWithWorkspace(aclOpExecutor *executor, aclrtStream stream, void *workspace,
+                                         uint64_t workspaceSize);
+void TwinNnopbaseDestroyExecutor(aclOpExecutor *executor);
+// Reports a failure detected by generated code (e.g. a null required argument) to aclGetRecentErrMsg.
+void TwinNnopbaseSetErrMsg(const char *message);
+
+// Test / binding knob: selects the active twin platform (soc preset name, optional AIV core count).
+void twinSetPlatform(const char *soc, uint32_t aivCores);
+}
