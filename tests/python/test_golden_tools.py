@@ -236,3 +236,19 @@ def test_non_finite_and_shape_handling():
 def test_result_summary_format():
     r = P.check_precision(torch.ones(3), torch.ones(3), torch.float32)
     assert bool(r) and r.summary("grad_bias").startswith("grad_bias: PASS dtype=float32 error_ratio=0.000e+00")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["groups2_dg2_asym", "suite_row9_small", "far_offsets"])
+def test_standard_is_met_by_an_implementation_with_fp32_coordinates(name, dtype):
+    """The kernels round y/x to float32 once; an otherwise exact implementation doing that (and
+    rounding its outputs to the case dtype) must pass the standard against the float64 golden."""
+    g = G.make_golden(name, dtype, seed=2)
+    i, a = g["inputs"], g["attrs"]
+    attrs = (a["kernel_size"], a["stride"], a["padding"], a["dilation"], a["groups"], a["deformable_groups"],
+             a["modulated"])
+    grads = R.deformable_conv2d_backward(i["input"], i["grad_output"], i["offset_out"], i["weight"], i["offset"],
+                                         *attrs, coords_fp32=True)
+    for k, v in zip(OUTPUTS, grads):
+        result = P.check_precision(v.to(G.TORCH_DTYPES[dtype]), g["outputs"][k], dtype)
+        assert result.passed, result.summary(k)
