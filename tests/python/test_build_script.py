@@ -181,3 +181,71 @@ def test_upgrade_requires_an_existing_installation(payload, tmp_path):
 def test_install_unknown_argument(payload):
     result = install(payload, "--bogus")
     assert result.returncode != 0 and "unknown argument '--bogus'" in result.stderr
+
+
+FAKE_CMAKE = r'''#!/usr/bin/env bash
+# Records its arguments; pretends to be CMake ${FAKE_CMAKE_VERSION}.
+echo "$(basename "$0") $*" >> "${FAKE_TOOL_LOG}"
+if [ "${1:-}" = "--version" ]; then echo "cmake version ${FAKE_CMAKE_VERSION}"; exit 0; fi
+for arg in "$@"; do
+  if [ "${arg}" = "opp_package" ]; then
+    mkdir -p "${FAKE_BUILD_OUT}" && touch "${FAKE_BUILD_OUT}/custom_opp_fake_x86_64.run"
+  fi
+done
+exit 0
+'''
+
+
+@pytest.fixture
+def fake_tools(tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("cmake", "ctest"):
+        (bindir / tool).write_text(FAKE_CMAKE)
+        (bindir / tool).chmod(0o755)
+    log = tmp_path / "tools.log"
+    return bindir, log
+
+
+def run_with_fake_tools(fake_tools, project, version, *args):
+    """build.sh copied into ``project`` (with the preset), run with fake cmake/ctest on PATH."""
+    bindir, log = fake_tools
+    project.mkdir(exist_ok=True)
+    for name in ("build.sh", "CMakePresets.json"):
+        shutil.copy2(ROOT / name, project / name)
+    env = clean_env(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_TOOL_LOG=str(log),
+                    FAKE_CMAKE_VERSION=version, FAKE_BUILD_OUT=str(project / "build_out"))
+    return subprocess.run(["bash", str(project / "build.sh"), *args], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_twin_mode_builds_and_runs_ctest(fake_tools, tmp_path):
+    _, log = fake_tools
+    project = tmp_path / "p"
+    result = run_with_fake_tools(fake_tools, project, "3.25.1", "--twin", "-j1")
+    assert result.returncode == 0, result.stderr
+    lines = log.read_text().splitlines()
+    assert lines[0].startswith(f"cmake -S {project} -B {project}/build-twin")
+    assert "-DASCEND_DCN_TWIN=ON" in lines[0].split(" ")
+    assert lines[1] == f"cmake --build {project}/build-twin -j 1"
+    assert lines[2] == f"ctest --test-dir {project}/build-twin --output-on-failure"
+
+
+def test_old_cmake_gets_the_preset_as_d_options(fake_tools, tmp_path):
+    # A CANN-looking directory; the fake cmake never reads it.
+    cann = tmp_path / "cann"
+    (cann / "compiler" / "ccec_compiler").mkdir(parents=True)
+    project = tmp_path / "p"
+    result = run_with_fake_tools(fake_tools, project, "3.16.3", f"--cann-path={cann}", "-DCMAKE_BUILD_TYPE=Debug")
+    assert result.returncode == 0, result.stderr
+    _, log = fake_tools
+    configure = next(line for line in log.read_text().splitlines() if line.startswith("cmake -S"))
+    for expected in ("-DASCEND_COMPUTE_UNIT=ascend910b;ascend910_93", "-Dvendor_name=ascend_dcn",
+                     "-DENABLE_BINARY_PACKAGE=True", f"-DCMAKE_INSTALL_PREFIX={project}/build_out",
+                     f"-DASCEND_CANN_PACKAGE_PATH={cann}", "-DCMAKE_BUILD_TYPE=Debug"):
+        assert expected in configure.split(" "), expected
+    assert "--preset" not in configure
+    assert f"package ready: {project}/build_out/custom_opp_fake_x86_64.run" in result.stdout
+    builds = [line for line in log.read_text().splitlines() if line.startswith("cmake --build")]
+    assert builds == [f"cmake --build {project}/build_out -j 2",
+                      f"cmake --build {project}/build_out --target opp_package -j 2"]
