@@ -141,8 +141,10 @@ def test_missing_package_error_lists_where_it_looked(tmp_path):
     assert "bash build.sh" in message and "--install-path" in message and "set_env.bash" in message
 
 
-@pytest.mark.parametrize("name, ok", [("Ascend910B2", True), ("Ascend910B4", True), ("Ascend910_9392", True),
-                                      ("Ascend910A", False), ("Ascend310P3", False), ("Ascend950PR", False)])
+@pytest.mark.parametrize("name, ok", [("Ascend910B2", True), ("Ascend910B4-1", True), ("Ascend910B2C", True),
+                                      ("Ascend910_9392", True), ("Ascend910_9362", True), ("Ascend910_9381", True),
+                                      ("Ascend910A", False), ("Ascend910ProB", False), ("Ascend310P3", False),
+                                      ("Ascend950PR_9599", False), ("Ascend910_9579", False)])
 def test_soc_rule(name, ok):
     if ok:
         assert npu.check_soc_name(name).startswith("Atlas A")

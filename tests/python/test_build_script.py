@@ -249,3 +249,14 @@ def test_old_cmake_gets_the_preset_as_d_options(fake_tools, tmp_path):
     builds = [line for line in log.read_text().splitlines() if line.startswith("cmake --build")]
     assert builds == [f"cmake --build {project}/build_out -j 2",
                       f"cmake --build {project}/build_out --target opp_package -j 2"]
+
+
+def test_install_refuses_another_architecture(payload, tmp_path):
+    tiling = payload / "packages" / "vendors" / VENDOR / "op_impl" / "ai_core" / "tbe" / "op_tiling" / "lib" / "linux"
+    (tiling / "otherarch").mkdir(parents=True)
+    (tiling / "otherarch" / "libcust_opmaster_rt2.0.so").write_text("x")
+    refused = install(payload, f"--install-path={tmp_path / 't'}")
+    assert refused.returncode != 0
+    assert "built for 'otherarch'" in refused.stderr and "--force" in refused.stderr
+    forced = install(payload, f"--install-path={tmp_path / 't'}", "--force")
+    assert forced.returncode == 0, forced.stderr

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installer of the ascend_dcn custom operator package (runs from the extracted .run payload).
 #
-#   install.sh [--install-path=<abs dir>] [--quiet] [--help]
+#   install.sh [--install-path=<abs dir>] [--quiet] [--upgrade] [--force] [--help]
 #
 # Target directory, first match wins (the msOpGen installer's rules):
 #   1. --install-path=<dir>        -> <dir>/vendors/<vendor>; writes <...>/bin/set_env.bash, which the
@@ -9,7 +9,9 @@
 #   2. $ASCEND_CUSTOM_OPP_PATH     -> (a single directory) <it>/vendors/<vendor>
 #   3. $ASCEND_OPP_PATH            -> $ASCEND_OPP_PATH/vendors/<vendor>; this vendor is moved to the
 #                                     front of load_priority in $ASCEND_OPP_PATH/vendors/config.ini
-# An existing installation of the same vendor is replaced directory by directory.
+# An existing installation of the same vendor is replaced directory by directory. The host
+# libraries must match this machine's architecture (lib/linux/<arch> in the payload); --force skips
+# that check.
 set -euo pipefail
 
 vendor_name="@vendor_name@"
@@ -18,6 +20,7 @@ source_tree="${here}/packages/vendors/${vendor_name}"
 mode="install"
 install_path=""
 quiet="n"
+force="n"
 
 log() { [ "${quiet}" = "y" ] || echo "[ascend_dcn install] $*"; }
 fail() { echo "[ascend_dcn install] ERROR: $*" >&2; exit 1; }
@@ -32,12 +35,20 @@ for arg in "$@"; do
     --quiet) quiet="y" ;;
     --upgrade) mode="upgrade" ;;
     --help|-h) usage; exit 0 ;;
-    --install-for-all|--force) ;;   # accepted for compatibility with CANN's installer; no effect
+    --force) force="y" ;;
+    --install-for-all) ;;   # accepted for compatibility with CANN's installer; no effect
     *) fail "unknown argument '${arg}'; see --help" ;;
   esac
 done
 
 [ -d "${source_tree}" ] || fail "payload is incomplete: ${source_tree} not found"
+
+machine="$(uname -m)"
+tiling_libs="${source_tree}/op_impl/ai_core/tbe/op_tiling/lib/linux"
+if [ "${force}" != "y" ] && [ -d "${tiling_libs}" ] && [ ! -d "${tiling_libs}/${machine}" ]; then
+  built_for="$(ls "${tiling_libs}")"
+  fail "this package was built for '${built_for//$'\n'/ }' but this machine is '${machine}'; rebuild it here with bash build.sh (or pass --force)"
+fi
 
 if [ -n "${install_path}" ]; then
   case "${install_path}" in
