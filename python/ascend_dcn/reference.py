@@ -239,9 +239,9 @@ def deformable_conv2d_backward(input, grad_output, offset_out, weight, offset, k
     inside = (y > -1) & (y < H) & (x > -1) & (x < W)                    # whole-sample test
     Xg = X.reshape(N, dg, Cg, H * W)
     mf = m.reshape(N, dg, L)
-    zero = torch.zeros((), dtype=f64)
-    grad_x = torch.zeros((N, dg, Cg, H * W), dtype=f64)
-    gy = torch.zeros((N, dg, L), dtype=f64)
+    zero = torch.zeros((), dtype=f64, device=X.device)
+    grad_x = torch.zeros((N, dg, Cg, H * W), dtype=f64, device=X.device)
+    gy = torch.zeros((N, dg, L), dtype=f64, device=X.device)
     gx = torch.zeros_like(gy)
     gm = torch.zeros_like(gy)
     for cy, cx, wb, wdy, wdx in _corners(y, x):
