@@ -278,3 +278,18 @@ def test_coords_fp32_emulates_single_rounding():
     X = x[0, 0]
     torch.testing.assert_close(g32[1:3], X[2:4] - X[1:3])      # forward difference from row r
     torch.testing.assert_close(g64[1:3], X[1:3] - X[0:2])      # backward difference (floor = r - 1)
+
+
+def test_dcnv1_equals_modulated_with_unit_mask():
+    x, w, off2, b, (ks, st, pd, dl, g, dg, _) = make_args(CONFIGS["groups2_dg2_asym"], False, seed=9)
+    off3 = torch.cat([off2, torch.ones_like(off2[:, : off2.shape[1] // 2])], dim=1)
+    out2, D2 = R.deformable_conv2d(x, w, off2, b, ks, st, pd, dl, g, dg, False)
+    out3, D3 = R.deformable_conv2d(x, w, off3, b, ks, st, pd, dl, g, dg, True)
+    torch.testing.assert_close(out2, out3, rtol=0, atol=0)
+    torch.testing.assert_close(D2, D3, rtol=0, atol=0)
+    go = torch.randn(out2.shape, generator=torch.Generator().manual_seed(1), dtype=f64)
+    g2 = R.deformable_conv2d_backward(x, go, D2, w, off2, ks, st, pd, dl, g, dg, False)
+    g3 = R.deformable_conv2d_backward(x, go, D3, w, off3, ks, st, pd, dl, g, dg, True)
+    for a, e in zip(g2[:2] + g2[3:], g3[:2] + g3[3:]):
+        torch.testing.assert_close(a, e, rtol=0, atol=0)
+    torch.testing.assert_close(g2[2], g3[2][:, : off2.shape[1]], rtol=0, atol=0)   # [dx | dy] blocks
