@@ -47,6 +47,8 @@ function(dcn_add_host_libraries)
   if(NOT host_srcs)
     message(FATAL_ERROR "op_host: no *.cpp sources found in ${PROJECT_SOURCE_DIR}/op_host")
   endif()
+  # opbuild first compiles the sources into libascend_all_ops.so with CANN's flags
+  # (-D_GLIBCXX_USE_CXX11_ABI=0 -std=c++11 <COMPILE_OPTIONS>): -std=c++17 here overrides c++11.
   npu_op_code_gen(
     SRC ${host_srcs}
     PACKAGE ${vendor_name}
