@@ -242,3 +242,11 @@ def test_configure_rejects_bad_settings(built, tmp_path, defs, message):
     result = configure(project, tmp_path / "b", *defs)
     assert result.returncode != 0
     assert message in " ".join((result.stdout + result.stderr).split())
+
+
+def test_debug_build_requests_debug_kernel_options(built, tmp_path):
+    project, _ = built
+    result = configure(project, tmp_path / "b", "-Dvendor_name=ascend_dcn", "-DCMAKE_BUILD_TYPE=Debug")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    calls = parse_requests(tmp_path / "b" / "fake_cann_requests.log")
+    assert calls_of(calls, "npu_op_kernel_options") == [["ascendc_kernels", "ALL", "OPTIONS", "-g", "-O0"]]
