@@ -33,6 +33,7 @@ import importlib
 import importlib.util
 import os
 import platform
+import sys
 import threading
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
@@ -213,8 +214,18 @@ def twin_libraries() -> Dict[str, Optional[str]]:
 # torch_npu access
 # ---------------------------------------------------------------------------------------------
 
+def _module_available(name: str) -> bool:
+    """Importable without importing it (a module already in sys.modules counts)."""
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _torch_npu():
-    if importlib.util.find_spec("torch_npu") is None:
+    if not _module_available("torch_npu"):
         raise NpuBackendError(
             "torch_npu", "torch_npu is not installed",
             "install the torch_npu build matching torch and CANN (`pip install torch-npu==<torch version>`, "
@@ -309,7 +320,7 @@ def backend_info(env: Optional[Mapping[str, str]] = None) -> dict:
         "package_search": [[src, str(d)] for src, d in package_candidates(env)],
         "explicit_opp_path": str(_explicit_opp_path) if _explicit_opp_path else None,
         "twin_libraries": twin_libraries(),
-        "extension_importable": importlib.util.find_spec(__package__ + "._C") is not None,
+        "extension_importable": _module_available(__name__.rpartition(".")[0] + "._C"),
     }
     try:
         torch_npu = _torch_npu()
