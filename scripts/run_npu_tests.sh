@@ -48,6 +48,10 @@ python="${PYTHON:-}"
 if [ -z "${python}" ]; then
   if [ -x .venv/bin/python ]; then python=.venv/bin/python; else python=python3; fi
 fi
+if ! "${python}" -c "import ascend_dcn" 2>/dev/null; then
+  echo "run_npu_tests.sh: ascend_dcn is not installed for ${python}; using the source tree (no _C: install it with pip install --no-build-isolation .)" >&2
+  export PYTHONPATH="${PWD}/python${PYTHONPATH:+:${PYTHONPATH}}"
+fi
 "${python}" - <<'PY'
 import json
 from ascend_dcn import npu
