@@ -277,10 +277,22 @@ def test_cpp_absurd_attrs_do_not_overflow():
 
 # Which rejections the generated aclnn layer makes itself, before the TilingFunc runs: null
 # tensors/int arrays (161001) and dtypes outside the OpDef's declared list (161002).
-RAW_CASES = [c for c in CASES if c[0].startswith("null-") or c[0] in ("dtype-input-int32", "dtype-input-float64")]
+# Exception: dilation is an OPTIONAL attr (default [1, 1, 1, 1]) in the OpDef, so the generated layer
+# substitutes the default for a null dilation instead of returning 161001 (see the test below).
+RAW_CASES = [c for c in CASES if (c[0].startswith("null-") and c[0] != "null-dilation")
+             or c[0] in ("dtype-input-int32", "dtype-input-float64")]
 
 
 @pytest.mark.parametrize("case_id,build,status,argument", RAW_CASES, ids=[c[0] for c in RAW_CASES])
 def test_raw_generated_layer_status(case_id, build, status, argument):
     got_status, _ = entry_verdict(build(), precheck=False)
     assert got_status == status
+
+
+def test_raw_generated_layer_null_dilation_means_default():
+    """Documented difference for direct C callers (docs/optype-collision.md): a null dilation is the
+    OpDef default [1, 1, 1, 1] there; the binding's precheck (and the built-in) report 161001."""
+    a = doc_example()
+    a["dilation"] = None
+    assert entry_verdict(a, precheck=False) == (0, "")
+    assert entry_verdict(a, precheck=True) == (NULLPTR, "dilation")
