@@ -1,0 +1,114 @@
+// Compare / CompareScalar / Select (count forms) of the twin (ASC-API 比较与选择).
+// Compare/CompareScalar write one bit per element into a uint8_t tensor, element i -> bit (i % 8)
+// of byte i / 8 (LSB first); count*sizeof(T) is rounded down to 256 B like the chip ("未对齐部分元素
+// 不参与计算"). Select picks src0 where the selMask bit is 1, else src1 (tensor or scalar);
+// VSEL_CMPMASK_SPR reuses the first 256/sizeof(T) bits for every 256-B chunk.
+#pragma once
+#include "twin/kernel/vec_engine.h"
+
+namespace twin {
+namespace kernel {
+
+template <typename T>
+inline bool CmpEval(AscendC::CMPMODE m, T a, T b) {
+    using A = std::conditional_t<std::is_integral<T>::value, int64_t, float>;
+    const A x = static_cast<A>(a), y = static_cast<A>(b);
+    switch (m) {
+    case AscendC::CMPMODE::LT: return x < y;
+    case AscendC::CMPMODE::GT: return x > y;
+    case AscendC::CMPMODE::EQ: return x == y;
+    case AscendC::CMPMODE::LE: return x <= y;
+    case AscendC::CMPMODE::GE: return x >= y;
+    case AscendC::CMPMODE::NE: return x != y;
+    }
+    return false;
+}
+
+template <typename T, typename U, typename Rhs>
+inline void CompareCount(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0, Rhs rhs,
+                         AscendC::CMPMODE mode, uint32_t count) {
+    static_assert(std::is_same<U, uint8_t>::value || std::is_same<U, int8_t>::value, "Compare dst must be uint8_t/int8_t");
+    auto &c = Core(api);
+    if (CountNop(api, c, count)) return;
+    const uint32_t n = static_cast<uint32_t>(uint64_t(count) * sizeof(T) / 256 * 256 / sizeof(T));
+    if (n == 0) return;
+    CountOperand(api, c, src0, n, "src0", true);
+    CheckUbAligned(api, c, dst.TwinAddr(), "dst");
+    CheckLocalRange(api, c, dst, (n + 7) / 8, "dst");
+    uint8_t *d = reinterpret_cast<uint8_t *>(dst.TwinAddr());
+    std::memset(d, 0, (n + 7) / 8);
+    const T *a = src0.TwinAddr();
+    for (uint32_t i = 0; i < n; ++i)
+        if (CmpEval<T>(mode, a[i], rhs(i))) d[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    UbMarkWritten(c, d, (n + 7) / 8);
+    c.counters.vecElemOps += n;
+    c.counters.vecInstrs += uint64_t(n) * sizeof(T) / 256;
+}
+
+}  // namespace kernel
+}  // namespace twin
+
+namespace AscendC {
+
+template <typename T, typename U>
+__aicore__ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, CMPMODE cmpMode, uint32_t count) {
+    auto &c = twin::kernel::Core("Compare");
+    const uint32_t n = static_cast<uint32_t>(uint64_t(count) * sizeof(T) / 256 * 256 / sizeof(T));
+    if (n > 0) twin::kernel::CountOperand("Compare", c, src1, n, "src1", true);
+    const T *b = src1.TwinAddr();
+    twin::kernel::CompareCount<T, U>("Compare", dst, src0, [b](uint32_t i) { return b[i]; }, cmpMode, count);
+}
+
+template <typename T, typename U>
+__aicore__ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode, uint32_t count) {
+    twin::kernel::CompareCount<T, U>("CompareScalar", dst, src0, [src1Scalar](uint32_t) { return src1Scalar; }, cmpMode, count);
+}
+template <typename T, typename U>
+__aicore__ inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode, uint32_t count) {
+    twin::kernel::CompareCount<T, U>("Compares", dst, src0, [src1Scalar](uint32_t) { return src1Scalar; }, cmpMode, count);
+}
+
+namespace twin_detail {
+template <typename T, typename U, typename Rhs>
+inline void SelectCount(const char *api, const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, Rhs rhs,
+                        SELMODE mode, uint32_t count) {
+    auto &c = twin::kernel::Core(api);
+    if (twin::kernel::CountNop(api, c, count)) return;
+    const uint32_t perChunk = 256 / sizeof(T);
+    const uint64_t maskBits = mode == SELMODE::VSEL_CMPMASK_SPR ? perChunk : count;
+    twin::kernel::CheckUbAligned(api, c, selMask.TwinAddr(), "selMask");
+    const uint64_t maskBytes = (maskBits + 7) / 8;
+    twin::kernel::CheckLocalRange(api, c, selMask, (maskBytes + sizeof(U) - 1) / sizeof(U), "selMask");
+    twin::kernel::UbCheckRead(api, c, selMask.TwinAddr(), maskBytes);
+    twin::kernel::CountOperand(api, c, src0, count, "src0", true);
+    twin::kernel::CountOperand(api, c, dst, count, "dst", false);
+    const uint8_t *bits = reinterpret_cast<const uint8_t *>(selMask.TwinAddr());
+    const T *a = src0.TwinAddr();
+    T *d = dst.TwinAddr();
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t b = mode == SELMODE::VSEL_CMPMASK_SPR ? i % perChunk : i;
+        d[i] = ((bits[b / 8] >> (b % 8)) & 1) ? a[i] : rhs(i);
+    }
+    twin::kernel::CountDone(c, dst, count);
+}
+}  // namespace twin_detail
+
+template <typename T, typename U>
+__aicore__ inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, const LocalTensor<T> &src1,
+                              SELMODE selMode, uint32_t count) {
+    if (selMode == SELMODE::VSEL_TENSOR_SCALAR_MODE)
+        twin::kernel::Violation("Select", "VSEL_TENSOR_SCALAR_MODE needs a scalar src1; got a tensor");
+    auto &c = twin::kernel::Core("Select");
+    if (count > 0) twin::kernel::CountOperand("Select", c, src1, count, "src1", true);
+    const T *b = src1.TwinAddr();
+    twin_detail::SelectCount("Select", dst, selMask, src0, [b](uint32_t i) { return b[i]; }, selMode, count);
+}
+template <typename T, typename U>
+__aicore__ inline void Select(const LocalTensor<T> &dst, const LocalTensor<U> &selMask, const LocalTensor<T> &src0, T src1,
+                              SELMODE selMode, uint32_t count) {
+    if (selMode != SELMODE::VSEL_TENSOR_SCALAR_MODE)
+        twin::kernel::Violation("Select", "a scalar src1 requires SELMODE::VSEL_TENSOR_SCALAR_MODE");
+    twin_detail::SelectCount("Select", dst, selMask, src0, [src1](uint32_t) { return src1; }, selMode, count);
+}
+
+}  // namespace AscendC

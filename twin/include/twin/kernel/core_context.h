@@ -1,0 +1,149 @@
+// Per-virtual-core state of the twin (one thread = one AI core) and the rule-check primitives.
+// Invariants: g_twinCore is non-null only on a launcher thread; UB of an AIV core is one arena of
+// Platform::ubBytes bytes, 64-B aligned, poison-filled (0xFF) on InitBuffer, with a shadow byte
+// per 32-B DataBlock (1 = written since InitBuffer). A violation records "API, core, rule" in the
+// launch and unwinds the core with KernelAbort; other cores abort at their next blocking call.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+#include "twin/launch.h"
+#include "twin/kernel/kernel_types.h"
+
+namespace twin {
+namespace kernel {
+
+struct KernelAbort {};          // unwinds a core; never escapes Launch
+struct LaunchState;             // defined in src/kernel/launch_state.h
+
+constexpr uint32_t kMaxBuffersPerKernel = 64;        // "Buffer数量之和不能超过64"
+constexpr uint32_t kMaxLiveTensorsPerPosition = 8;   // Atlas A2: AllocTensor per TPosition <= 8
+constexpr uint32_t kMaxMatmulObjects = 4;            // "最多支持定义4个Matmul对象"
+constexpr uint8_t kUbPoisonByte = 0xFF;              // NaN for fp16/fp32/bf16, -1 for ints
+
+struct CoreContext {
+    LaunchState *launch = nullptr;
+    bool isAic = false;
+    uint32_t blockIdx = 0;
+    uint32_t blockNum = 0;
+    uint32_t subBlockIdx = 0;
+    uint32_t taskRatio = 1;
+    KernelType launchType = KernelType::AIV_ONLY;
+    uint64_t tilingKey = 0;
+    void *workspace = nullptr;
+    // Unified Buffer (AIV only)
+    uint8_t *ubBase = nullptr;
+    uint64_t ubBytes = 0;          // physical arena size
+    uint64_t ubCapacity = 0;       // bytes InitBuffer may hand out
+    uint64_t ubUsed = 0;
+    uint32_t bufferCount = 0;
+    uint8_t *shadow = nullptr;     // one byte per 32-B block
+    uint32_t liveTensors[static_cast<int>(AscendC::TPosition::MAX)] = {};
+    bool initBufferCalled = false;
+    uint32_t ubEpoch = 1;          // incremented by TPipe::Reset/Destroy: older queues/TBufs are stale
+    // synchronisation
+    uint16_t flagCount[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent] = {};
+    uint8_t eventIdsAllocated[static_cast<int>(AscendC::HardEvent::MAX)] = {};
+    // atomic accumulation state (SetAtomicAdd<T> .. SetAtomicNone)
+    int atomicOp = 0;              // 0 none, 1 add, 2 max, 3 min
+    const std::type_info *atomicType = nullptr;
+    // vector mask register
+    uint64_t maskHigh = ~0ull, maskLow = ~0ull;
+    bool maskCounterMode = false;
+    // Matmul
+    uint32_t matmulObjects = 0;
+    bool matmulRegistered = false;
+    // GM registry lookup cache
+    const uint8_t *gmCacheBase = nullptr;
+    size_t gmCacheBytes = 0;
+    CoreCounters counters;
+    std::vector<uint8_t> ubStorage;
+    std::vector<uint8_t> shadowStorage;
+};
+
+extern thread_local CoreContext *g_twinCore;
+
+[[noreturn]] void Violation(const char *api, const std::string &rule);
+[[noreturn]] void OutsideLaunch(const char *api);
+std::string CoreName(const CoreContext &c);     // "AIV 3" / "AIC 1"
+
+inline CoreContext &Core(const char *api) {
+    CoreContext *c = g_twinCore;
+    if (c == nullptr) OutsideLaunch(api);
+    return *c;
+}
+
+template <typename T> const char *TypeName() {
+    if (std::is_same<T, float>::value) return "float";
+    if (std::is_same<T, half>::value) return "half";
+    if (std::is_same<T, bfloat16_t>::value) return "bfloat16_t";
+    if (std::is_same<T, int32_t>::value) return "int32_t";
+    if (std::is_same<T, uint32_t>::value) return "uint32_t";
+    if (std::is_same<T, int16_t>::value) return "int16_t";
+    if (std::is_same<T, uint16_t>::value) return "uint16_t";
+    if (std::is_same<T, int8_t>::value) return "int8_t";
+    if (std::is_same<T, uint8_t>::value) return "uint8_t";
+    if (std::is_same<T, int64_t>::value) return "int64_t";
+    if (std::is_same<T, uint64_t>::value) return "uint64_t";
+    if (std::is_same<T, double>::value) return "double";
+    return typeid(T).name();
+}
+
+// ---- UB checks -------------------------------------------------------------------------------
+void UbNotOwned(const char *api, const void *p);
+void UbUnwritten(const char *api, const void *p, size_t bytes, size_t firstBadBlock);
+
+inline void CheckUbAddress(const char *api, const CoreContext &c, const void *p, size_t bytes) {
+    const uint8_t *b = static_cast<const uint8_t *>(p);
+    if (c.ubBase == nullptr || b < c.ubBase || b + bytes > c.ubBase + c.ubBytes) UbNotOwned(api, p);
+}
+
+inline void CheckUbAligned(const char *api, const CoreContext &c, const void *p, const char *what) {
+    const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
+    if (off % 32 != 0)
+        Violation(api, std::string(what) + " UB address must be 32-byte aligned; got offset " +
+                           std::to_string(off) + " (mod 32 = " + std::to_string(off % 32) + ")");
+}
+
+inline void UbMarkWritten(CoreContext &c, const void *p, size_t bytes) {
+    if (bytes == 0) return;
+    const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
+    std::memset(c.shadow + off / 32, 1, (off + bytes - 1) / 32 - off / 32 + 1);
+}
+
+inline void UbCheckRead(const char *api, const CoreContext &c, const void *p, size_t bytes) {
+    if (bytes == 0) return;
+    const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
+    const size_t b0 = off / 32, n = (off + bytes - 1) / 32 - b0 + 1;
+    const void *bad = std::memchr(c.shadow + b0, 0, n);
+    if (bad != nullptr) UbUnwritten(api, p, bytes, static_cast<size_t>(static_cast<const uint8_t *>(bad) - c.shadow));
+}
+
+// ---- GM checks -------------------------------------------------------------------------------
+// Every GM byte touched must lie inside one registered buffer (twin::RegisterGm / GmAlloc).
+void GmCheckSlow(const char *api, CoreContext &c, const void *p, size_t bytes, bool write);
+inline void CheckGm(const char *api, CoreContext &c, const void *p, size_t bytes, bool write) {
+    const uint8_t *b = static_cast<const uint8_t *>(p);
+    if (b >= c.gmCacheBase && bytes <= c.gmCacheBytes && b - c.gmCacheBase <= static_cast<ptrdiff_t>(c.gmCacheBytes - bytes)) return;
+    GmCheckSlow(api, c, p, bytes, write);
+}
+// Atomic read-modify-write of GM (serialised across cores by address-striped locks).
+void GmAtomicLock(const void *p);
+void GmAtomicUnlock(const void *p);
+
+// ---- launch queries used by macros ---------------------------------------------------------
+void DeclareKernelType(int kernelMetaType);     // KERNEL_TASK_TYPE_DEFAULT
+uint64_t CurrentTilingKey();                    // TILING_KEY_IS
+bool IsAic();                                   // ASCEND_IS_AIC
+// Blocks until the paired AIV cores of this AIC have left the kernel (Matmul service, MIX mode).
+void ServeMatmulUntilAivDone();
+void AddCubeMacsToServingAic(uint64_t macs);
+// Barrier across cores: aivOnly -> all AIV cores of the launch, else all cores.
+void HardSyncAll(const char *api, bool aivOnly, uint32_t participants);
+
+}  // namespace kernel
+}  // namespace twin

@@ -1,0 +1,247 @@
+// Matmul high-level API of the twin (ASC-API 高阶API/矩阵计算/Matmul-Kernel侧接口), separated (MIX) mode.
+// Model: REGIST_MATMUL_OBJ runs on every core; on an AIC core it serves its AIV cores until they
+// leave the kernel and then returns from the kernel (like the KFC server); on AIV it registers the
+// objects. Matmul calls are made from AIV code; the twin computes on the calling thread with a
+// reference GEMM whose per-element order is fixed (k = 0..K-1, fp32 accumulation starting from the
+// bias, 16-bit inputs converted exactly), so results never depend on which core runs what.
+// Layouts (ND, row-major): A [M, Ka] or, transposed, [Ka, M]; B [Kb, N] or, transposed, [N, Kb];
+// C [M, orgKc ? orgKc : N]. Shapes in elements.
+#pragma once
+#include <string>
+#include <type_traits>
+#include <vector>
+#include "twin/kernel/data_copy.h"
+#include "twin/kernel/matmul_config.h"
+#include "twin/kernel/pipe.h"
+
+namespace twin {
+namespace kernel {
+
+struct MatmulBase {
+    virtual ~MatmulBase() = default;
+    virtual void TwinRegister(const TCubeTiling *tiling) = 0;
+};
+
+void MatmulRegisterBegin(const char *api, void *workspace);
+void MatmulCountObject(const char *api);
+void CheckMatmulCaller(const char *api);
+
+inline void RegisterObjects() {}
+template <class Obj, class... Rest>
+inline void RegisterObjects(Obj &obj, Rest &&...rest);
+
+template <class Obj, class... Rest>
+inline void RegisterWithTiling(Obj &obj, const TCubeTiling *tiling, Rest &&...rest) {
+    MatmulCountObject("REGIST_MATMUL_OBJ");
+    obj.TwinRegister(tiling);
+    RegisterObjects(std::forward<Rest>(rest)...);
+}
+
+template <class Obj, class Next, class... Rest>
+inline void RegisterDispatch(Obj &obj, Next &&next, Rest &&...rest) {
+    using N = std::decay_t<Next>;
+    if constexpr (std::is_pointer<N>::value) {
+        RegisterWithTiling(obj, static_cast<const TCubeTiling *>(next), std::forward<Rest>(rest)...);
+    } else {
+        MatmulCountObject("REGIST_MATMUL_OBJ");
+        obj.TwinRegister(nullptr);
+        RegisterObjects(std::forward<Next>(next), std::forward<Rest>(rest)...);
+    }
+}
+
+template <class Obj, class... Rest>
+inline void RegisterObjects(Obj &obj, Rest &&...rest) {
+    static_assert(std::is_base_of<MatmulBase, std::decay_t<Obj>>::value, "REGIST_MATMUL_OBJ expects Matmul objects (each optionally followed by a TCubeTiling*)");
+    if constexpr (sizeof...(Rest) == 0) {
+        MatmulCountObject("REGIST_MATMUL_OBJ");
+        obj.TwinRegister(nullptr);
+    } else {
+        RegisterDispatch(obj, std::forward<Rest>(rest)...);
+    }
+}
+
+// Returns true on AIC (after serving), false on AIV.
+template <class... Args>
+inline bool MatmulRegister(AscendC::TPipe *pipe, void *workspace, Args &&...args) {
+    (void)pipe;
+    MatmulRegisterBegin("REGIST_MATMUL_OBJ", workspace);
+    if (IsAic()) {
+        ServeMatmulUntilAivDone();
+        return true;
+    }
+    RegisterObjects(std::forward<Args>(args)...);
+    return false;
+}
+
+// Shape/validation state shared by all Matmul instantiations (implemented in src/kernel/matmul.cpp).
+class MatmulShape {
+public:
+    void Init(const char *api, const TCubeTiling *tiling);
+    void SetOrgShape(int m, int n, int ka, int kb, int kc);
+    void SetSingleShape(int m, int n, int k);
+    void SetTail(int m, int n, int k);
+    void Validate(const char *api, bool transA, bool transB, bool intrinsicsCheck) const;
+    bool inited = false;
+    int orgM = 0, orgN = 0, orgKa = 0, orgKb = 0, orgKc = 0;
+    int singleM = 0, singleN = 0, singleK = 0;
+};
+
+template <typename AT, typename BT, typename CT, typename BiasT>
+inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s, const AT *a, bool ta, const BT *b, bool tb,
+                          const BiasT *bias, CT *out, uint8_t enAtomic) {
+    const int M = s.singleM, N = s.singleN, K = s.singleK;
+    const int64_t ldc = s.orgKc ? s.orgKc : s.orgN;
+    // Bounds of every row touched, against the GM registry.
+    if (!ta) for (int i = 0; i < M; ++i) CheckGm(api, c, a + int64_t(i) * s.orgKa, sizeof(AT) * K, false);
+    else for (int k = 0; k < K; ++k) CheckGm(api, c, a + int64_t(k) * s.orgM, sizeof(AT) * M, false);
+    if (!tb) for (int k = 0; k < K; ++k) CheckGm(api, c, b + int64_t(k) * s.orgN, sizeof(BT) * N, false);
+    else for (int j = 0; j < N; ++j) CheckGm(api, c, b + int64_t(j) * s.orgKb, sizeof(BT) * K, false);
+    if (bias) CheckGm(api, c, bias, sizeof(BiasT) * N, false);
+    for (int i = 0; i < M; ++i) CheckGm(api, c, out + int64_t(i) * ldc, sizeof(CT) * N, true);
+    std::vector<float> bf(static_cast<size_t>(K) * N), acc(N);
+    for (int k = 0; k < K; ++k)
+        for (int j = 0; j < N; ++j)
+            bf[size_t(k) * N + j] = static_cast<float>(tb ? b[int64_t(j) * s.orgKb + k] : b[int64_t(k) * s.orgN + j]);
+    if (enAtomic) GmAtomicLock(out);
+    for (int i = 0; i < M; ++i) {
+        for (int j = 0; j < N; ++j) acc[j] = bias ? static_cast<float>(bias[j]) : 0.0f;
+        for (int k = 0; k < K; ++k) {
+            const float av = static_cast<float>(ta ? a[int64_t(k) * s.orgM + i] : a[int64_t(i) * s.orgKa + k]);
+            const float *brow = &bf[size_t(k) * N];
+            for (int j = 0; j < N; ++j) acc[j] += av * brow[j];
+        }
+        CT *crow = out + int64_t(i) * ldc;
+        for (int j = 0; j < N; ++j) {
+            const CT v = static_cast<CT>(acc[j]);
+            if (enAtomic == 0) crow[j] = v;
+            else if (enAtomic == 1) crow[j] = static_cast<CT>(static_cast<float>(crow[j]) + acc[j]);
+            else if (enAtomic == 2) crow[j] = static_cast<float>(v) > static_cast<float>(crow[j]) ? v : crow[j];
+            else crow[j] = static_cast<float>(v) < static_cast<float>(crow[j]) ? v : crow[j];
+        }
+    }
+    if (enAtomic) GmAtomicUnlock(out);
+    AddCubeMacsToServingAic(uint64_t(M) * N * K);
+}
+
+}  // namespace kernel
+}  // namespace twin
+
+namespace AscendC {
+
+template <TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false, LayoutMode LAYOUT = LayoutMode::NONE,
+          bool IBSHARE = false, TPosition SRCPOS = TPosition::GM>
+struct MatmulType {
+    constexpr static TPosition pos = POSITION;
+    constexpr static CubeFormat format = FORMAT;
+    using T = TYPE;
+    constexpr static bool isTrans = ISTRANS;
+    constexpr static LayoutMode layout = LAYOUT;
+    constexpr static bool ibShare = IBSHARE;
+    constexpr static TPosition srcPos = SRCPOS;
+};
+
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto &MM_CFG = CFG_NORM, class MM_CB = void>
+class Matmul : public twin::kernel::MatmulBase {
+public:
+    using SrcAT = typename A_TYPE::T;
+    using SrcBT = typename B_TYPE::T;
+    using DstT = typename C_TYPE::T;
+    using BiasT = typename BIAS_TYPE::T;
+    static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND && C_TYPE::format == CubeFormat::ND,
+                  "the twin models ND-format Matmul only");
+
+    __aicore__ Matmul() = default;
+    __aicore__ inline void Init(const TCubeTiling *__restrict cubeTiling, TPipe *tpipe = nullptr) {
+        (void)tpipe;
+        twin::kernel::CheckMatmulCaller("Matmul::Init");
+        shape_.Init("Matmul::Init", cubeTiling);
+        hasBias_ = cubeTiling->isBias != 0;
+    }
+    __aicore__ inline void SetOrgShape(int orgM, int orgN, int orgK) { Caller("Matmul::SetOrgShape"); shape_.SetOrgShape(orgM, orgN, orgK, orgK, 0); }
+    __aicore__ inline void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
+        Caller("Matmul::SetOrgShape");
+        shape_.SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc);
+    }
+    __aicore__ inline void SetSingleShape(int singleM, int singleN, int singleK) { Caller("Matmul::SetSingleShape"); shape_.SetSingleShape(singleM, singleN, singleK); }
+    __aicore__ inline void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) { Caller("Matmul::SetTail"); shape_.SetTail(tailM, tailN, tailK); }
+    __aicore__ inline void SetTensorA(const GlobalTensor<SrcAT> &gm, bool isTransposeA = false) {
+        Caller("Matmul::SetTensorA");
+        if (isTransposeA && !A_TYPE::isTrans)
+            twin::kernel::Violation("Matmul::SetTensorA", "isTransposeA=true requires MatmulType<..., ISTRANS=true> for A (otherwise the result is wrong on the chip)");
+        a_ = gm.TwinAddr();
+        transA_ = isTransposeA;
+    }
+    __aicore__ inline void SetTensorB(const GlobalTensor<SrcBT> &gm, bool isTransposeB = false) {
+        Caller("Matmul::SetTensorB");
+        if (isTransposeB && !B_TYPE::isTrans)
+            twin::kernel::Violation("Matmul::SetTensorB", "isTransposeB=true requires MatmulType<..., ISTRANS=true> for B (otherwise the result is wrong on the chip)");
+        b_ = gm.TwinAddr();
+        transB_ = isTransposeB;
+    }
+    __aicore__ inline void SetBias(const GlobalTensor<BiasT> &biasGlobal) {
+        Caller("Matmul::SetBias");
+        if (!hasBias_) twin::kernel::Violation("Matmul::SetBias", "the TCubeTiling has isBias=0; enable bias in the host tiling (SetBias(true))");
+        bias_ = biasGlobal.TwinAddr();
+        biasOn_ = true;
+    }
+    __aicore__ inline void DisableBias() { Caller("Matmul::DisableBias"); biasOn_ = false; }
+    __aicore__ inline void ClearBias() { DisableBias(); }
+
+    template <bool sync = true>
+    __aicore__ inline void IterateAll(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                                      bool waitIterateAll = false, bool fakeMsg = false) {
+        (void)enSequentialWrite;
+        (void)fakeMsg;
+        const char *api = "Matmul::IterateAll";
+        auto &c = twin::kernel::Core(api);
+        Caller(api);
+        if (pendingAsync_) twin::kernel::Violation(api, "previous IterateAll<false> was not completed with WaitIterateAll");
+        if (a_ == nullptr || b_ == nullptr) twin::kernel::Violation(api, "SetTensorA and SetTensorB must be called before IterateAll");
+        if (enAtomic > 3) twin::kernel::Violation(api, "enAtomic must be 0 (none), 1 (add), 2 (max) or 3 (min); got " + std::to_string(enAtomic));
+        shape_.Validate(api, transA_, transB_, MM_CFG.intrinsicsCheck);
+        twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
+                                                               gm.TwinAddr(), enAtomic);
+        pendingAsync_ = !sync && waitIterateAll;
+        if (!sync && !waitIterateAll) pendingAsync_ = false;
+    }
+    __aicore__ inline void WaitIterateAll() {
+        Caller("Matmul::WaitIterateAll");
+        if (!pendingAsync_)
+            twin::kernel::Violation("Matmul::WaitIterateAll", "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
+        pendingAsync_ = false;
+    }
+    __aicore__ inline void End() {
+        Caller("Matmul::End");
+        if (pendingAsync_) twin::kernel::Violation("Matmul::End", "IterateAll<false> still pending: call WaitIterateAll before End");
+        ended_ = true;
+    }
+    void TwinRegister(const TCubeTiling *tiling) override {
+        registered_ = true;
+        if (tiling != nullptr) Init(tiling);
+    }
+
+private:
+    void Caller(const char *api) {
+        twin::kernel::CheckMatmulCaller(api);
+        if (!registered_) twin::kernel::Violation(api, "Matmul object not registered with REGIST_MATMUL_OBJ");
+        if (!shape_.inited) twin::kernel::Violation(api, "Matmul::Init (or a tiling in REGIST_MATMUL_OBJ) is required first");
+    }
+    twin::kernel::MatmulShape shape_;
+    const SrcAT *a_ = nullptr;
+    const SrcBT *b_ = nullptr;
+    const BiasT *bias_ = nullptr;
+    bool transA_ = false, transB_ = false, biasOn_ = false, hasBias_ = false;
+    bool registered_ = false, pendingAsync_ = false, ended_ = false;
+};
+
+}  // namespace AscendC
+
+namespace matmul {
+using AscendC::Matmul;
+using AscendC::MatmulType;
+}  // namespace matmul
+
+// REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1, mm2, &tiling2, ...): on AIC serve and return.
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
+    if (::twin::kernel::MatmulRegister((tpipe), (workspace), __VA_ARGS__)) { return; }
+#define REGIST_MATMUL_OBJ_STATIC REGIST_MATMUL_OBJ

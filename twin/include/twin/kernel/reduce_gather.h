@@ -1,0 +1,202 @@
+// ReduceSum / WholeReduceSum / Gather / GatherMask of the twin.
+// Summation order (model; the chip's exact order is UNCONFIRMED): within one 256-B repeat the
+// enabled elements are added as a pairwise tree over adjacent pairs; ReduceSum(count) first reduces
+// each repeat, then reduces the per-repeat results the same way until one value remains. Sums are
+// carried in float (half results rounded once at the end of each level).
+// Gather: dst[i] = *(T*)((uint8_t*)src + srcBaseOffset + srcOffset[i]) — offsets are in BYTES.
+#pragma once
+#include <vector>
+#include "twin/kernel/vec_engine.h"
+
+namespace twin {
+namespace kernel {
+
+template <typename T>
+inline T TreeSum(std::vector<float> &v) {
+    if (v.empty()) return static_cast<T>(0);
+    while (v.size() > 1) {
+        std::vector<float> next((v.size() + 1) / 2);
+        for (size_t i = 0; i + 1 < v.size(); i += 2) next[i / 2] = static_cast<float>(static_cast<T>(v[i] + v[i + 1]));
+        if (v.size() % 2) next.back() = v.back();
+        v.swap(next);
+    }
+    return static_cast<T>(v[0]);
+}
+
+}  // namespace kernel
+}  // namespace twin
+
+namespace AscendC {
+
+template <typename T, bool isSetMask = true>
+__aicore__ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer, const int32_t count) {
+    const char *api = "ReduceSum";
+    auto &c = twin::kernel::Core(api);
+    if (twin::kernel::CountNop(api, c, count)) return;
+    twin::kernel::CountOperand(api, c, src, count, "src", true);
+    twin::kernel::CountOperand(api, c, dst, 1, "dst", false);
+    if (sharedTmpBuffer.TwinAddr() == nullptr) twin::kernel::Violation(api, "sharedTmpBuffer is not allocated");
+    twin::kernel::CheckUbAligned(api, c, sharedTmpBuffer.TwinAddr(), "sharedTmpBuffer");
+    const int32_t per = 256 / sizeof(T);
+    std::vector<float> partial;
+    for (int32_t r = 0; r * per < count; ++r) {
+        std::vector<float> chunk;
+        for (int32_t i = r * per; i < count && i < (r + 1) * per; ++i) chunk.push_back(static_cast<float>(src.TwinAddr()[i]));
+        partial.push_back(static_cast<float>(twin::kernel::TreeSum<T>(chunk)));
+    }
+    dst.TwinAddr()[0] = twin::kernel::TreeSum<T>(partial);
+    twin::kernel::CountDone(c, dst, 1);
+    c.counters.vecElemOps += count;
+}
+
+namespace twin_detail {
+template <typename T>
+inline void WholeReduceSumImpl(const LocalTensor<T> &dst, const LocalTensor<T> &src, const twin::kernel::MaskPlan &m, int64_t repeat,
+                               int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride) {
+    const char *api = "WholeReduceSum";
+    auto &c = twin::kernel::Core(api);
+    const uint32_t per = 256 / sizeof(T);
+    twin::kernel::VecOperand ops[1] = {{reinterpret_cast<uint8_t *>(src.TwinAddr()), sizeof(T), static_cast<uint32_t>(srcBlkStride),
+                                        static_cast<uint32_t>(srcRepStride), src.TwinCapacity(), "src"}};
+    const uint64_t R = twin::kernel::PrepareMasked(api, c, m, repeat, ops, 1, per);
+    if (R == 0) return;
+    twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
+    twin::kernel::CheckLocalRange(api, c, dst, (R - 1) * static_cast<uint64_t>(dstRepStride) + 1, "dst");
+    std::vector<std::vector<float>> perRepeat(R);
+    twin::kernel::ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
+        const T *p = src.TwinAddr() + twin::kernel::ElemOffset(ops[0], r, e);
+        twin::kernel::UbCheckRead(api, c, p, sizeof(T));
+        perRepeat[r].push_back(static_cast<float>(*p));
+    });
+    for (uint64_t r = 0; r < R; ++r) {
+        c.counters.vecElemOps += perRepeat[r].size();
+        T *d = dst.TwinAddr() + r * dstRepStride;
+        *d = twin::kernel::TreeSum<T>(perRepeat[r]);
+        twin::kernel::ShadowWriteElem(c, d);
+    }
+}
+}  // namespace twin_detail
+
+template <typename T, bool isSetMask = true>
+__aicore__ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t mask, twin::kernel::RepeatTimes repeatTime,
+                                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride) {
+    auto &c = twin::kernel::Core("WholeReduceSum");
+    if (isSetMask && mask <= 0) return;
+    auto m = twin::kernel::PlanContinuousMask("WholeReduceSum", c, isSetMask, static_cast<uint64_t>(mask), 256 / sizeof(T));
+    twin_detail::WholeReduceSumImpl(dst, src, m, repeatTime.v, dstRepStride, srcBlkStride, srcRepStride);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[], twin::kernel::RepeatTimes repeatTime,
+                                      const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride) {
+    auto &c = twin::kernel::Core("WholeReduceSum");
+    auto m = twin::kernel::PlanBitMask("WholeReduceSum", c, isSetMask, mask, 256 / sizeof(T));
+    twin_detail::WholeReduceSumImpl(dst, src, m, repeatTime.v, dstRepStride, srcBlkStride, srcRepStride);
+}
+
+template <typename T>
+__aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &srcOffset,
+                              const uint32_t srcBaseOffset, const uint32_t count) {
+    const char *api = "Gather";
+    auto &c = twin::kernel::Core(api);
+    if (twin::kernel::CountNop(api, c, count)) return;
+    twin::kernel::CountOperand(api, c, srcOffset, count, "srcOffset", true);
+    twin::kernel::CountOperand(api, c, dst, count, "dst", false);
+    twin::kernel::CheckUbAligned(api, c, src.TwinAddr(), "src");
+    if (src.TwinAddr() == dst.TwinAddr()) twin::kernel::Violation(api, "src and dst must not be the same tensor");
+    const uint64_t srcBytes = uint64_t(src.TwinCapacity()) * sizeof(T);
+    const uint8_t *sb = reinterpret_cast<const uint8_t *>(src.TwinAddr());
+    const uint32_t *off = srcOffset.TwinAddr();
+    T *d = dst.TwinAddr();
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t byteOff = uint64_t(srcBaseOffset) + off[i];
+        if (byteOff % sizeof(T) != 0)
+            twin::kernel::Violation(api, "srcBaseOffset + srcOffset[" + std::to_string(i) + "] = " + std::to_string(byteOff) +
+                                         " bytes is not a multiple of sizeof(T) (offsets are in bytes)");
+        if (byteOff + sizeof(T) > srcBytes)
+            twin::kernel::Violation(api, "srcBaseOffset + srcOffset[" + std::to_string(i) + "] = " + std::to_string(byteOff) +
+                                         " bytes is outside src (" + std::to_string(srcBytes) + " bytes; offsets are in bytes)");
+        twin::kernel::UbCheckRead(api, c, sb + byteOff, sizeof(T));
+        std::memcpy(d + i, sb + byteOff, sizeof(T));
+    }
+    twin::kernel::CountDone(c, dst, count);
+}
+
+struct GatherMaskParams {
+    __aicore__ GatherMaskParams() {}
+    __aicore__ GatherMaskParams(const uint8_t src0BlockStrideIn, const uint16_t repeatTimesIn, const uint16_t src0RepeatStrideIn, const uint8_t src1RepeatStrideIn)
+        : src0BlockStride(src0BlockStrideIn), repeatTimes(repeatTimesIn), src0RepeatStride(src0RepeatStrideIn), src1RepeatStride(src1RepeatStrideIn) {}
+    uint8_t src0BlockStride = DEFAULT_BLK_STRIDE;
+    uint16_t repeatTimes = 0;
+    uint16_t src0RepeatStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src1RepeatStride = DEFAULT_REPEAT_STRIDE;
+};
+enum class GatherMaskMode : uint8_t { VERSION_V1 = 0, VERSION_V2 = 1 };
+constexpr GatherMaskMode defaultGatherMaskMode = GatherMaskMode::VERSION_V1;
+
+namespace twin_detail {
+// Normal mode (reduceMode=false): each repeat reads 256 B of src0 and keeps the elements whose pattern
+// bit is set, writing them densely to dst; rsvdCnt = number kept.
+template <typename T, typename Bit>
+inline void GatherMaskImpl(const LocalTensor<T> &dst, const LocalTensor<T> &src0, bool reduceMode, const GatherMaskParams &p,
+                           uint64_t &rsvdCnt, Bit bit) {
+    const char *api = "GatherMask";
+    auto &c = twin::kernel::Core(api);
+    twin::kernel::RequireAiv(api, c);
+    if (reduceMode) twin::kernel::Violation(api, "reduceMode=true (counter mode) is not modelled by the twin");
+    twin::kernel::CheckRepeat(api, p.repeatTimes);
+    twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
+    twin::kernel::CheckUbAligned(api, c, src0.TwinAddr(), "src0");
+    const uint32_t per = 256 / sizeof(T);
+    twin::kernel::VecOperand op{reinterpret_cast<uint8_t *>(src0.TwinAddr()), sizeof(T), p.src0BlockStride, p.src0RepeatStride, src0.TwinCapacity(), "src0"};
+    uint64_t kept = 0;
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        for (uint32_t e = 0; e < per; ++e) {
+            if (!bit(r, e)) continue;
+            const uint64_t off = twin::kernel::ElemOffset(op, r, e);
+            if (off >= src0.TwinCapacity()) twin::kernel::Violation(api, "src0 access beyond its buffer");
+            if (kept >= dst.TwinCapacity()) twin::kernel::Violation(api, "dst overflow: more elements kept than dst holds");
+            twin::kernel::UbCheckRead(api, c, src0.TwinAddr() + off, sizeof(T));
+            dst.TwinAddr()[kept++] = src0.TwinAddr()[off];
+        }
+    }
+    twin::kernel::UbMarkWritten(c, dst.TwinAddr(), kept * sizeof(T));
+    c.counters.vecElemOps += uint64_t(p.repeatTimes) * per;
+    c.counters.vecInstrs += p.repeatTimes;
+    rsvdCnt = kept;
+}
+}  // namespace twin_detail
+
+template <typename T, typename U, GatherMaskMode mode = defaultGatherMaskMode>
+__aicore__ inline void GatherMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<U> &src1Pattern, const bool reduceMode,
+                                  const uint32_t mask, const GatherMaskParams &p, uint64_t &rsvdCnt) {
+    (void)mask;
+    auto &c = twin::kernel::Core("GatherMask");
+    const uint32_t per = 256 / sizeof(T);
+    const uint8_t *bits = reinterpret_cast<const uint8_t *>(src1Pattern.TwinAddr());
+    const uint64_t needBytes = (uint64_t(p.repeatTimes ? p.repeatTimes - 1 : 0) * p.src1RepeatStride * 32) + per / 8;
+    twin::kernel::CheckLocalRange("GatherMask", c, src1Pattern, (needBytes + sizeof(U) - 1) / sizeof(U), "src1Pattern");
+    twin::kernel::UbCheckRead("GatherMask", c, bits, needBytes);
+    twin_detail::GatherMaskImpl(dst, src0, reduceMode, p, rsvdCnt, [&](uint32_t r, uint32_t e) {
+        const uint8_t *rb = bits + uint64_t(r) * p.src1RepeatStride * 32;
+        return ((rb[e / 8] >> (e % 8)) & 1) != 0;
+    });
+}
+
+// Built-in patterns: 1 even elements, 2 odd, 3..6 element (i % 4 == pattern-3), 7 all.
+template <typename T, GatherMaskMode mode = defaultGatherMaskMode>
+__aicore__ inline void GatherMask(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const uint8_t src1Pattern, const bool reduceMode,
+                                  const uint32_t mask, const GatherMaskParams &p, uint64_t &rsvdCnt) {
+    (void)mask;
+    if (src1Pattern < 1 || src1Pattern > 7)
+        twin::kernel::Violation("GatherMask", "built-in src1Pattern must be in [1, 7]; got " + std::to_string(src1Pattern));
+    twin_detail::GatherMaskImpl(dst, src0, reduceMode, p, rsvdCnt, [src1Pattern](uint32_t, uint32_t e) {
+        switch (src1Pattern) {
+        case 1: return e % 2 == 0;
+        case 2: return e % 2 == 1;
+        case 7: return true;
+        default: return e % 4 == static_cast<uint32_t>(src1Pattern - 3);
+        }
+    });
+}
+
+}  // namespace AscendC

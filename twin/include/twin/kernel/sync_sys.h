@@ -1,0 +1,99 @@
+// Synchronisation, atomics and system variables of the twin (ASC-API 同步控制, 原子操作, 系统变量).
+// SetFlag/WaitFlag: per core, per (HardEvent, eventID in [0,8)) a counter; WaitFlag without a prior
+// SetFlag would hang on the chip and is a violation; a SetFlag never waited for is reported at kernel
+// end. PipeBarrier is a no-op on the twin (each core executes in program order).
+// SyncAll<true> is a real barrier across all AIV cores of the launch (needs a MIX launch type, e.g.
+// KERNEL_TYPE_MIX_AIV_1_0, as documented for hard synchronisation).
+// Workspace convention: GetSysWorkSpacePtr() = launch workspace; GetUserWorkspace(ws) = ws + 16 MiB
+// (twin::kLibApiWorkspaceBytes).
+#pragma once
+#include "twin/platform.h"
+#include "twin/kernel/tensor.h"
+
+namespace AscendC {
+
+template <HardEvent event>
+__aicore__ inline void SetFlag(int32_t eventID) {
+    auto &c = twin::kernel::Core("SetFlag");
+    if (eventID < 0 || eventID >= kTwinEventIdsPerEvent)
+        twin::kernel::Violation("SetFlag", "eventID must be in [0, 7]; got " + std::to_string(eventID));
+    ++c.flagCount[static_cast<int>(event)][eventID];
+}
+
+template <HardEvent event>
+__aicore__ inline void WaitFlag(int32_t eventID) {
+    auto &c = twin::kernel::Core("WaitFlag");
+    if (eventID < 0 || eventID >= kTwinEventIdsPerEvent)
+        twin::kernel::Violation("WaitFlag", "eventID must be in [0, 7]; got " + std::to_string(eventID));
+    auto &n = c.flagCount[static_cast<int>(event)][eventID];
+    if (n == 0)
+        twin::kernel::Violation("WaitFlag", "WaitFlag<event " + std::to_string(static_cast<int>(event)) + ">(" + std::to_string(eventID) +
+                                                ") without a matching SetFlag (would hang on the chip)");
+    --n;
+}
+
+template <pipe_t pipe>
+__aicore__ inline void PipeBarrier() { (void)twin::kernel::Core("PipeBarrier"); }
+
+template <bool isAIVOnly = true>
+__aicore__ inline void SyncAll() {
+    twin::kernel::HardSyncAll("SyncAll", isAIVOnly, 0);
+}
+
+template <bool isAIVOnly = true>
+__aicore__ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace, const int32_t usedCores = 0) {
+    auto &c = twin::kernel::Core("SyncAll(soft)");
+    const uint32_t n = usedCores > 0 ? static_cast<uint32_t>(usedCores) : c.blockNum * (c.taskRatio ? c.taskRatio : 1);
+    twin::kernel::CheckGm("SyncAll(soft)", c, gmWorkspace.TwinAddr(), uint64_t(n) * 32, true);
+    if (ubWorkspace.TwinAddr() == nullptr) twin::kernel::Violation("SyncAll(soft)", "ubWorkspace is not allocated");
+    twin::kernel::HardSyncAll("SyncAll(soft)", isAIVOnly, usedCores > 0 ? static_cast<uint32_t>(usedCores) : 0);
+}
+
+template <typename T>
+__aicore__ inline void SetAtomicAdd() {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value || std::is_same<T, int16_t>::value ||
+                      std::is_same<T, int32_t>::value || std::is_same<T, int8_t>::value || std::is_same<T, bfloat16_t>::value,
+                  "SetAtomicAdd supports float/half/int16_t/int32_t/int8_t/bfloat16_t");
+    auto &c = twin::kernel::Core("SetAtomicAdd");
+    c.atomicOp = 1;
+    c.atomicType = &typeid(T);
+}
+template <typename T>
+__aicore__ inline void SetAtomicMax() {
+    auto &c = twin::kernel::Core("SetAtomicMax");
+    c.atomicOp = 2;
+    c.atomicType = &typeid(T);
+}
+template <typename T>
+__aicore__ inline void SetAtomicMin() {
+    auto &c = twin::kernel::Core("SetAtomicMin");
+    c.atomicOp = 3;
+    c.atomicType = &typeid(T);
+}
+__aicore__ inline void SetAtomicNone() {
+    auto &c = twin::kernel::Core("SetAtomicNone");
+    c.atomicOp = 0;
+    c.atomicType = nullptr;
+}
+__aicore__ inline void DisableDmaAtomic() { SetAtomicNone(); }
+
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) { (void)dst; (void)twin::kernel::Core("DataCacheCleanAndInvalid"); }
+template <typename T, CacheLine entireType>
+__aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) { (void)dst; (void)twin::kernel::Core("DataCacheCleanAndInvalid"); }
+
+__aicore__ inline int64_t GetBlockIdx() { return twin::kernel::Core("GetBlockIdx").blockIdx; }
+__aicore__ inline int64_t GetBlockNum() { return twin::kernel::Core("GetBlockNum").blockNum; }
+__aicore__ inline int64_t GetSubBlockIdx() { return twin::kernel::Core("GetSubBlockIdx").subBlockIdx; }
+__aicore__ inline int64_t GetTaskRatio() { return twin::kernel::Core("GetTaskRatio").taskRatio; }
+__aicore__ inline int64_t GetSubBlockNum() { return twin::kernel::Core("GetSubBlockNum").taskRatio; }
+
+__aicore__ inline __gm__ uint8_t *GetSysWorkSpacePtr() { return static_cast<uint8_t *>(twin::kernel::Core("GetSysWorkSpacePtr").workspace); }
+
+__aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
+    (void)twin::kernel::Core("GetUserWorkspace");
+    if (workspace == nullptr) twin::kernel::Violation("GetUserWorkspace", "workspace can not be nullptr");
+    return workspace + twin::kLibApiWorkspaceBytes;
+}
+
+}  // namespace AscendC

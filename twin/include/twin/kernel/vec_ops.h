@@ -1,0 +1,310 @@
+// Element-wise vector instructions of the twin: binary (Add Sub Mul Div Max Min), tensor-scalar
+// (Adds Muls Maxs Mins), unary (Abs Relu Exp Ln Sqrt Rsqrt Reciprocal), Duplicate, Axpy, Copy.
+// Count forms and mask/repeat forms (see vec_engine.h for the addressing rules). Arithmetic on
+// half/bfloat16_t is computed in float and rounded once (RNE) per instruction.
+#pragma once
+#include <cmath>
+#include "twin/kernel/vec_engine.h"
+
+namespace AscendC {
+
+struct CopyRepeatParams {
+    __aicore__ CopyRepeatParams() {}
+    __aicore__ CopyRepeatParams(const uint16_t dstStrideIn, const uint16_t srcStrideIn, uint16_t dstRepeatSizeIn, uint16_t srcRepeatSizeIn)
+        : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn), srcRepeatSize(srcRepeatSizeIn) {}
+    uint16_t dstStride = DEFAULT_BLK_STRIDE;
+    uint16_t srcStride = DEFAULT_BLK_STRIDE;
+    uint16_t dstRepeatSize = DEFAULT_REPEAT_STRIDE;
+    uint16_t srcRepeatSize = DEFAULT_REPEAT_STRIDE;
+};
+
+}  // namespace AscendC
+
+namespace twin {
+namespace kernel {
+
+template <typename T, typename F>
+inline void BinaryCount(const char *api, const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src0,
+                        const AscendC::LocalTensor<T> &src1, int64_t count, F f) {
+    auto &c = Core(api);
+    if (CountNop(api, c, count)) return;
+    CountOperand(api, c, src0, count, "src0", true);
+    CountOperand(api, c, src1, count, "src1", true);
+    CountOperand(api, c, dst, count, "dst", false);
+    T *d = dst.TwinAddr();
+    const T *a = src0.TwinAddr(), *b = src1.TwinAddr();
+    for (int64_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(a[i], b[i]));
+    CountDone(c, dst, count);
+}
+
+template <typename T, typename F>
+inline void BinaryMasked(const char *api, bool isSetMask, const MaskPlan &m, int64_t repeat, const AscendC::LocalTensor<T> &dst,
+                         const AscendC::LocalTensor<T> &src0, const AscendC::LocalTensor<T> &src1,
+                         const AscendC::BinaryRepeatParams &p, F f) {
+    (void)isSetMask;
+    auto &c = Core(api);
+    const uint32_t per = 256 / sizeof(T);
+    VecOperand ops[3] = {{reinterpret_cast<uint8_t *>(dst.TwinAddr()), sizeof(T), p.dstBlkStride, p.dstRepStride, dst.TwinCapacity(), "dst"},
+                         {reinterpret_cast<uint8_t *>(src0.TwinAddr()), sizeof(T), p.src0BlkStride, p.src0RepStride, src0.TwinCapacity(), "src0"},
+                         {reinterpret_cast<uint8_t *>(src1.TwinAddr()), sizeof(T), p.src1BlkStride, p.src1RepStride, src1.TwinCapacity(), "src1"}};
+    const uint64_t R = PrepareMasked(api, c, m, repeat, ops, 3, per);
+    if (R == 0) return;
+    T *d = dst.TwinAddr();
+    const T *a = src0.TwinAddr(), *b = src1.TwinAddr();
+    uint64_t n = 0;
+    ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
+        const T *pa = a + ElemOffset(ops[1], r, e), *pb = b + ElemOffset(ops[2], r, e);
+        T *pd = d + ElemOffset(ops[0], r, e);
+        UbCheckRead(api, c, pa, sizeof(T));
+        UbCheckRead(api, c, pb, sizeof(T));
+        *pd = static_cast<T>(f(*pa, *pb));
+        ShadowWriteElem(c, pd);
+        ++n;
+    });
+    c.counters.vecElemOps += n;
+}
+
+template <typename T, typename F>
+inline void UnaryCount(const char *api, const AscendC::LocalTensor<T> &dst, const AscendC::LocalTensor<T> &src, int64_t count, F f) {
+    auto &c = Core(api);
+    if (CountNop(api, c, count)) return;
+    CountOperand(api, c, src, count, "src", true);
+    CountOperand(api, c, dst, count, "dst", false);
+    T *d = dst.TwinAddr();
+    const T *s = src.TwinAddr();
+    for (int64_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(s[i]));
+    CountDone(c, dst, count);
+}
+
+template <typename T, typename F>
+inline void UnaryMasked(const char *api, const MaskPlan &m, int64_t repeat, const AscendC::LocalTensor<T> &dst,
+                        const AscendC::LocalTensor<T> &src, const AscendC::UnaryRepeatParams &p, F f) {
+    auto &c = Core(api);
+    const uint32_t per = 256 / sizeof(T);
+    VecOperand ops[2] = {{reinterpret_cast<uint8_t *>(dst.TwinAddr()), sizeof(T), p.dstBlkStride, p.dstRepStride, dst.TwinCapacity(), "dst"},
+                         {reinterpret_cast<uint8_t *>(src.TwinAddr()), sizeof(T), p.srcBlkStride, p.srcRepStride, src.TwinCapacity(), "src"}};
+    const uint64_t R = PrepareMasked(api, c, m, repeat, ops, 2, per);
+    if (R == 0) return;
+    T *d = dst.TwinAddr();
+    const T *s = src.TwinAddr();
+    uint64_t n = 0;
+    ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
+        const T *ps = s + ElemOffset(ops[1], r, e);
+        T *pd = d + ElemOffset(ops[0], r, e);
+        UbCheckRead(api, c, ps, sizeof(T));
+        *pd = static_cast<T>(f(*ps));
+        ShadowWriteElem(c, pd);
+        ++n;
+    });
+    c.counters.vecElemOps += n;
+}
+
+template <typename T> inline float F32(T v) { return static_cast<float>(v); }
+// Arithmetic domain of an element type: exact integers, float for floating types.
+template <typename T> using ArithT = std::conditional_t<std::is_integral<T>::value, int64_t, float>;
+template <typename T> inline ArithT<T> AV(T v) { return static_cast<ArithT<T>>(v); }
+
+}  // namespace kernel
+}  // namespace twin
+
+// Declares the count form and both mask forms of a binary instruction.
+#define TWIN_BINARY_OP(NAME, EXPR)                                                                                      \
+    template <typename T>                                                                                               \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
+                                const int32_t &count) {                                                                 \
+        twin::kernel::BinaryCount<T>(#NAME, dst, src0, src1, count, [](T a, T b) { return EXPR; });                     \
+    }                                                                                                                   \
+    template <typename T, bool isSetMask = true>                                                                        \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
+                                uint64_t mask, twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {     \
+        auto &c = twin::kernel::Core(#NAME);                                                                            \
+        auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
+        twin::kernel::BinaryMasked<T>(#NAME, isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return EXPR; }); \
+    }                                                                                                                   \
+    template <typename T, bool isSetMask = true>                                                                        \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
+                                uint64_t mask[], twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {   \
+        auto &c = twin::kernel::Core(#NAME);                                                                            \
+        auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
+        twin::kernel::BinaryMasked<T>(#NAME, isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return EXPR; }); \
+    }
+
+// Tensor-scalar instruction: count form + mask forms (UnaryRepeatParams).
+#define TWIN_SCALAR_OP(NAME, EXPR)                                                                                      \
+    template <typename T, bool isSetMask = true>                                                                        \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
+                                const int32_t &count) {                                                                 \
+        const T s = scalarValue;                                                                                        \
+        twin::kernel::UnaryCount<T>(#NAME, dst, src, count, [s](T a) { return EXPR; });                                 \
+    }                                                                                                                   \
+    template <typename T, bool isSetMask = true>                                                                        \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
+                                uint64_t mask, twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {      \
+        auto &c = twin::kernel::Core(#NAME);                                                                            \
+        auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
+        const T s = scalarValue;                                                                                        \
+        twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [s](T a) { return EXPR; });                   \
+    }                                                                                                                   \
+    template <typename T, bool isSetMask = true>                                                                        \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
+                                uint64_t mask[], twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {    \
+        auto &c = twin::kernel::Core(#NAME);                                                                            \
+        auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
+        const T s = scalarValue;                                                                                        \
+        twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [s](T a) { return EXPR; });                   \
+    }
+
+#define TWIN_UNARY_OP(NAME, EXPR)                                                                                       \
+    template <typename T>                                                                                               \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count) {          \
+        twin::kernel::UnaryCount<T>(#NAME, dst, src, count, [](T a) { return EXPR; });                                  \
+    }                                                                                                                   \
+    template <typename T, bool isSetMask = true>                                                                        \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,                   \
+                                twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {                     \
+        auto &c = twin::kernel::Core(#NAME);                                                                            \
+        auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
+        twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [](T a) { return EXPR; });                    \
+    }                                                                                                                   \
+    template <typename T, bool isSetMask = true>                                                                        \
+    __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask[],                 \
+                                twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {                     \
+        auto &c = twin::kernel::Core(#NAME);                                                                            \
+        auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
+        twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [](T a) { return EXPR; });                    \
+    }
+
+namespace AscendC {
+
+using twin::kernel::F32;
+using twin::kernel::AV;
+
+TWIN_BINARY_OP(Add, AV(a) + AV(b))
+TWIN_BINARY_OP(Sub, AV(a) - AV(b))
+TWIN_BINARY_OP(Mul, AV(a) * AV(b))
+TWIN_BINARY_OP(Max, (AV(a) >= AV(b) ? a : b))
+TWIN_BINARY_OP(Min, (AV(a) <= AV(b) ? a : b))
+
+template <typename T>
+__aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, const int32_t &count) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Div supports half and float");
+    twin::kernel::BinaryCount<T>("Div", dst, src0, src1, count, [](T a, T b) { return F32(a) / F32(b); });
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint64_t mask,
+                           twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Div supports half and float");
+    auto &c = twin::kernel::Core("Div");
+    auto m = twin::kernel::PlanContinuousMask("Div", c, isSetMask, mask, 256 / sizeof(T));
+    twin::kernel::BinaryMasked<T>("Div", isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return F32(a) / F32(b); });
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, uint64_t mask[],
+                           twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Div supports half and float");
+    auto &c = twin::kernel::Core("Div");
+    auto m = twin::kernel::PlanBitMask("Div", c, isSetMask, mask, 256 / sizeof(T));
+    twin::kernel::BinaryMasked<T>("Div", isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return F32(a) / F32(b); });
+}
+
+TWIN_SCALAR_OP(Adds, AV(a) + AV(s))
+TWIN_SCALAR_OP(Muls, AV(a) * AV(s))
+TWIN_SCALAR_OP(Maxs, (AV(a) >= AV(s) ? a : s))
+TWIN_SCALAR_OP(Mins, (AV(a) <= AV(s) ? a : s))
+
+TWIN_UNARY_OP(Abs, (AV(a) < 0 ? -AV(a) : AV(a)))
+TWIN_UNARY_OP(Relu, (AV(a) > 0 ? a : static_cast<T>(0)))
+TWIN_UNARY_OP(Exp, std::exp(F32(a)))
+TWIN_UNARY_OP(Ln, std::log(F32(a)))
+TWIN_UNARY_OP(Sqrt, std::sqrt(F32(a)))
+TWIN_UNARY_OP(Rsqrt, 1.0f / std::sqrt(F32(a)))
+TWIN_UNARY_OP(Reciprocal, 1.0f / F32(a))
+
+// ---- Duplicate -------------------------------------------------------------------------------
+template <typename T>
+__aicore__ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count) {
+    const char *api = "Duplicate";
+    auto &c = twin::kernel::Core(api);
+    if (twin::kernel::CountNop(api, c, count)) return;
+    twin::kernel::CountOperand(api, c, dst, count, "dst", false);
+    T *d = dst.TwinAddr();
+    for (int32_t i = 0; i < count; ++i) d[i] = scalarValue;
+    twin::kernel::CountDone(c, dst, count);
+}
+
+namespace twin_detail {
+template <typename T>
+inline void DuplicateMasked(const char *api, const twin::kernel::MaskPlan &m, int64_t repeat, const LocalTensor<T> &dst, T v,
+                            uint16_t blk, uint8_t rep) {
+    auto &c = twin::kernel::Core(api);
+    const uint32_t per = 256 / sizeof(T);
+    twin::kernel::VecOperand ops[1] = {{reinterpret_cast<uint8_t *>(dst.TwinAddr()), sizeof(T), blk, rep, dst.TwinCapacity(), "dst"}};
+    const uint64_t R = twin::kernel::PrepareMasked(api, c, m, repeat, ops, 1, per);
+    if (R == 0) return;
+    uint64_t n = 0;
+    twin::kernel::ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
+        T *pd = dst.TwinAddr() + twin::kernel::ElemOffset(ops[0], r, e);
+        *pd = v;
+        twin::kernel::ShadowWriteElem(c, pd);
+        ++n;
+    });
+    c.counters.vecElemOps += n;
+}
+}  // namespace twin_detail
+
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask, twin::kernel::RepeatTimes repeatTime,
+                                 const uint16_t dstBlockStride, const uint8_t dstRepeatStride) {
+    auto &c = twin::kernel::Core("Duplicate");
+    auto m = twin::kernel::PlanContinuousMask("Duplicate", c, isSetMask, mask, 256 / sizeof(T));
+    twin_detail::DuplicateMasked("Duplicate", m, repeatTime.v, dst, scalarValue, dstBlockStride, dstRepeatStride);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, uint64_t mask[], twin::kernel::RepeatTimes repeatTime,
+                                 const uint16_t dstBlockStride, const uint8_t dstRepeatStride) {
+    auto &c = twin::kernel::Core("Duplicate");
+    auto m = twin::kernel::PlanBitMask("Duplicate", c, isSetMask, mask, 256 / sizeof(T));
+    twin_detail::DuplicateMasked("Duplicate", m, repeatTime.v, dst, scalarValue, dstBlockStride, dstRepeatStride);
+}
+
+// ---- Axpy: dst = src * scalar + dst (product and sum each rounded to T) ----------------------
+template <typename T, typename U>
+__aicore__ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &scalarValue, const int32_t &count) {
+    const char *api = "Axpy";
+    auto &c = twin::kernel::Core(api);
+    if (twin::kernel::CountNop(api, c, count)) return;
+    twin::kernel::CountOperand(api, c, src, count, "src", true);
+    twin::kernel::CountOperand(api, c, dst, count, "dst", true);
+    T *d = dst.TwinAddr();
+    const U *s = src.TwinAddr();
+    const float k = F32(scalarValue);
+    for (int32_t i = 0; i < count; ++i) {
+        const T prod = static_cast<T>(F32(s[i]) * k);
+        d[i] = static_cast<T>(F32(prod) + F32(d[i]));
+    }
+    twin::kernel::CountDone(c, dst, count);
+}
+
+// ---- Copy (UB -> UB vector copy) ---------------------------------------------------------------
+template <typename T>
+__aicore__ inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count) {
+    twin::kernel::UnaryCount<T>("Copy", dst, src, count, [](T a) { return a; });
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask, twin::kernel::RepeatTimes repeatTime,
+                            const CopyRepeatParams &p) {
+    auto &c = twin::kernel::Core("Copy");
+    auto m = twin::kernel::PlanContinuousMask("Copy", c, isSetMask, mask, 256 / sizeof(T));
+    UnaryRepeatParams u(p.dstStride, p.srcStride, static_cast<uint8_t>(p.dstRepeatSize), static_cast<uint8_t>(p.srcRepeatSize));
+    twin::kernel::UnaryMasked<T>("Copy", m, repeatTime.v, dst, src, u, [](T a) { return a; });
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Copy(const LocalTensor<T> &dst, const LocalTensor<T> &src, const uint64_t mask[], twin::kernel::RepeatTimes repeatTime,
+                            const CopyRepeatParams &p) {
+    auto &c = twin::kernel::Core("Copy");
+    auto m = twin::kernel::PlanBitMask("Copy", c, isSetMask, mask, 256 / sizeof(T));
+    UnaryRepeatParams u(p.dstStride, p.srcStride, static_cast<uint8_t>(p.dstRepeatSize), static_cast<uint8_t>(p.srcRepeatSize));
+    twin::kernel::UnaryMasked<T>("Copy", m, repeatTime.v, dst, src, u, [](T a) { return a; });
+}
+
+}  // namespace AscendC

@@ -1,0 +1,64 @@
+// Twin launcher: runs a kernel entry on virtual AI cores, one real thread per core
+// (docs/interfaces.md §3). Block-index mapping follows the AscendC docs (GetBlockIdx.md,
+// 设置Kernel类型.md): AIV_ONLY -> blockDim AIV cores; MIX_AIC_1_2 -> blockDim AIC + 2*blockDim AIV
+// (AIC idx in [0,blockDim), AIV idx in [0,2*blockDim), GetBlockNum() = blockDim);
+// MIX_AIC_1_1 -> blockDim AIC + blockDim AIV; AIC_ONLY -> blockDim AIC; MIX_AIV_1_0 -> blockDim AIV
+// (vector-only kernel that may use hard SyncAll).
+// A rule violation on any core stops the launch: ok=false, error = "API, core, rule".
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace twin {
+
+enum class KernelType { AIV_ONLY, AIC_ONLY, MIX_AIV_1_0, MIX_AIC_1_1, MIX_AIC_1_2 };
+const char *KernelTypeName(KernelType t);
+
+struct LaunchOptions {
+    uint32_t blockDim;
+    KernelType type;
+    uint64_t tilingKey = 0;
+    uint32_t timeoutMs = 120000;   // deadlock detection: a core blocked this long fails the launch
+    void *workspace = nullptr;     // kernel `workspace` argument: GetSysWorkSpacePtr() returns it
+};
+
+// Cost counters of one virtual core (feed the performance model).
+struct CoreCounters {
+    bool isAic = false;
+    uint32_t blockIdx = 0;
+    uint64_t gmToUbBytes = 0;      // MTE2
+    uint64_t ubToGmBytes = 0;      // MTE3 (incl. atomic)
+    uint64_t ubToUbBytes = 0;      // DataCopy UB->UB
+    uint64_t gmAtomicBytes = 0;    // part of ubToGmBytes written with atomic add
+    uint64_t vecElemOps = 0;       // vector element operations
+    uint64_t vecInstrs = 0;        // vector instructions issued (repeats for the mask form, 256-B chunks for count form)
+    uint64_t cubeMacs = 0;         // cube multiply-accumulates (Matmul)
+    uint64_t scalarGmOps = 0;      // GlobalTensor GetValue/SetValue
+    uint64_t scalarUbOps = 0;      // LocalTensor GetValue/SetValue
+    uint64_t syncWaitNs = 0;       // time blocked in SyncAll / Matmul service
+    uint64_t ubPeakBytes = 0;      // max UB allocated by InitBuffer
+};
+
+struct LaunchResult {
+    bool ok = false;
+    std::string error;             // first violation: "<API>: core <AIV|AIC> <idx>: <rule>"
+    std::vector<CoreCounters> cores;   // AIC cores (block order) then AIV cores (block order)
+    double wallSeconds = 0;
+};
+
+// Runs entry on every virtual core of the launch and joins them. Never throws for kernel faults.
+// Invalid options (blockDim 0 or > 65535, MIX with more AIC blocks than the platform has, ...)
+// return ok=false with an error naming the option.
+LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry);
+
+// GM registry: every GM byte a kernel touches must lie in a registered buffer
+// (otherwise "out-of-bounds GM access", the twin's AI Core exception).
+void *GmAlloc(size_t bytes, const char *name);   // 64-B aligned, zero-filled, registered
+void GmFree(void *p);                            // unregisters + frees (nullptr is a no-op)
+void RegisterGm(const void *base, size_t bytes, const char *name);
+void UnregisterGm(const void *base);
+
+}  // namespace twin

@@ -1,0 +1,48 @@
+// Twin platform model: the active SoC preset (process-global) that both the kernel side (launcher,
+// UB capacity) and the host side (PlatformAscendC) read.
+// Numbers come from the official SoC ini files (hicann/runtime src/platform/platform_config/cann/
+// Ascend<SoC>.ini; see ../shared/docs/cann-conventions.md §5). Sizes are in bytes, freq in MHz.
+// Initial value: env TWIN_SOC (default "Ascend910B2") and TWIN_AIV_CORES (vector-core override;
+// aicCores = ceil(N/2)). SetPlatform() changes it at run time (not while a Launch is running).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace twin {
+
+struct Platform {
+    std::string soc;          // e.g. "Ascend910B2"
+    uint32_t aicCores;        // cube cores (cube_core_cnt)
+    uint32_t aivCores;        // vector cores (vector_core_cnt)
+    uint64_t ubBytes;         // Unified Buffer per AIV (ub_size)
+    uint64_t l1Bytes;         // L1 per AIC (l1_size)
+    uint64_t l0aBytes;        // L0A per AIC
+    uint64_t l0bBytes;        // L0B per AIC
+    uint64_t l0cBytes;        // L0C per AIC
+    uint64_t l2Bytes;         // L2 cache (l2_size)
+    uint64_t hbmBytes;        // HBM (memory_size)
+    uint32_t freqMhz;         // cube_freq
+};
+
+// UB budget rules (ASC-GUIDE NPU架构版本2201: users get at most 192 KB - 256 B; the build reserves a
+// further 8 KB unless --cce-disable-asc-reserved-ubuf — that 8 KB is UNCONFIRMED for older CANN).
+// The twin is strict: a kernel fitting on the twin fits on the chip either way.
+constexpr uint64_t kUbSystemReservedBytes = 256;        // never usable by kernels
+constexpr uint64_t kUbAscReservedBytes = 8 * 1024;      // UNCONFIRMED 8 KB reservation (counted)
+constexpr uint64_t kUbAlignBytes = 32;                  // UB address / DataBlock granularity
+
+// System workspace convention (cann-conventions §3.5): the first kLibApiWorkspaceBytes of the
+// kernel `workspace` argument belong to the library (Matmul); GetUserWorkspace(ws) = ws + that.
+// platform_ascendc::PlatformAscendC::GetLibApiWorkSpaceSize() on the twin returns the same number.
+constexpr uint64_t kLibApiWorkspaceBytes = 16ull * 1024 * 1024;
+
+const Platform &CurrentPlatform();
+// soc: one of PlatformPresets(); aivCoresOverride 0 = the preset's count. Throws std::invalid_argument
+// naming the argument on an unknown soc or an override larger than the preset.
+void SetPlatform(const std::string &soc, uint32_t aivCoresOverride = 0);
+std::vector<std::string> PlatformPresets();
+// Bytes of UB a kernel may allocate with InitBuffer on one AIV core of the current platform.
+uint64_t UsableUbBytes();
+
+}  // namespace twin

@@ -1,0 +1,312 @@
+// twin::Launch: virtual AI cores as threads, violation recording, SyncAll barrier with deadlock
+// detection, Matmul service wait (MIX), end-of-kernel checks.
+#include "twin/launch.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "twin/kernel/core_context.h"
+#include "twin/platform.h"
+
+namespace twin {
+
+const char *KernelTypeName(KernelType t) {
+    switch (t) {
+    case KernelType::AIV_ONLY: return "KERNEL_TYPE_AIV_ONLY";
+    case KernelType::AIC_ONLY: return "KERNEL_TYPE_AIC_ONLY";
+    case KernelType::MIX_AIV_1_0: return "KERNEL_TYPE_MIX_AIV_1_0";
+    case KernelType::MIX_AIC_1_1: return "KERNEL_TYPE_MIX_AIC_1_1";
+    case KernelType::MIX_AIC_1_2: return "KERNEL_TYPE_MIX_AIC_1_2";
+    }
+    return "?";
+}
+
+namespace kernel {
+
+thread_local CoreContext *g_twinCore = nullptr;
+
+struct LaunchState {
+    LaunchOptions opt;
+    Platform plat;
+    uint32_t numAic = 0, numAiv = 0;       // virtual cores of the launch
+    uint32_t aivPerAic = 0;                // 2 for MIX_AIC_1_2, 1 for MIX_AIC_1_1
+    bool concurrent = true;                // all cores resident at once (false: AIV waves)
+    std::mutex mu;
+    std::condition_variable cv;
+    std::atomic<bool> aborted{false};
+    std::string firstError;
+    // barriers: [0] AIV-only, [1] all cores
+    uint32_t arrived[2] = {0, 0};
+    uint64_t generation[2] = {0, 0};
+    uint32_t aivFinished = 0, aicFinished = 0;
+    std::vector<std::string> waitingAt;    // per core slot (AIC then AIV): API it blocks in
+    std::vector<uint8_t> finished;
+    std::vector<uint32_t> aivDoneOfAic;
+    std::vector<CoreCounters> aicCounters;  // written by AIV (Matmul MACs) under mu
+};
+
+std::string CoreName(const CoreContext &c) { return std::string(c.isAic ? "AIC " : "AIV ") + std::to_string(c.blockIdx); }
+
+static size_t Slot(const LaunchState &ls, const CoreContext &c) { return c.isAic ? c.blockIdx : ls.numAic + c.blockIdx; }
+
+static void Record(LaunchState &ls, const std::string &msg) {
+    {
+        std::lock_guard<std::mutex> lk(ls.mu);
+        if (ls.firstError.empty()) ls.firstError = msg;
+        ls.aborted = true;
+    }
+    ls.cv.notify_all();
+}
+
+[[noreturn]] void Violation(const char *api, const std::string &rule) {
+    CoreContext *c = g_twinCore;
+    if (c == nullptr || c->launch == nullptr) throw std::logic_error(std::string(api) + ": " + rule);
+    Record(*c->launch, std::string(api) + ": core " + CoreName(*c) + ": " + rule);
+    throw KernelAbort{};
+}
+
+[[noreturn]] void OutsideLaunch(const char *api) {
+    throw std::logic_error(std::string(api) + ": AscendC kernel API called outside twin::Launch (no virtual core on this thread)");
+}
+
+void UbNotOwned(const char *api, const void *p) {
+    (void)p;
+    Violation(api, "operand is not inside this core's Unified Buffer (tensor from another core, a freed TPipe, or uninitialised)");
+}
+
+void UbUnwritten(const char *api, const void *p, size_t bytes, size_t firstBadBlock) {
+    const CoreContext &c = *g_twinCore;
+    const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
+    Violation(api, "read of uninitialized UB (never written since InitBuffer): bytes [" + std::to_string(off) + ", " +
+                       std::to_string(off + bytes) + "), first unwritten 32-B block at UB offset " + std::to_string(firstBadBlock * 32));
+}
+
+bool IsAic() { return Core("ASCEND_IS_AIC").isAic; }
+uint64_t CurrentTilingKey() { return Core("TILING_KEY_IS").tilingKey; }
+
+void DeclareKernelType(int meta) {
+    auto &c = Core("KERNEL_TASK_TYPE_DEFAULT");
+    KernelType t;
+    switch (meta) {
+    case KERNEL_TYPE_AIV_ONLY: t = KernelType::AIV_ONLY; break;
+    case KERNEL_TYPE_AIC_ONLY: t = KernelType::AIC_ONLY; break;
+    case KERNEL_TYPE_MIX_AIV_1_0: t = KernelType::MIX_AIV_1_0; break;
+    case KERNEL_TYPE_MIX_AIC_1_1: t = KernelType::MIX_AIC_1_1; break;
+    case KERNEL_TYPE_MIX_AIC_1_2: t = KernelType::MIX_AIC_1_2; break;
+    default: Violation("KERNEL_TASK_TYPE_DEFAULT", "kernel type value " + std::to_string(meta) + " is not modelled by the twin");
+    }
+    if (t != c.launchType)
+        Violation("KERNEL_TASK_TYPE_DEFAULT", std::string("kernel declares ") + KernelTypeName(t) + " but was launched as " + KernelTypeName(c.launchType));
+}
+
+void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
+    auto &c = Core(api);
+    LaunchState &ls = *c.launch;
+    if (aivOnly && c.isAic) Violation(api, "SyncAll<isAIVOnly=true> called on an AIC core");
+    if (c.launchType == KernelType::AIV_ONLY)
+        Violation(api, "hard SyncAll needs a kernel launched as KERNEL_TYPE_MIX_AIV_1_0 (or a MIX type); launched as KERNEL_TYPE_AIV_ONLY");
+    if (!ls.concurrent) Violation(api, "SyncAll with blockDim larger than the physical core count cannot complete (cores run in waves)");
+    const int b = aivOnly ? 0 : 1;
+    const uint32_t total = aivOnly ? ls.numAiv : ls.numAiv + ls.numAic;
+    const uint32_t n = participants != 0 ? std::min(participants, total) : total;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lk(ls.mu);
+    const uint64_t gen = ls.generation[b];
+    if (++ls.arrived[b] == n) {
+        ls.arrived[b] = 0;
+        ++ls.generation[b];
+        ls.cv.notify_all();
+        return;
+    }
+    const size_t me = Slot(ls, c);
+    ls.waitingAt[me] = api;
+    const auto deadline = t0 + std::chrono::milliseconds(ls.opt.timeoutMs);
+    std::string err;
+    while (ls.generation[b] == gen) {
+        if (ls.aborted) { ls.waitingAt[me].clear(); lk.unlock(); throw KernelAbort{}; }
+        const uint32_t gone = aivOnly ? ls.aivFinished : ls.aivFinished + ls.aicFinished;
+        if (gone > 0 && ls.arrived[b] + gone >= n) {
+            std::string who;
+            for (size_t i = 0; i < ls.finished.size(); ++i)
+                if (ls.finished[i] && (!aivOnly || i >= ls.numAic))
+                    who += (who.empty() ? "" : ", ") + std::string(i < ls.numAic ? "AIC " : "AIV ") + std::to_string(i < ls.numAic ? i : i - ls.numAic);
+            err = "deadlock: core(s) " + who + " left the kernel without reaching SyncAll; " + std::to_string(ls.arrived[b]) + " of " +
+                  std::to_string(n) + " cores wait in SyncAll";
+            break;
+        }
+        if (ls.cv.wait_until(lk, deadline) == std::cv_status::timeout && ls.generation[b] == gen) {
+            std::string waiting, running;
+            for (size_t i = 0; i < ls.waitingAt.size(); ++i) {
+                const std::string name = std::string(i < ls.numAic ? "AIC " : "AIV ") + std::to_string(i < ls.numAic ? i : i - ls.numAic);
+                if (!ls.waitingAt[i].empty()) waiting += (waiting.empty() ? "" : ", ") + name + " in " + ls.waitingAt[i];
+                else if (!ls.finished[i]) running += (running.empty() ? "" : ", ") + name;
+            }
+            err = "deadlock: no progress for " + std::to_string(ls.opt.timeoutMs) + " ms; waiting: " + waiting + "; not arrived (running): " +
+                  (running.empty() ? "none" : running);
+            break;
+        }
+    }
+    ls.waitingAt[me].clear();
+    c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    lk.unlock();
+    if (!err.empty()) Violation(api, err);
+}
+
+void ServeMatmulUntilAivDone() {
+    auto &c = Core("REGIST_MATMUL_OBJ");
+    LaunchState &ls = *c.launch;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lk(ls.mu);
+    ls.waitingAt[Slot(ls, c)] = "REGIST_MATMUL_OBJ (serving Matmul)";
+    while (ls.aivDoneOfAic[c.blockIdx] < ls.aivPerAic) {
+        if (ls.aborted) { lk.unlock(); throw KernelAbort{}; }
+        ls.cv.wait(lk);
+    }
+    ls.waitingAt[Slot(ls, c)].clear();
+    c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+void AddCubeMacsToServingAic(uint64_t macs) {
+    auto &c = Core("Matmul");
+    LaunchState &ls = *c.launch;
+    std::lock_guard<std::mutex> lk(ls.mu);
+    if (ls.aivPerAic == 0) { c.counters.cubeMacs += macs; return; }
+    ls.aicCounters[c.blockIdx / ls.aivPerAic].cubeMacs += macs;
+}
+
+static void EndOfKernelChecks(CoreContext &c) {
+    if (c.atomicOp != 0) Violation("SetAtomicAdd", "atomic accumulation still enabled at kernel end (missing SetAtomicNone/DisableDmaAtomic)");
+    for (int e = 0; e < static_cast<int>(AscendC::HardEvent::MAX); ++e)
+        for (int id = 0; id < AscendC::kTwinEventIdsPerEvent; ++id)
+            if (c.flagCount[e][id] != 0)
+                Violation("SetFlag", "SetFlag<event " + std::to_string(e) + ">(" + std::to_string(id) + ") without a matching WaitFlag at kernel end");
+}
+
+static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()> &entry) {
+    g_twinCore = &c;
+    try {
+        entry();
+        EndOfKernelChecks(c);
+    } catch (const KernelAbort &) {
+    } catch (const std::exception &e) {
+        Record(ls, "kernel: core " + CoreName(c) + ": C++ exception: " + e.what());
+    } catch (...) {
+        Record(ls, "kernel: core " + CoreName(c) + ": unknown C++ exception");
+    }
+    g_twinCore = nullptr;
+    {
+        std::lock_guard<std::mutex> lk(ls.mu);
+        ls.finished[Slot(ls, c)] = 1;
+        if (c.isAic) {
+            ++ls.aicFinished;
+        } else {
+            ++ls.aivFinished;
+            if (ls.aivPerAic != 0) ++ls.aivDoneOfAic[c.blockIdx / ls.aivPerAic];
+        }
+    }
+    ls.cv.notify_all();
+}
+
+static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t idx) {
+    auto c = std::make_unique<CoreContext>();
+    c->launch = &ls;
+    c->isAic = aic;
+    c->blockIdx = idx;
+    c->blockNum = ls.opt.blockDim;
+    c->launchType = ls.opt.type;
+    c->tilingKey = ls.opt.tilingKey;
+    c->workspace = ls.opt.workspace;
+    c->taskRatio = ls.aivPerAic == 0 ? 1 : ls.aivPerAic;
+    c->subBlockIdx = (!aic && ls.aivPerAic != 0) ? idx % ls.aivPerAic : 0;
+    c->counters.isAic = aic;
+    c->counters.blockIdx = idx;
+    if (!aic) {
+        c->ubBytes = ls.plat.ubBytes;
+        c->ubCapacity = ls.plat.ubBytes - kUbSystemReservedBytes - kUbAscReservedBytes;
+        c->ubStorage.assign(c->ubBytes + 64, kUbPoisonByte);
+        uintptr_t base = reinterpret_cast<uintptr_t>(c->ubStorage.data());
+        c->ubBase = reinterpret_cast<uint8_t *>((base + 63) / 64 * 64);
+        c->shadowStorage.assign(c->ubBytes / 32, 0);
+        c->shadow = c->shadowStorage.data();
+    }
+    return c;
+}
+
+}  // namespace kernel
+
+LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry) {
+    using namespace kernel;
+    LaunchResult res;
+    const auto t0 = std::chrono::steady_clock::now();
+    LaunchState ls;
+    ls.opt = opt;
+    ls.plat = CurrentPlatform();
+    if (opt.blockDim == 0 || opt.blockDim > 65535) {
+        res.error = "Launch: blockDim must be in [1, 65535]; got " + std::to_string(opt.blockDim);
+        return res;
+    }
+    if (!entry) { res.error = "Launch: entry is empty"; return res; }
+    switch (opt.type) {
+    case KernelType::AIV_ONLY: ls.numAiv = opt.blockDim; break;
+    case KernelType::MIX_AIV_1_0: ls.numAiv = opt.blockDim; break;
+    case KernelType::AIC_ONLY: ls.numAic = opt.blockDim; break;
+    case KernelType::MIX_AIC_1_1: ls.numAic = opt.blockDim; ls.numAiv = opt.blockDim; ls.aivPerAic = 1; break;
+    case KernelType::MIX_AIC_1_2: ls.numAic = opt.blockDim; ls.numAiv = 2 * opt.blockDim; ls.aivPerAic = 2; break;
+    }
+    const bool mix = opt.type != KernelType::AIV_ONLY && opt.type != KernelType::AIC_ONLY;
+    if (mix && (ls.numAic > ls.plat.aicCores || ls.numAiv > ls.plat.aivCores)) {
+        res.error = std::string("Launch: blockDim ") + std::to_string(opt.blockDim) + " exceeds the physical cores of " + ls.plat.soc + " (" +
+                    std::to_string(ls.plat.aicCores) + " AIC, " + std::to_string(ls.plat.aivCores) + " AIV) for " + KernelTypeName(opt.type);
+        return res;
+    }
+    // AIV-only / AIC-only launches larger than the chip run in waves on as many threads as cores.
+    const uint32_t physical = opt.type == KernelType::AIC_ONLY ? ls.plat.aicCores : ls.plat.aivCores;
+    const uint32_t total = ls.numAic + ls.numAiv;
+    ls.concurrent = mix || total <= physical;
+    ls.waitingAt.assign(total, std::string());
+    ls.finished.assign(total, 0);
+    ls.aivDoneOfAic.assign(ls.numAic, 0);
+    ls.aicCounters.assign(ls.numAic, CoreCounters{});
+
+    std::vector<std::unique_ptr<CoreContext>> cores(total);
+    std::vector<std::thread> threads;
+    std::atomic<uint32_t> next{0};
+    if (ls.concurrent) {
+        for (uint32_t i = 0; i < total; ++i) cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
+        threads.reserve(total);
+        for (uint32_t i = 0; i < total; ++i) threads.emplace_back([&ls, &cores, &entry, i] { RunCore(ls, *cores[i], entry); });
+    } else {
+        for (uint32_t w = 0; w < physical; ++w) {
+            threads.emplace_back([&ls, &cores, &entry, &next, total] {
+                for (uint32_t i = next++; i < total; i = next++) {
+                    if (ls.aborted) break;
+                    cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
+                    RunCore(ls, *cores[i], entry);
+                    cores[i]->ubStorage.clear();
+                    cores[i]->ubStorage.shrink_to_fit();
+                    cores[i]->shadowStorage.clear();
+                    cores[i]->shadowStorage.shrink_to_fit();
+                }
+            });
+        }
+    }
+    for (auto &t : threads) t.join();
+    for (uint32_t i = 0; i < total; ++i) {
+        if (!cores[i]) continue;
+        CoreCounters cc = cores[i]->counters;
+        if (i < ls.numAic) cc.cubeMacs += ls.aicCounters[i].cubeMacs;
+        res.cores.push_back(cc);
+    }
+    res.ok = ls.firstError.empty();
+    res.error = ls.firstError;
+    res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+}  // namespace twin

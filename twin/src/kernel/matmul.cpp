@@ -1,0 +1,82 @@
+// Matmul registration rules and shape validation of the twin (see twin/kernel/matmul.h).
+#include "lib/matmul_intf.h"
+
+namespace twin {
+namespace kernel {
+
+void MatmulRegisterBegin(const char *api, void *workspace) {
+    auto &c = Core(api);
+    if (c.launchType != KernelType::MIX_AIC_1_2 && c.launchType != KernelType::MIX_AIC_1_1)
+        Violation(api, std::string("the Matmul API needs cube cores: launch as KERNEL_TYPE_MIX_AIC_1_2 (or 1_1); launched as ") + KernelTypeName(c.launchType));
+    if (!c.isAic && c.initBufferCalled)
+        Violation(api, "REGIST_MATMUL_OBJ must be called before TPipe::InitBuffer in separated mode");
+    if (workspace == nullptr)
+        Violation(api, "system workspace is nullptr: pass GetSysWorkSpacePtr() and have the host request GetLibApiWorkSpaceSize() bytes");
+    CheckGm(api, c, workspace, kLibApiWorkspaceBytes, true);
+    c.matmulRegistered = true;
+}
+
+void MatmulCountObject(const char *api) {
+    auto &c = Core(api);
+    if (++c.matmulObjects > kMaxMatmulObjects) Violation(api, "more than 4 Matmul objects registered in one kernel");
+}
+
+void CheckMatmulCaller(const char *api) {
+    auto &c = Core(api);
+    if (c.isAic) Violation(api, "Matmul API calls must be made from AIV code in separated mode (the AIC serves them)");
+    if (!c.matmulRegistered) Violation(api, "REGIST_MATMUL_OBJ was not called on this core");
+}
+
+void MatmulShape::Init(const char *api, const TCubeTiling *t) {
+    if (t == nullptr) Violation(api, "cubeTiling is nullptr");
+    const struct { const char *name; int v; } pos[] = {{"M", t->M}, {"N", t->N}, {"Ka", t->Ka}, {"Kb", t->Kb}, {"singleCoreM", t->singleCoreM},
+                                                      {"singleCoreN", t->singleCoreN}, {"singleCoreK", t->singleCoreK}, {"baseM", t->baseM},
+                                                      {"baseN", t->baseN}, {"baseK", t->baseK}};
+    for (const auto &f : pos)
+        if (f.v <= 0) Violation(api, std::string("TCubeTiling.") + f.name + " must be > 0; got " + std::to_string(f.v) + " (host GetTiling failed?)");
+    orgM = t->M;
+    orgN = t->N;
+    orgKa = t->Ka;
+    orgKb = t->Kb;
+    orgKc = 0;
+    singleM = t->singleCoreM;
+    singleN = t->singleCoreN;
+    singleK = t->singleCoreK;
+    inited = true;
+}
+
+void MatmulShape::SetOrgShape(int m, int n, int ka, int kb, int kc) {
+    if (m <= 0 || n <= 0 || ka <= 0 || kb <= 0 || kc < 0)
+        Violation("Matmul::SetOrgShape", "orgM, orgN, orgKa, orgKb must be > 0 and orgKc >= 0");
+    orgM = m; orgN = n; orgKa = ka; orgKb = kb; orgKc = kc;
+}
+
+void MatmulShape::SetSingleShape(int m, int n, int k) {
+    if (m <= 0 || n <= 0 || k <= 0) Violation("Matmul::SetSingleShape", "singleM, singleN, singleK must be > 0");
+    singleM = m; singleN = n; singleK = k;
+}
+
+void MatmulShape::SetTail(int m, int n, int k) {
+    if (m == 0 || n == 0 || k == 0 || m < -1 || n < -1 || k < -1) Violation("Matmul::SetTail", "tail sizes must be > 0 (or -1 = unchanged)");
+    if (m > 0) singleM = m;
+    if (n > 0) singleN = n;
+    if (k > 0) singleK = k;
+}
+
+void MatmulShape::Validate(const char *api, bool transA, bool transB, bool intrinsicsCheck) const {
+    if (singleM > orgM || singleN > orgN || singleK > orgKa || singleK > orgKb)
+        Violation(api, "single-core shape (" + std::to_string(singleM) + ", " + std::to_string(singleN) + ", " + std::to_string(singleK) +
+                           ") exceeds the original shape (M " + std::to_string(orgM) + ", N " + std::to_string(orgN) + ", Ka " +
+                           std::to_string(orgKa) + ", Kb " + std::to_string(orgKb) + ")");
+    if (orgKc != 0 && orgKc < singleN) Violation(api, "orgKc (C row length) is smaller than singleN");
+    if (!intrinsicsCheck) {
+        const int lim = 65535;
+        if (!transA && orgKa > lim) Violation(api, "ND A not transposed with Ka > 65535 needs MatmulConfig.intrinsicsCheck");
+        if (transA && orgM > lim) Violation(api, "ND A transposed with M > 65535 needs MatmulConfig.intrinsicsCheck");
+        if (!transB && orgN > lim) Violation(api, "ND B not transposed with N > 65535 needs MatmulConfig.intrinsicsCheck");
+        if (transB && orgKb > lim) Violation(api, "ND B transposed with Kb > 65535 needs MatmulConfig.intrinsicsCheck");
+    }
+}
+
+}  // namespace kernel
+}  // namespace twin

@@ -1,0 +1,197 @@
+// UB allocation (TPipe::InitBuffer), queue state machine and event IDs of the twin.
+#include "twin/kernel/pipe.h"
+
+#include <algorithm>
+
+namespace twin {
+namespace kernel {
+
+const char *PositionName(AscendC::TPosition pos) {
+    using P = AscendC::TPosition;
+    switch (pos) {
+    case P::GM: return "GM";
+    case P::A1: return "A1";
+    case P::A2: return "A2";
+    case P::B1: return "B1";
+    case P::B2: return "B2";
+    case P::C1: return "C1";
+    case P::C2: return "C2";
+    case P::CO1: return "CO1";
+    case P::CO2: return "CO2";
+    case P::VECIN: return "VECIN";
+    case P::VECOUT: return "VECOUT";
+    case P::VECCALC: return "VECCALC";
+    case P::SPM: return "SPM";
+    case P::TSCM: return "TSCM";
+    default: return "?";
+    }
+}
+
+uint8_t *AllocUbBuffer(const char *api, AscendC::TPosition pos, uint32_t bytes, uint32_t count) {
+    auto &c = Core(api);
+    using P = AscendC::TPosition;
+    if (c.isAic) Violation(api, std::string("AIC (cube) cores have no Unified Buffer; cannot allocate TPosition ") + PositionName(pos) + " on AIC");
+    if (pos != P::VECIN && pos != P::VECOUT && pos != P::VECCALC)
+        Violation(api, std::string("TPosition ") + PositionName(pos) + " is not a Unified Buffer position (the twin models VECIN/VECOUT/VECCALC)");
+    if (bytes == 0) Violation(api, "len must be > 0");
+    if (count == 0) Violation(api, "num (buffer count) must be > 0");
+    const uint64_t each = (uint64_t(bytes) + 31) / 32 * 32;
+    if (c.bufferCount + count > kMaxBuffersPerKernel)
+        Violation(api, "more than 64 buffers in one kernel (already " + std::to_string(c.bufferCount) + ", requesting " + std::to_string(count) + ")");
+    if (c.ubUsed + each * count > c.ubCapacity)
+        Violation(api, "UB capacity exceeded: InitBuffer needs " + std::to_string(each * count) + " bytes, " + std::to_string(c.ubUsed) +
+                           " of " + std::to_string(c.ubCapacity) + " usable bytes already allocated (UB " + std::to_string(c.ubBytes) +
+                           " B - 256 B system - 8 KiB reserved)");
+    uint8_t *p = c.ubBase + c.ubUsed;
+    c.ubUsed += each * count;
+    c.bufferCount += count;
+    c.counters.ubPeakBytes = std::max<uint64_t>(c.counters.ubPeakBytes, c.ubUsed);
+    std::memset(p, kUbPoisonByte, each * count);
+    std::memset(c.shadow + (p - c.ubBase) / 32, 0, each * count / 32);
+    c.initBufferCalled = true;
+    return p;
+}
+
+void ReleaseAllUb() {
+    CoreContext *c = g_twinCore;
+    if (c == nullptr) return;
+    c->ubUsed = 0;
+    c->bufferCount = 0;
+    ++c->ubEpoch;
+    std::fill(std::begin(c->liveTensors), std::end(c->liveTensors), 0u);
+}
+
+void QueueCore::Init(const char *api, AscendC::TPosition pos, int32_t depth, uint8_t num, uint32_t len) {
+    if (inited_ && epoch_ == Core(api).ubEpoch) Violation(api, "queue already initialised by an earlier InitBuffer (TPipe::Reset first)");
+    const uint64_t each = (uint64_t(len) + 31) / 32 * 32;
+    uint8_t *p = AllocUbBuffer(api, pos, len, num);
+    bufs_.clear();
+    for (uint32_t i = 0; i < num; ++i) bufs_.push_back(p + i * each);
+    state_.assign(num, 0);
+    fifo_.clear();
+    pos_ = pos;
+    depth_ = depth;
+    len_ = static_cast<uint32_t>(each);
+    epoch_ = Core(api).ubEpoch;
+    inited_ = true;
+}
+
+static void CheckQueueLive(const char *api, bool inited, uint32_t epoch) {
+    if (!inited) Violation(api, "queue used before TPipe::InitBuffer");
+    if (epoch != Core(api).ubEpoch) Violation(api, "queue used after TPipe::Reset/Destroy released its UB (InitBuffer it again)");
+}
+
+int QueueCore::IndexOf(const char *api, const void *addr) const {
+    CheckQueueLive(api, inited_, epoch_);
+    for (size_t i = 0; i < bufs_.size(); ++i)
+        if (bufs_[i] == addr) return static_cast<int>(i);
+    Violation(api, "tensor does not start at a buffer of this queue (was it allocated from another queue, or offset with operator[]?)");
+}
+
+bool QueueCore::HasIdleBuffer() const { return std::find(state_.begin(), state_.end(), 0) != state_.end(); }
+
+uint8_t *QueueCore::Alloc(const char *api) {
+    auto &c = Core(api);
+    CheckQueueLive(api, inited_, epoch_);
+    for (size_t i = 0; i < bufs_.size(); ++i) {
+        if (state_[i] != 0) continue;
+        auto &live = c.liveTensors[static_cast<int>(pos_)];
+        if (live + 1 > kMaxLiveTensorsPerPosition)
+            Violation(api, std::string("more than 8 live AllocTensor tensors on TPosition ") + PositionName(pos_) + " (Atlas A2 limit)");
+        ++live;
+        state_[i] = 1;
+        return bufs_[i];
+    }
+    Violation(api, "no free buffer in the queue: all " + std::to_string(bufs_.size()) +
+                       " buffers are allocated or enqueued (would block forever on the chip; missing FreeTensor?)");
+}
+
+void QueueCore::Free(const char *api, const void *addr) {
+    auto &c = Core(api);
+    const int i = IndexOf(api, addr);
+    if (state_[i] == 0) Violation(api, "FreeTensor of a tensor that is not allocated (double free?)");
+    if (state_[i] == 2) Violation(api, "FreeTensor of a tensor that is still enqueued (EnQue without DeQue)");
+    state_[i] = 0;
+    --c.liveTensors[static_cast<int>(pos_)];
+}
+
+void QueueCore::EnQue(const char *api, const void *addr) {
+    (void)Core(api);
+    const int i = IndexOf(api, addr);
+    if (state_[i] != 1) Violation(api, state_[i] == 2 ? "tensor is already enqueued" : "EnQue of a tensor that is not allocated");
+    if (static_cast<int32_t>(fifo_.size()) >= depth_)
+        Violation(api, "EnQue over the queue depth " + std::to_string(depth_) + " (" + std::to_string(fifo_.size()) + " tensors already enqueued)");
+    state_[i] = 2;
+    fifo_.push_back(i);
+}
+
+uint8_t *QueueCore::DeQue(const char *api) {
+    CheckQueueLive(api, inited_, epoch_);
+    if (fifo_.empty()) Violation(api, "DeQue on an empty queue (would hang on the chip)");
+    const int i = fifo_.front();
+    fifo_.pop_front();
+    state_[i] = 1;
+    return bufs_[i];
+}
+
+}  // namespace kernel
+}  // namespace twin
+
+namespace AscendC {
+
+namespace {
+thread_local TPipe *g_currentPipe = nullptr;
+}
+
+TPipe::TPipe() {
+    (void)twin::kernel::Core("TPipe::TPipe");
+    g_currentPipe = this;
+}
+
+TPipe::~TPipe() {
+    if (!destroyed_ && twin::kernel::g_twinCore != nullptr) twin::kernel::ReleaseAllUb();
+    if (g_currentPipe == this) g_currentPipe = nullptr;
+}
+
+void TPipe::Destroy() {
+    (void)twin::kernel::Core("TPipe::Destroy");
+    twin::kernel::ReleaseAllUb();
+    destroyed_ = true;
+}
+
+void TPipe::Reset() {
+    (void)twin::kernel::Core("TPipe::Reset");
+    twin::kernel::ReleaseAllUb();
+}
+
+TEventID TPipe::AllocEventIDImpl(HardEvent evt) {
+    auto &c = twin::kernel::Core("TPipe::AllocEventID");
+    auto &mask = c.eventIdsAllocated[static_cast<int>(evt)];
+    for (int id = 0; id < kTwinEventIdsPerEvent; ++id) {
+        if (!((mask >> id) & 1)) {
+            mask = static_cast<uint8_t>(mask | (1u << id));
+            return static_cast<TEventID>(id);
+        }
+    }
+    twin::kernel::Violation("TPipe::AllocEventID", "all 8 event IDs of this HardEvent are allocated (missing ReleaseEventID?)");
+}
+
+void TPipe::ReleaseEventIDImpl(HardEvent evt, TEventID id) {
+    auto &c = twin::kernel::Core("TPipe::ReleaseEventID");
+    if (id < 0 || id >= kTwinEventIdsPerEvent) twin::kernel::Violation("TPipe::ReleaseEventID", "eventID must be in [0, 7]; got " + std::to_string(id));
+    auto &mask = c.eventIdsAllocated[static_cast<int>(evt)];
+    if (!((mask >> id) & 1)) twin::kernel::Violation("TPipe::ReleaseEventID", "event ID " + std::to_string(id) + " was not allocated");
+    mask = static_cast<uint8_t>(mask & ~(1u << id));
+}
+
+TEventID TPipe::FetchEventIDImpl(HardEvent evt) {
+    auto &c = twin::kernel::Core("TPipe::FetchEventID");
+    const auto mask = c.eventIdsAllocated[static_cast<int>(evt)];
+    for (int id = 0; id < kTwinEventIdsPerEvent; ++id)
+        if (!((mask >> id) & 1)) return static_cast<TEventID>(id);
+    twin::kernel::Violation("TPipe::FetchEventID", "all 8 event IDs of this HardEvent are allocated");
+}
+
+TPipe *GetTPipePtr() { return g_currentPipe; }
+
+}  // namespace AscendC
