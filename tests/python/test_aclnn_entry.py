@@ -131,7 +131,7 @@ def test_null_tensor_is_161001_from_the_c_entry(twin):
 
 def test_null_int_array_is_161001_from_the_c_entry(twin):
     inputs, attrs = make_case()
-    attrs = dict(attrs, dilation=None)
+    attrs = dict(attrs, stride=None)  # (dilation is OPTIONAL in the OpDef: null means its default)
     with pytest.raises(errors.AclnnNullptrError):
         _two_phase(twin, inputs, attrs, _outputs_like(inputs), precheck=False)
 
@@ -158,7 +158,7 @@ def test_contract_violation_in_tiling_is_rejected_by_the_c_entry(twin):
     inputs, attrs = make_case()
     with pytest.raises(errors.AclnnError) as info:
         _two_phase(twin, inputs, dict(attrs, groups=4), _outputs_like(inputs), precheck=False)
-    assert info.value.status != 0
+    assert info.value.status == 561002  # ACLNN_ERR_INNER_TILING_ERROR (docs/optype-collision.md)
 
 
 def test_executor_is_single_use(twin):
@@ -169,7 +169,10 @@ def test_executor_is_single_use(twin):
                                             attrs["modulated"], *outputs, opapi=twin)
     workspace = torch.empty(size, dtype=torch.uint8)
     assert not executor.used
-    ops.execute(workspace, size, executor, opapi=twin)
+    try:
+        ops.execute(workspace, size, executor, opapi=twin)
+    except errors.AclnnError:
+        pass  # whether the kernel succeeds is tested elsewhere; the executor is consumed either way
     assert executor.used
     with pytest.raises(ValueError, match="single-use"):
         ops.execute(workspace, size, executor, opapi=twin)
@@ -184,9 +187,9 @@ def test_workspace_too_small_is_an_error(twin):
     if size == 0:
         pytest.skip("the operator needs no workspace for this shape")
     workspace = torch.empty(size - 1, dtype=torch.uint8)
-    with pytest.raises(errors.AclnnError) as info:
+    with pytest.raises(errors.AclnnParamInvalidError) as info:
         ops.execute(workspace, size - 1, executor, opapi=twin)
-    assert info.value.status != 0
+    assert info.value.status == 161002 and "workspaceSize" in str(info.value)
 
 
 def test_workspace_missing_is_an_error(twin):
@@ -197,9 +200,9 @@ def test_workspace_missing_is_an_error(twin):
                                             attrs["modulated"], *outputs, opapi=twin)
     if size == 0:
         pytest.skip("the operator needs no workspace for this shape")
-    with pytest.raises(errors.AclnnError) as info:
+    with pytest.raises(errors.AclnnNullptrError) as info:
         ops.execute(None, size, executor, opapi=twin)
-    assert info.value.status != 0
+    assert info.value.status == 161001 and "workspace is null" in str(info.value)
 
 
 def test_ops_validates_before_calling_native_code():
