@@ -296,3 +296,29 @@ def test_raw_generated_layer_null_dilation_means_default():
     a["dilation"] = None
     assert entry_verdict(a, precheck=False) == (0, "")
     assert entry_verdict(a, precheck=True) == (NULLPTR, "dilation")
+
+
+def _raw_expected_status(case_id, status):
+    """What the generated layer returns without the binding's precheck: its own checks give 161001
+    (null pointers) and 161002 (dtype columns not declared in the OpDef); every other contract rule
+    is found by the TilingFunc (dcn::ArgsFromTilingContext + dcn::CheckBackwardArgs) -> 561002."""
+    if status == NULLPTR:
+        return NULLPTR
+    if case_id.startswith(("dtype-", "multi-dtype-")):
+        return INVALID
+    return 561002
+
+
+# The stride-0 "huge plane" view would be made contiguous (2.5e9 elements) by the generated layer.
+TILING_CASES = [c for c in CASES if c[0] not in ("null-dilation", "shape-input-plane-over-int32")]
+
+
+@pytest.mark.parametrize("case_id,build,status,argument", TILING_CASES, ids=[c[0] for c in TILING_CASES])
+def test_raw_entry_rejects_every_violation(case_id, build, status, argument):
+    got_status, _ = entry_verdict(build(), precheck=False)
+    assert got_status == _raw_expected_status(case_id, status)
+
+
+@pytest.mark.parametrize("case_id,build", VALID, ids=[v[0] for v in VALID])
+def test_raw_entry_accepts_valid_arguments(case_id, build):
+    assert entry_verdict(build(), precheck=False) == (0, "")
