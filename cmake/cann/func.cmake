@@ -24,8 +24,9 @@ macro(dcn_find_cann_modules)
     message(FATAL_ERROR
       "CANN at '${ASCEND_CANN_PACKAGE_PATH}' has no AscendC operator-project cmake modules "
       "(compiler/tikcpp/ascendc_kernel_cmake/asc-config.cmake providing npu_op_package, npu_op_code_gen, "
-      "npu_op_library, npu_op_kernel_sources, npu_op_kernel_library). Install a CANN toolkit that "
-      "provides them, `source <cann>/set_env.sh`, or build on the CPU twin with `bash build.sh --twin`.")
+      "npu_op_library, npu_op_kernel_sources, npu_op_kernel_library). With an older toolkit build through "
+      "its msOpGen instead: `bash cmake/cann/msopgen_build.sh --soc=<chip, e.g. Ascend910B2>`; "
+      "without an NPU build on the CPU twin: `bash build.sh --twin`.")
   endif()
 endmacro()
 

@@ -7,6 +7,7 @@ install the real ones. These tests check what the project asks CANN to build, th
 staged vendor tree, and that the produced custom_opp_<os>_<arch>.run really installs.
 The project is copied to a temporary directory so the checkout's build_out/ is never touched.
 """
+import json
 import os
 import platform
 import shutil
@@ -32,6 +33,7 @@ def clean_env(**extra):
 
 
 def copy_project(dst: Path) -> Path:
+    dst.mkdir(parents=True, exist_ok=True)
     for name in ("CMakeLists.txt", "CMakePresets.json", "build.sh"):
         shutil.copy2(ROOT / name, dst / name)
     for name in ("cmake", "framework", "op_host", "op_kernel"):
@@ -250,3 +252,86 @@ def test_debug_build_requests_debug_kernel_options(built, tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     calls = parse_requests(tmp_path / "b" / "fake_cann_requests.log")
     assert calls_of(calls, "npu_op_kernel_options") == [["ascendc_kernels", "ALL", "OPTIONS", "-g", "-O0"]]
+
+
+def test_configure_without_asc_modules_points_to_msopgen_route(tmp_path):
+    """A toolkit that is CANN for find_cann.cmake but lacks asc-config.cmake (older releases)."""
+    project = copy_project(tmp_path / "p")
+    old_cann = tmp_path / "old_cann"
+    (old_cann / "compiler" / "ccec_compiler" / "bin").mkdir(parents=True)
+    result = subprocess.run(
+        ["cmake", "-S", str(project), "-B", str(tmp_path / "b"), f"-DASCEND_CANN_PACKAGE_PATH={old_cann}",
+         "-DASCEND_COMPUTE_UNIT=ascend910b;ascend910_93", "-Dvendor_name=ascend_dcn"],
+        env=clean_env(), capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    message = " ".join((result.stdout + result.stderr).split())
+    assert "has no AscendC operator-project cmake modules" in message
+    assert "bash cmake/cann/msopgen_build.sh --soc=" in message and "bash build.sh --twin" in message
+
+
+FAKE_MSOPGEN = r'''#!/usr/bin/env bash
+# Stand-in for msOpGen: records its arguments, writes a minimal generated project.
+echo "msopgen $*" >> "${FAKE_TOOL_LOG}"
+out=""; prev=""
+for arg in "$@"; do [ "${prev}" = "-out" ] && out="${arg}"; prev="${arg}"; done
+mkdir -p "${out}/op_host" "${out}/op_kernel"
+echo "// generated" > "${out}/op_host/deformable_conv2d_backward.cpp"
+echo "// generated" > "${out}/op_host/deformable_conv2d_backward_tiling.h"
+echo "// generated" > "${out}/op_kernel/deformable_conv2d_backward.cpp"
+cat > "${out}/CMakePresets.json" <<'JSON'
+{"version": 1, "configurePresets": [{"name": "default", "cacheVariables": {
+ "ASCEND_COMPUTE_UNIT": {"type": "STRING", "value": "ascend910b"},
+ "vendor_name": {"type": "STRING", "value": "customize"}}}]}
+JSON
+cat > "${out}/build.sh" <<'SH'
+echo "generated build.sh ran" >> "${FAKE_TOOL_LOG}"
+mkdir -p build_out && touch build_out/custom_opp_fakeos_x86_64.run
+SH
+'''
+
+
+def test_msopgen_route(tmp_path):
+    project = copy_project(tmp_path / "p")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "msopgen").write_text(FAKE_MSOPGEN)
+    (bindir / "msopgen").chmod(0o755)
+    log = tmp_path / "tools.log"
+    env = clean_env(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_TOOL_LOG=str(log))
+    script = project / "cmake" / "cann" / "msopgen_build.sh"
+    refused = subprocess.run(["bash", str(script), "--soc=Ascend310P3"], env=env, capture_output=True, text=True)
+    assert refused.returncode == 2 and "not an Atlas A2" in refused.stderr
+    result = subprocess.run(["bash", str(script), "--soc=Ascend910B2"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    gen = project / "build_out" / "msopgen_project"
+    lines = log.read_text().splitlines()
+    assert lines[0] == (f"msopgen gen -i {project}/cmake/cann/deformable_conv2d_backward.json "
+                        f"-c ai_core-Ascend910B2 -lan cpp -out {gen}")
+    assert lines[1] == "generated build.sh ran"
+    assert (project / "build_out" / "custom_opp_fakeos_x86_64.run").is_file()
+    # The generated op sources are replaced by ours (no duplicate OP_ADD).
+    for d in ("op_host", "op_kernel"):
+        ours = sorted(p.name for p in (project / d).iterdir() if p.suffix in (".cpp", ".h"))
+        theirs = sorted(p.name for p in (gen / d).iterdir() if p.suffix in (".cpp", ".h"))
+        assert theirs == ours
+        for name in ours:
+            assert (gen / d / name).read_text() == (project / d / name).read_text()
+    presets = json.loads((gen / "CMakePresets.json").read_text())["configurePresets"][0]["cacheVariables"]
+    assert presets["ASCEND_COMPUTE_UNIT"]["value"] == "ascend910b;ascend910_93"
+    assert presets["vendor_name"]["value"] == "ascend_dcn"
+    assert presets["ENABLE_BINARY_PACKAGE"]["value"] == "True"
+
+
+def test_msopgen_prototype_matches_the_aclnn_signature_order():
+    (op,) = json.loads((ROOT / "cmake" / "cann" / "deformable_conv2d_backward.json").read_text())
+    assert op["op"] == "DeformableConv2dBackward"
+    assert [i["name"] for i in op["input_desc"]] == ["input", "grad_output", "offset_out", "weight", "offset"]
+    assert [a["name"] for a in op["attr"]] == ["kernel_size", "stride", "padding", "dilation", "groups",
+                                              "deformable_groups", "modulated"]
+    assert [o["name"] for o in op["output_desc"]] == ["grad_input", "grad_weight", "grad_offset", "grad_bias"]
+    definition = (ROOT / "op_host" / "deformable_conv2d_backward_def.cpp").read_text()
+    for entry in op["input_desc"] + op["attr"] + op["output_desc"]:
+        assert f'"{entry["name"]}"' in definition, entry["name"]
+    for entry in op["input_desc"] + op["output_desc"]:
+        assert len(entry["format"]) == len(entry["type"])
