@@ -449,6 +449,7 @@ aclnnStatus TwinNnopbaseRunWithWorkspace(aclOpExecutor *ex, aclrtStream stream, 
     twin::LaunchOptions opt{};
     opt.blockDim = ex->blockDim;
     opt.tilingKey = ex->tilingKey;
+    opt.workspace = args[nIn + nOut];  // GetSysWorkSpacePtr() in the kernel
     switch (kernel.type) {
         case 0: opt.type = twin::KernelType::AIV_ONLY; break;
         case 1: opt.type = twin::KernelType::AIC_ONLY; break;

@@ -1,0 +1,157 @@
+// End to end through the twin opbuild-generated aclnn layer of the toy op ToyAddCustom
+// (tests/twin/host/toy_op): z = (x + y) * scale. Covers success (incl. AutoContiguous views and
+// fewer cores), and the status codes of every failure class with their aclGetRecentErrMsg text.
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+#include "aclnn/aclnn_base.h"
+#include "aclnn_toy_add_custom.h"
+#include "check.h"
+
+extern "C" void twinSetPlatform(const char *soc, uint32_t aivCores);
+
+namespace {
+struct Tensor {
+    std::vector<float> data;
+    aclTensor *t = nullptr;
+    Tensor(std::vector<int64_t> shape, aclDataType dtype = ACL_FLOAT, std::vector<int64_t> strides = {},
+           aclFormat fmt = ACL_FORMAT_ND, size_t storageElems = 0) {
+        int64_t n = 1;
+        for (auto d : shape) { n *= d; }
+        if (strides.empty()) {
+            strides.assign(shape.size(), 1);
+            for (size_t i = shape.size(); i-- > 1;) { strides[i - 1] = strides[i] * shape[i]; }
+        }
+        const size_t elems = storageElems > 0 ? storageElems : static_cast<size_t>(n);
+        data.assign(elems, 0.0f);
+        const int64_t sdims[1] = {static_cast<int64_t>(elems)};
+        t = aclCreateTensor(shape.data(), shape.size(), dtype, strides.data(), 0, fmt, sdims, 1, data.data());
+    }
+    ~Tensor() { aclDestroyTensor(t); }
+    void Random(uint32_t seed) {
+        std::mt19937 g(seed);
+        std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+        for (auto &v : data) { v = u(g); }
+    }
+};
+
+std::string Msg() { return aclGetRecentErrMsg(); }
+bool MsgHas(const std::string &s) {
+    const bool ok = Msg().find(s) != std::string::npos;
+    if (!ok) { std::fprintf(stderr, "  recent error message: %s\n", Msg().c_str()); }
+    return ok;
+}
+
+aclnnStatus RunToy(const Tensor &x, const Tensor &y, Tensor &z, double scale, int64_t faultMode,
+                   uint64_t *wsOut = nullptr) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    aclnnStatus st = aclnnToyAddCustomGetWorkspaceSize(x.t, y.t, scale, faultMode, z.t, &ws, &ex);
+    if (st != ACLNN_SUCCESS) { return st; }
+    if (wsOut != nullptr) { *wsOut = ws; }
+    std::vector<uint8_t> workspace(ws);
+    return aclnnToyAddCustom(workspace.data(), ws, ex, nullptr);
+}
+}  // namespace
+
+TEST_CASE(adds_and_scales_on_all_cores) {
+    twinSetPlatform("Ascend910B2", 0);
+    Tensor x({33, 144}), y({33, 144}), z({33, 144});
+    x.Random(1);
+    y.Random(2);
+    uint64_t ws = 0;
+    CHECK(RunToy(x, y, z, 0.5, 0, &ws) == ACLNN_SUCCESS);
+    CHECK(ws == 1024);
+    int bad = 0;
+    for (size_t i = 0; i < z.data.size(); ++i) { bad += z.data[i] != (x.data[i] + y.data[i]) * 0.5f; }
+    CHECK(bad == 0);
+}
+
+TEST_CASE(fewer_cores_and_nchw_tensors) {
+    twinSetPlatform("Ascend910B2", 3);
+    Tensor x({2, 3, 16, 16}, ACL_FLOAT, {}, ACL_FORMAT_NCHW), y({2, 3, 16, 16}, ACL_FLOAT, {}, ACL_FORMAT_NCHW),
+        z({2, 3, 16, 16}, ACL_FLOAT, {}, ACL_FORMAT_NCHW);
+    x.Random(3);
+    y.Random(4);
+    CHECK(RunToy(x, y, z, 2.0, 0) == ACLNN_SUCCESS);
+    int bad = 0;
+    for (size_t i = 0; i < z.data.size(); ++i) { bad += z.data[i] != (x.data[i] + y.data[i]) * 2.0f; }
+    CHECK(bad == 0);
+    twinSetPlatform("Ascend910B2", 0);
+}
+
+TEST_CASE(auto_contiguous_input_view) {
+    // x is the transpose view of a [32, 48] buffer (strides {1, 48}); the OpDef declares AutoContiguous.
+    Tensor x({48, 32}, ACL_FLOAT, {1, 48}), y({48, 32}), z({48, 32});
+    x.Random(5);
+    y.Random(6);
+    CHECK(RunToy(x, y, z, 1.0, 0) == ACLNN_SUCCESS);
+    int bad = 0;
+    for (int64_t r = 0; r < 48; ++r) {
+        for (int64_t c = 0; c < 32; ++c) {
+            bad += z.data[r * 32 + c] != x.data[c * 48 + r] + y.data[r * 32 + c];
+        }
+    }
+    CHECK(bad == 0);
+    // y has no AutoContiguous: a non-contiguous y is rejected.
+    Tensor x2({48, 32}), y2({48, 32}, ACL_FLOAT, {1, 48}), z2({48, 32});
+    CHECK(RunToy(x2, y2, z2, 1.0, 0) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MsgHas("input 'y'") && MsgHas("AutoContiguous"));
+}
+
+TEST_CASE(null_required_arguments) {
+    Tensor x({64}), y({64}), z({64});
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    CHECK(aclnnToyAddCustomGetWorkspaceSize(nullptr, y.t, 1.0, 0, z.t, &ws, &ex) == ACLNN_ERR_PARAM_NULLPTR);
+    CHECK(MsgHas("x != nullptr"));
+    CHECK(aclnnToyAddCustomGetWorkspaceSize(x.t, y.t, 1.0, 0, nullptr, &ws, &ex) == ACLNN_ERR_PARAM_NULLPTR);
+    CHECK(MsgHas("out != nullptr"));
+    CHECK(aclnnToyAddCustomGetWorkspaceSize(x.t, y.t, 1.0, 0, z.t, nullptr, &ex) == ACLNN_ERR_PARAM_NULLPTR);
+    CHECK(aclnnToyAddCustomGetWorkspaceSize(x.t, y.t, 1.0, 0, z.t, &ws, nullptr) == ACLNN_ERR_PARAM_NULLPTR);
+}
+
+TEST_CASE(unsupported_dtype_combinations) {
+    Tensor xi({64}, ACL_INT32), y({64}), z({64});
+    CHECK(RunToy(xi, y, z, 1.0, 0) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MsgHas("not supported") && MsgHas("x=INT32"));
+    Tensor x({64}), yh({64}, ACL_FLOAT16), z2({64});
+    CHECK(RunToy(x, yh, z2, 1.0, 0) == ACLNN_ERR_PARAM_INVALID);  // fp32 + fp16 is no declared combination
+    CHECK(MsgHas("y=FLOAT16"));
+    Tensor xf({64}, ACL_FLOAT, {}, ACL_FORMAT_FRACTAL_NZ), y3({64}), z3({64});
+    CHECK(RunToy(xf, y3, z3, 1.0, 0) == ACLNN_ERR_PARAM_INVALID);  // private format vs declared ND
+}
+
+TEST_CASE(tiling_failure_status) {
+    Tensor x({64}), y({64}), z({64});
+    CHECK(RunToy(x, y, z, 1.0, 2) == ACLNN_ERR_INNER_TILING_ERROR);
+    CHECK(MsgHas("TilingFunc returned GRAPH_FAILED"));
+    Tensor x2({40}), y2({40}), z2({40});  // not a multiple of 16: the toy TilingFunc refuses it
+    CHECK(RunToy(x2, y2, z2, 1.0, 0) == ACLNN_ERR_INNER_TILING_ERROR);
+}
+
+TEST_CASE(kernel_violation_surfaces_as_runtime_error) {
+    Tensor x({1024}), y({1024}), z({1024});
+    CHECK(RunToy(x, y, z, 1.0, 1) == ACLNN_ERR_RUNTIME_ERROR);
+    CHECK(MsgHas("toy_add_custom failed"));
+    CHECK(MsgHas("AIV"));
+}
+
+TEST_CASE(workspace_checks_and_single_use_executor) {
+    Tensor x({64}), y({64}), z({64});
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    CHECK(aclnnToyAddCustomGetWorkspaceSize(x.t, y.t, 1.0, 0, z.t, &ws, &ex) == ACLNN_SUCCESS);
+    CHECK(aclnnToyAddCustom(nullptr, ws, ex, nullptr) == ACLNN_ERR_PARAM_NULLPTR);
+    CHECK(MsgHas("workspace is null"));
+    CHECK(aclnnToyAddCustom(nullptr, ws, ex, nullptr) == ACLNN_ERR_PARAM_INVALID);  // executor already consumed
+    CHECK(MsgHas("single-use"));
+    CHECK(aclnnToyAddCustomGetWorkspaceSize(x.t, y.t, 1.0, 0, z.t, &ws, &ex) == ACLNN_SUCCESS);
+    std::vector<uint8_t> small(ws / 2);
+    CHECK(aclnnToyAddCustom(small.data(), small.size(), ex, nullptr) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MsgHas("workspaceSize 512 < required 1024"));
+}
+
+TEST_MAIN()
