@@ -170,6 +170,7 @@ def expected_vendor_files(arch):
     ]
     for unit in UNITS:
         files.append(f"op_impl/ai_core/tbe/config/{unit}/aic-{unit}-ops-info.json")
+        files.append(f"op_impl/ai_core/tbe/kernel/config/{unit}/binary_info_config.json")
         files.append(f"op_impl/ai_core/tbe/kernel/{unit}/deformable_conv2d_backward/"
                      f"DeformableConv2dBackward_{unit}.o")
     return files

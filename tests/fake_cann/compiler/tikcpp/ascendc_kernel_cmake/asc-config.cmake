@@ -5,7 +5,8 @@
 #   * npu_op_library creates an OBJECT library named target_name (so target_* calls work);
 #   * ENABLE_CPACK False -> install destinations are absolute under the package INSTALL_PATH;
 #   * installed names: libcust_opapi.so, libcust_opmaster_rt2.0.so, libcust_opsproto_rt2.0.so,
-#     liboptiling.so, op_proto.h, aclnn_*.h, kernel/<unit>/..., config/<unit>/aic-<unit>-ops-info.json.
+#     liboptiling.so, op_proto.h, aclnn_*.h, kernel/<unit>/..., kernel/config/<unit>/...,
+#     config/<unit>/aic-<unit>-ops-info.json.
 if(NOT DEFINED ENV{ASCEND_HOME_PATH})
   message(FATAL_ERROR "fake CANN: ASCEND_HOME_PATH environment variable is not set")
 endif()
@@ -201,13 +202,16 @@ function(npu_op_package_add pkg)
       foreach(_unit IN LISTS ASCEND_COMPUTE_UNIT)
         set(_bin ${_out}/kernel/${_unit}/${_stem}/${_optype}_${_unit}.o)
         set(_json ${_out}/config/${_unit}/aic-${_unit}-ops-info.json)
+        set(_bincfg ${_out}/kernel/config/${_unit}/binary_info_config.json)
         _fake_step(${_optype}_${_unit}
-          "ascendc compile op=${_optype} src=${_base}/${_file} compute_unit=${_unit}" ${_bin} ${_json})
+          "ascendc compile op=${_optype} src=${_base}/${_file} compute_unit=${_unit}" ${_bin} ${_json} ${_bincfg})
         add_dependencies(binary ${_optype}_${_unit})
         _fake_dest(${pkg} "packages/vendors/${pkg}/op_impl/ai_core/tbe/kernel/${_unit}/${_stem}" _d)
         install(FILES ${_bin} DESTINATION ${_d})
         _fake_dest(${pkg} "packages/vendors/${pkg}/op_impl/ai_core/tbe/config/${_unit}" _d)
         install(FILES ${_json} DESTINATION ${_d})
+        _fake_dest(${pkg} "packages/vendors/${pkg}/op_impl/ai_core/tbe/kernel/config/${_unit}" _d)
+        install(FILES ${_bincfg} DESTINATION ${_d})
       endforeach()
       set(_FAKE_STEP_NOT_ALL FALSE)
       get_property(_src_pkg GLOBAL PROPERTY _FAKE_PKG_${pkg}_ENABLE_SOURCE_PACKAGE)
