@@ -216,6 +216,7 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
 static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t idx) {
     auto c = std::make_unique<CoreContext>();
     c->launch = &ls;
+    c->aborted = &ls.aborted;
     c->isAic = aic;
     c->blockIdx = idx;
     c->blockNum = ls.opt.blockDim;

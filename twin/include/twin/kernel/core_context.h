@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -27,6 +28,7 @@ constexpr uint8_t kUbPoisonByte = 0xFF;              // NaN for fp16/fp32/bf16, 
 
 struct CoreContext {
     LaunchState *launch = nullptr;
+    const std::atomic<bool> *aborted = nullptr;   // set when any core reported a violation
     bool isAic = false;
     uint32_t blockIdx = 0;
     uint32_t blockNum = 0;
@@ -75,6 +77,12 @@ inline CoreContext &Core(const char *api) {
     CoreContext *c = g_twinCore;
     if (c == nullptr) OutsideLaunch(api);
     return *c;
+}
+
+// Lets a core that spins on GM (e.g. waiting for a flag another core will never set) leave once
+// the launch has failed.
+inline void PollAbort(const CoreContext &c) {
+    if (c.aborted != nullptr && c.aborted->load(std::memory_order_relaxed)) throw KernelAbort{};
 }
 
 template <typename T> const char *TypeName() {
@@ -127,6 +135,7 @@ inline void UbCheckRead(const char *api, const CoreContext &c, const void *p, si
 // Every GM byte touched must lie inside one registered buffer (twin::RegisterGm / GmAlloc).
 void GmCheckSlow(const char *api, CoreContext &c, const void *p, size_t bytes, bool write);
 inline void CheckGm(const char *api, CoreContext &c, const void *p, size_t bytes, bool write) {
+    PollAbort(c);
     const uint8_t *b = static_cast<const uint8_t *>(p);
     if (b >= c.gmCacheBase && bytes <= c.gmCacheBytes && b - c.gmCacheBase <= static_cast<ptrdiff_t>(c.gmCacheBytes - bytes)) return;
     GmCheckSlow(api, c, p, bytes, write);

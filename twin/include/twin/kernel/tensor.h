@@ -25,12 +25,14 @@ public:
     __aicore__ inline uint64_t GetSize() const { return size_; }
     __aicore__ inline T GetValue(const uint64_t offset) const {
         auto &c = twin::kernel::Core("GlobalTensor::GetValue");
+        twin::kernel::PollAbort(c);
         twin::kernel::CheckGm("GlobalTensor::GetValue", c, addr_ + offset, sizeof(T), false);
         ++c.counters.scalarGmOps;
         return addr_[offset];
     }
     __aicore__ inline void SetValue(const uint64_t offset, T value) {
         auto &c = twin::kernel::Core("GlobalTensor::SetValue");
+        twin::kernel::PollAbort(c);
         twin::kernel::CheckGm("GlobalTensor::SetValue", c, addr_ + offset, sizeof(T), true);
         ++c.counters.scalarGmOps;
         addr_[offset] = value;

@@ -1,0 +1,272 @@
+// Negative tests, one per UB/GM/queue rule: each kernel breaks exactly one rule and the test asserts
+// the reported error names the API, the core and the rule. The matching positive control (same
+// kernel without the fault) passes, so a removed rule makes the negative test fail.
+#include "kernel_operator.h"
+#include "kernel_test_util.h"
+
+#include <stdexcept>
+
+using namespace AscendC;
+using twin::KernelType;
+
+namespace {
+
+// Copies 64 floats GM->UB->GM at UB element offset `ubOffset` and GM count `count`.
+twin::LaunchResult CopyKernel(ktest::Gm<float> &in, ktest::Gm<float> &out, uint32_t ubOffset, uint32_t count, uint32_t gmOffset = 0) {
+    return ktest::Run(2, KernelType::AIV_ONLY, [&, ubOffset, count, gmOffset] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 1024);
+        LocalTensor<float> t = buf.Get<float>()[ubOffset];
+        GlobalTensor<float> gi, go;
+        gi.SetGlobalBuffer((__gm__ float *)in.addr() + gmOffset);
+        go.SetGlobalBuffer((__gm__ float *)out.addr());
+        if (GetBlockIdx() == 1) {
+            DataCopy(t, gi, count);
+            DataCopy(go, t, count);
+        }
+    });
+}
+
+}  // namespace
+
+TEST_CASE(copy_positive_control) {
+    ktest::Gm<float> in(64), out(64);
+    for (int i = 0; i < 64; ++i) in[i] = float(i);
+    CHECK(ktest::ExpectOk(CopyKernel(in, out, 8, 64)));
+    CHECK(out[63] == 63.0f);
+}
+
+TEST_CASE(ub_address_must_be_32_byte_aligned) {
+    ktest::Gm<float> in(64), out(64);
+    CHECK(ktest::ExpectViolation(CopyKernel(in, out, 3, 64), {"DataCopy(GM->UB)", "core AIV 1", "32-byte aligned"}));
+}
+
+TEST_CASE(datacopy_rounds_down_to_32_bytes_and_tail_stays_unwritten) {
+    ktest::Gm<float> in(64), out(64);
+    for (int i = 0; i < 64; ++i) in[i] = float(i + 1);
+    // 60 floats = 240 B -> 224 B (56 floats) moved; the out tail keeps its old content.
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 256);
+        LocalTensor<float> t = buf.Get<float>();
+        GlobalTensor<float> gi, go;
+        gi.SetGlobalBuffer((__gm__ float *)in.addr());
+        go.SetGlobalBuffer((__gm__ float *)out.addr());
+        DataCopy(t, gi, 60);
+        DataCopy(go, t, 60);
+    });
+    CHECK(ktest::ExpectOk(r));
+    CHECK(out[55] == 56.0f);
+    CHECK(out[56] == 0.0f);
+    // Reading the never-filled tail of UB is then caught.
+    auto r2 = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 256);
+        LocalTensor<float> t = buf.Get<float>();
+        GlobalTensor<float> gi;
+        gi.SetGlobalBuffer((__gm__ float *)in.addr());
+        DataCopy(t, gi, 60);
+        (void)t.GetValue(58);
+    });
+    CHECK(ktest::ExpectViolation(r2, {"LocalTensor::GetValue", "core AIV 0", "uninitialized UB"}));
+}
+
+TEST_CASE(uninitialized_ub_read_in_vector_op) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 1024);
+        LocalTensor<float> a = buf.Get<float>(), b = a[64], c = a[128];
+        Duplicate(a, 1.0f, 64);
+        Add(c, a, b, 64);   // b never written
+    });
+    CHECK(ktest::ExpectViolation(r, {"Add", "core AIV 0", "uninitialized UB"}));
+}
+
+TEST_CASE(gm_out_of_bounds_read) {
+    ktest::Gm<float> in(64), out(64);
+    CHECK(ktest::ExpectViolation(CopyKernel(in, out, 0, 64, 8), {"DataCopy(GM->UB)", "core AIV 1", "out-of-bounds GM access"}));
+}
+
+TEST_CASE(gm_out_of_bounds_scalar_write) {
+    ktest::Gm<int32_t> g(8);
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        GlobalTensor<int32_t> t;
+        t.SetGlobalBuffer((__gm__ int32_t *)g.addr(), 8);
+        t.SetValue(7, 1);
+        t.SetValue(8, 1);
+    });
+    CHECK(ktest::ExpectViolation(r, {"GlobalTensor::SetValue", "core AIV 0", "out-of-bounds GM access", "write"}));
+    CHECK(g[7] == 1);
+}
+
+TEST_CASE(ub_capacity_is_enforced) {
+    const uint32_t usable = static_cast<uint32_t>(twin::UsableUbBytes());
+    auto fits = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, usable - 1024);
+        pipe.InitBuffer(b, 1024);
+    });
+    CHECK(ktest::ExpectOk(fits));
+    auto over = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, usable - 1024);
+        pipe.InitBuffer(b, 1025);   // rounds to 1056 B
+    });
+    CHECK(ktest::ExpectViolation(over, {"TPipe::InitBuffer", "core AIV 0", "UB capacity exceeded"}));
+}
+
+TEST_CASE(ub_budget_resets_after_pipe_reset) {
+    const uint32_t usable = static_cast<uint32_t>(twin::UsableUbBytes());
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, usable);
+        pipe.Reset();
+        pipe.InitBuffer(q, 1, usable);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        q.FreeTensor(t);
+    });
+    CHECK(ktest::ExpectOk(r));
+    auto stale = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, 256);
+        pipe.Reset();
+        LocalTensor<float> t = q.AllocTensor<float>();
+        (void)t;
+    });
+    CHECK(ktest::ExpectViolation(stale, {"TQue::AllocTensor", "core AIV 0", "after TPipe::Reset"}));
+}
+
+TEST_CASE(at_most_64_buffers) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> bufs[65];
+        for (auto &b : bufs) pipe.InitBuffer(b, 32);
+    });
+    CHECK(ktest::ExpectViolation(r, {"TPipe::InitBuffer", "core AIV 0", "more than 64 buffers"}));
+}
+
+TEST_CASE(aic_has_no_unified_buffer) {
+    ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
+    auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+    }, 20000, ws.addr());
+    CHECK(ktest::ExpectViolation(r, {"TPipe::InitBuffer", "core AIC 0", "no Unified Buffer"}));
+}
+
+TEST_CASE(enque_over_depth) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 2, 256);
+        LocalTensor<float> a = q.AllocTensor<float>(), b = q.AllocTensor<float>();
+        q.EnQue(a);
+        q.EnQue(b);
+    });
+    CHECK(ktest::ExpectViolation(r, {"TQue::EnQue", "core AIV 0", "over the queue depth 1"}));
+}
+
+TEST_CASE(deque_on_empty_queue) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECOUT, 2> q;
+        pipe.InitBuffer(q, 2, 256);
+        LocalTensor<float> a = q.DeQue<float>();
+        (void)a;
+    });
+    CHECK(ktest::ExpectViolation(r, {"TQue::DeQue", "core AIV 0", "empty queue"}));
+}
+
+TEST_CASE(at_most_8_live_tensors_per_position) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> q1, q2;
+        pipe.InitBuffer(q1, 5, 64);
+        pipe.InitBuffer(q2, 5, 64);
+        for (int i = 0; i < 5; ++i) (void)q1.AllocTensor<float>();
+        for (int i = 0; i < 5; ++i) (void)q2.AllocTensor<float>();
+    });
+    CHECK(ktest::ExpectViolation(r, {"TQue::AllocTensor", "core AIV 0", "more than 8 live"}));
+}
+
+TEST_CASE(alloc_without_free_buffer) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 2> q;
+        pipe.InitBuffer(q, 2, 64);
+        for (int i = 0; i < 3; ++i) (void)q.AllocTensor<float>();
+    });
+    CHECK(ktest::ExpectViolation(r, {"TQue::AllocTensor", "core AIV 0", "no free buffer"}));
+}
+
+TEST_CASE(local_tensor_bounds) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        LocalTensor<float> t = b.Get<float>();   // 64 elements
+        Duplicate(t, 0.0f, 64);
+        Adds(t, t, 1.0f, 72);
+    });
+    CHECK(ktest::ExpectViolation(r, {"Adds", "core AIV 0", "exceeds the LocalTensor's buffer"}));
+    auto r2 = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        LocalTensor<float> t = b.Get<float>();
+        t.SetValue(64, 1.0f);
+    });
+    CHECK(ktest::ExpectViolation(r2, {"LocalTensor::SetValue", "core AIV 0", "out of bounds"}));
+}
+
+TEST_CASE(datacopy_params_block_count_limit) {
+    ktest::Gm<float> g(1 << 16);
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 32);
+        LocalTensor<float> t = b.Get<float>();
+        GlobalTensor<float> gg;
+        gg.SetGlobalBuffer((__gm__ float *)g.addr());
+        DataCopyParams p;
+        p.blockCount = 4096;
+        p.blockLen = 1;
+        DataCopy(t, gg, p);
+    });
+    CHECK(ktest::ExpectViolation(r, {"DataCopy(GM->UB, DataCopyParams)", "core AIV 0", "blockCount must be in [0, 4095]"}));
+}
+
+TEST_CASE(datacopypad_block_len_multiple_of_type) {
+    ktest::Gm<float> g(64);
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        LocalTensor<float> t = b.Get<float>();
+        GlobalTensor<float> gg;
+        gg.SetGlobalBuffer((__gm__ float *)g.addr());
+        DataCopyPad(t, gg, {1, 10, 0, 0, 0}, {false, 0, 0, 0.0f});
+    });
+    CHECK(ktest::ExpectViolation(r, {"DataCopyPad(GM->UB)", "core AIV 0", "multiple of sizeof(T)"}));
+}
+
+TEST_CASE(api_outside_launch_is_an_error) {
+    bool threw = false;
+    try {
+        (void)GetBlockIdx();
+    } catch (const std::logic_error &e) {
+        threw = ktest::Contains(e.what(), "GetBlockIdx") && ktest::Contains(e.what(), "outside twin::Launch");
+    }
+    CHECK(threw);
+}
+
+TEST_MAIN()

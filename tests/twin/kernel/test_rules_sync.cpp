@@ -1,0 +1,187 @@
+// Synchronisation, atomics and launch rules: positive SyncAll data exchange through GM across cores,
+// and one negative test per rule (unpaired SetFlag/WaitFlag, atomic left on, deadlocks, kernel type,
+// launch limits), each asserting API + core + rule in the report.
+#include <chrono>
+
+#include "kernel_operator.h"
+#include "kernel_test_util.h"
+
+using namespace AscendC;
+using twin::KernelType;
+
+TEST_CASE(sync_all_exchanges_data_through_gm) {
+    for (uint32_t cores : {1u, 3u, 8u}) {
+        ktest::Gm<int32_t> slots(cores * 8, "slots"), result(cores * 8, "result");
+        auto r = ktest::Run(cores, KernelType::MIX_AIV_1_0, [&] {
+            KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
+            const int64_t me = GetBlockIdx(), n = GetBlockNum();
+            GlobalTensor<int32_t> s, out;
+            s.SetGlobalBuffer((__gm__ int32_t *)slots.addr(), n * 8);
+            out.SetGlobalBuffer((__gm__ int32_t *)result.addr(), n * 8);
+            for (int round = 0; round < 3; ++round) {
+                s.SetValue(me * 8, static_cast<int32_t>(me * 100 + round));
+                SyncAll();
+                const int64_t peer = (me + 1) % n;
+                out.SetValue(me * 8 + round, s.GetValue(peer * 8));   // must see the peer's write of this round
+                SyncAll();
+            }
+        });
+        CHECK(ktest::ExpectOk(r));
+        for (uint32_t c = 0; c < cores; ++c)
+            for (int round = 0; round < 3; ++round) CHECK(result[c * 8 + round] == static_cast<int32_t>(((c + 1) % cores) * 100 + round));
+    }
+}
+
+TEST_CASE(deadlock_core_skips_sync_all) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = ktest::Run(4, KernelType::MIX_AIV_1_0, [&] {
+        if (GetBlockIdx() != 2) SyncAll();
+    }, 60000);
+    CHECK(ktest::ExpectViolation(r, {"SyncAll", "core AIV", "deadlock", "AIV 2 left the kernel without reaching SyncAll"}));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));   // detected, not timed out
+}
+
+TEST_CASE(deadlock_timeout_reports_who_waits_where) {
+    ktest::Gm<int32_t> flag(8, "flag");
+    auto r = ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
+        GlobalTensor<int32_t> f;
+        f.SetGlobalBuffer((__gm__ int32_t *)flag.addr(), 8);
+        if (GetBlockIdx() == 0) {
+            SyncAll();            // waits for core 1 ...
+            f.SetValue(0, 1);
+        } else {
+            while (f.GetValue(0) == 0) {   // ... which waits for core 0's flag: circular wait
+            }
+            SyncAll();
+        }
+    }, 300);
+    CHECK(ktest::ExpectViolation(r, {"SyncAll", "core AIV 0", "deadlock: no progress for 300 ms", "waiting: AIV 0 in SyncAll", "running): AIV 1"}));
+}
+
+TEST_CASE(hard_sync_all_needs_mix_launch) {
+    auto r = ktest::Run(2, KernelType::AIV_ONLY, [&] { SyncAll(); });
+    CHECK(ktest::ExpectViolation(r, {"SyncAll", "core AIV", "KERNEL_TYPE_MIX_AIV_1_0"}));
+}
+
+TEST_CASE(wait_flag_without_set_flag) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] { WaitFlag<HardEvent::MTE2_V>(0); });
+    CHECK(ktest::ExpectViolation(r, {"WaitFlag", "core AIV 0", "without a matching SetFlag"}));
+}
+
+TEST_CASE(set_flag_without_wait_flag_at_kernel_end) {
+    auto ok = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        SetFlag<HardEvent::V_MTE3>(1);
+        WaitFlag<HardEvent::V_MTE3>(1);
+    });
+    CHECK(ktest::ExpectOk(ok));
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] { SetFlag<HardEvent::V_MTE3>(1); });
+    CHECK(ktest::ExpectViolation(r, {"SetFlag", "core AIV 0", "without a matching WaitFlag at kernel end"}));
+}
+
+TEST_CASE(event_id_range) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] { SetFlag<HardEvent::S_V>(8); });
+    CHECK(ktest::ExpectViolation(r, {"SetFlag", "core AIV 0", "eventID must be in [0, 7]"}));
+}
+
+TEST_CASE(atomic_left_on_at_kernel_end) {
+    auto r = ktest::Run(2, KernelType::AIV_ONLY, [&] {
+        SetAtomicAdd<float>();
+        if (GetBlockIdx() == 0) SetAtomicNone();
+    });
+    CHECK(ktest::ExpectViolation(r, {"SetAtomicAdd", "core AIV 1", "still enabled at kernel end"}));
+}
+
+TEST_CASE(atomic_type_must_match_copy) {
+    ktest::Gm<half> g(64);
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 128);
+        LocalTensor<half> t = b.Get<half>();
+        Duplicate(t, half(1.0f), 64);
+        GlobalTensor<half> gg;
+        gg.SetGlobalBuffer((__gm__ half *)g.addr());
+        SetAtomicAdd<float>();
+        DataCopy(gg, t, 64);
+        SetAtomicNone();
+    });
+    CHECK(ktest::ExpectViolation(r, {"DataCopy(UB->GM)", "core AIV 0", "SetAtomicAdd<T> must match"}));
+}
+
+TEST_CASE(atomic_add_accumulates_across_cores) {
+    ktest::Gm<float> acc(256, "acc");
+    for (int i = 0; i < 256; ++i) acc[i] = 0.5f;
+    auto r = ktest::Run(8, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+        LocalTensor<float> t = b.Get<float>();
+        Duplicate(t, static_cast<float>(GetBlockIdx() + 1), 256);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float *)acc.addr());
+        SetAtomicAdd<float>();
+        DataCopyPad(g, t, DataCopyExtParams(1, 256 * sizeof(float), 0, 0, 0));
+        SetAtomicNone();
+    });
+    CHECK(ktest::ExpectOk(r));
+    bool all = true;
+    for (int i = 0; i < 256; ++i) all = all && acc[i] == 36.5f;
+    CHECK(all);
+}
+
+TEST_CASE(kernel_type_must_match_launch) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2); });
+    CHECK(ktest::ExpectViolation(r, {"KERNEL_TASK_TYPE_DEFAULT", "core AIV 0", "declares KERNEL_TYPE_MIX_AIC_1_2 but was launched as KERNEL_TYPE_AIV_ONLY"}));
+}
+
+TEST_CASE(tiling_key_is) {
+    ktest::Gm<int32_t> out(8);
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        GlobalTensor<int32_t> g;
+        g.SetGlobalBuffer((__gm__ int32_t *)out.addr());
+        if (TILING_KEY_IS(0)) g.SetValue(0, 10);
+        else if (TILING_KEY_IS(2)) g.SetValue(0, 12);
+    }, 20000, nullptr, 2);
+    CHECK(ktest::ExpectOk(r));
+    CHECK(out[0] == 12);
+}
+
+TEST_CASE(mix_block_index_mapping) {
+    ktest::Gm<int32_t> seen(64, "seen");
+    auto r = ktest::Run(3, KernelType::MIX_AIC_1_2, [&] {
+        GlobalTensor<int32_t> g;
+        g.SetGlobalBuffer((__gm__ int32_t *)seen.addr(), 64);
+        const int64_t base = ASCEND_IS_AIC ? 0 : 16;
+        g.SetValue(base + GetBlockIdx(), static_cast<int32_t>(100 * GetBlockNum() + 10 * GetSubBlockIdx() + 1));
+    });
+    CHECK(ktest::ExpectOk(r));
+    for (int i = 0; i < 3; ++i) CHECK(seen[i] == 301);                       // AIC idx 0..2
+    for (int i = 0; i < 6; ++i) CHECK(seen[16 + i] == 301 + 10 * (i % 2));   // AIV idx 0..5, sub-block i%2
+    CHECK(seen[3] == 0 && seen[22] == 0);
+    CHECK(r.cores.size() == 9);
+}
+
+TEST_CASE(launch_limits) {
+    const uint32_t aic = twin::CurrentPlatform().aicCores;
+    auto r = ktest::Run(aic + 1, KernelType::MIX_AIC_1_2, [] {});
+    CHECK(!r.ok && ktest::Contains(r.error, "exceeds the physical cores"));
+    auto r0 = ktest::Run(0, KernelType::AIV_ONLY, [] {});
+    CHECK(!r0.ok && ktest::Contains(r0.error, "blockDim must be in [1, 65535]"));
+}
+
+TEST_CASE(platform_presets_and_override) {
+    const std::string before = twin::CurrentPlatform().soc;
+    const uint32_t beforeAiv = twin::CurrentPlatform().aivCores;
+    twin::SetPlatform("Ascend910B4");
+    CHECK(twin::CurrentPlatform().aicCores == 20 && twin::CurrentPlatform().aivCores == 40 && twin::CurrentPlatform().freqMhz == 1500);
+    twin::SetPlatform("Ascend910B2", 5);
+    CHECK(twin::CurrentPlatform().aivCores == 5 && twin::CurrentPlatform().aicCores == 3);
+    auto r = ktest::Run(4, KernelType::MIX_AIC_1_2, [] {});
+    CHECK(!r.ok);   // 4 AIC blocks > 3 AIC cores
+    bool threw = false;
+    try { twin::SetPlatform("Ascend999"); } catch (const std::invalid_argument &e) { threw = ktest::Contains(e.what(), "soc"); }
+    CHECK(threw);
+    twin::SetPlatform(before, beforeAiv == 48 || beforeAiv == 40 ? 0 : beforeAiv);
+}
+
+TEST_MAIN()
