@@ -1,10 +1,12 @@
 """Where the native pieces come from: the ``_C`` extension and the CPU twin's libraries.
 
 * ``load_extension()`` imports ``ascend_dcn._C``; in a development tree where the extension was
-  built by CMake instead of ``pip install``, it loads ``_C*.so`` from ``$ASCEND_DCN_EXT_DIR``
-  (the build's ``ascend_dcn_ext/`` directory) or ``$ASCEND_DCN_TWIN_LIB_DIR``.
+  built by CMake instead of ``pip install``, it loads ``_C*.so`` from ``$ASCEND_DCN_EXT_DIR`` or
+  ``$ASCEND_DCN_TWIN_LIB_DIR`` (either the directory itself or its ``ascend_dcn_ext/``).
 * ``twin_library_paths()`` finds ``libcust_opapi.so`` + ``libnnopbase.so`` of the twin:
-  ``$ASCEND_DCN_TWIN_LIB_DIR`` if set (a build directory), else ``<package>/twin_lib/`` (wheel).
+  ``$ASCEND_DCN_TWIN_LIB_DIR`` if set, else ``<package>/twin_lib/`` (wheel).
+  Development: ``ASCEND_DCN_TWIN_LIB_DIR=<cmake build dir>`` (configured with
+  ``-DASCEND_DCN_TWIN=ON -DASCEND_DCN_PYTHON=ON``) is enough for all three pieces.
 * ``get_twin_opapi()`` creates one ``_C.OpApi`` for the twin (runtime = libnnopbase, loaded
   RTLD_GLOBAL first) and caches it for the process.
 * ``translate_error(exc)`` turns ``_C.AclnnCallError`` into the package's ``AclnnError`` classes
@@ -55,7 +57,9 @@ def load_extension():
             if not d:
                 continue
             searched.append(f"${env}={d}")
-            for path in sorted(glob.glob(os.path.join(d, "_C*.so"))):
+            found = sorted(glob.glob(os.path.join(d, "_C*.so"))) + \
+                sorted(glob.glob(os.path.join(d, "ascend_dcn_ext", "_C*.so")))
+            for path in found:
                 spec = importlib.util.spec_from_file_location("ascend_dcn._C", path)
                 module = importlib.util.module_from_spec(spec)
                 sys.modules["ascend_dcn._C"] = module
@@ -74,14 +78,22 @@ def load_extension():
             f"and set {EXT_DIR_ENV}=build/ascend_dcn_ext") from first_error
 
 
+def _first_file(paths):
+    return next((p for p in paths if os.path.isfile(p)), None)
+
+
 def twin_library_paths():
-    """Return ``(opapi_path, [runtime_path])`` of the CPU twin's libraries."""
+    """Return ``(opapi_path, [runtime_path])`` of the CPU twin's libraries.
+
+    ``$ASCEND_DCN_TWIN_LIB_DIR`` may be a directory holding both libraries (an install) or a CMake
+    build directory (``dcn_opapi/libcust_opapi.so`` and ``twin/libnnopbase.so`` under it)."""
     env_dir = os.environ.get(TWIN_LIB_DIR_ENV)
     candidates = [env_dir] if env_dir else [os.path.join(_package_dir(), "twin_lib")]
     for d in candidates:
-        opapi = os.path.join(d, OPAPI_LIB)
-        runtime = os.path.join(d, RUNTIME_LIB)
-        if os.path.isfile(opapi) and os.path.isfile(runtime):
+        opapi = _first_file([os.path.join(d, OPAPI_LIB), os.path.join(d, "dcn_opapi", OPAPI_LIB)])
+        runtime = _first_file([os.path.join(d, RUNTIME_LIB), os.path.join(d, "twin", RUNTIME_LIB)] +
+                              sorted(glob.glob(os.path.join(d, "**", RUNTIME_LIB), recursive=True)))
+        if opapi and runtime:
             return opapi, [runtime]
     source = f"${TWIN_LIB_DIR_ENV}={env_dir}" if env_dir else f"the package directory {candidates[0]}"
     raise BackendUnavailableError(
