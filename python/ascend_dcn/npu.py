@@ -73,6 +73,12 @@ _lock = threading.Lock()
 _explicit_opp_path: Optional[Path] = None
 _opapi = None
 _opapi_key: Optional[Tuple[str, Tuple[str, ...]]] = None
+# Fast path of get_opapi: the environment the loaded package was found with, and the devices
+# whose SoC has been checked. Any change of either sends the next call through the full lookup.
+_ENV_KEYS = ("ASCEND_CUSTOM_OPP_PATH", "ASCEND_OPP_PATH", "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME",
+             "ASCEND_CANN_PACKAGE_PATH", "LD_LIBRARY_PATH")
+_loaded_env: Optional[tuple] = None
+_checked_devices: set = set()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,7 +89,7 @@ def set_opp_path(path) -> None:
     """Use the package installed at ``path`` (vendor dir or ``--install-path`` root); None resets.
 
     Raises NpuBackendError('vendor_package') when ``path`` holds no ascend_dcn package."""
-    global _explicit_opp_path, _opapi, _opapi_key
+    global _explicit_opp_path, _opapi, _opapi_key, _loaded_env
     with _lock:
         if path is None:
             _explicit_opp_path = None
@@ -98,6 +104,7 @@ def set_opp_path(path) -> None:
             _explicit_opp_path = vendor
         _opapi = None
         _opapi_key = None
+        _loaded_env = None
 
 
 def is_vendor_package(path) -> bool:
@@ -277,17 +284,29 @@ def resolve_library_paths(env: Optional[Mapping[str, str]] = None) -> Tuple[str,
     return package["opapi"], [runtime[name] for name in RUNTIME_LIBRARIES]
 
 
+def _environment_key() -> tuple:
+    return (str(_explicit_opp_path),) + tuple(os.environ.get(k, "") for k in _ENV_KEYS)
+
+
 def get_opapi(device=None):
     """The loaded ``ascend_dcn._C.OpApi`` of the installed package (loaded once per process).
 
     Checks, in order: torch_npu, a visible NPU, a supported SoC, CANN's runtime libraries, our
-    installed package, the compiled extension; raises NpuBackendError at the first problem."""
-    global _opapi, _opapi_key
+    installed package, the compiled extension; raises NpuBackendError at the first problem.
+    Later calls with an unchanged environment (and an already checked device) return the loaded
+    library without touching the file system."""
+    global _opapi, _opapi_key, _loaded_env
+    device_key = str(device)
+    env_key = _environment_key()
+    if _opapi is not None and _loaded_env == env_key and device_key in _checked_devices:
+        return _opapi
     check_soc_name(device_soc_name(device))
     opapi_path, runtime_paths = resolve_library_paths()
     key = (opapi_path, tuple(runtime_paths))
     with _lock:
+        _checked_devices.add(device_key)
         if _opapi is not None and _opapi_key == key:
+            _loaded_env = env_key
             return _opapi
         try:
             from . import _C  # type: ignore[attr-defined]
@@ -303,6 +322,7 @@ def get_opapi(device=None):
                 "make sure the package was built for this CANN version and architecture "
                 "(rebuild with `bash build.sh` and reinstall), and that CANN's set_env.sh was sourced") from exc
         _opapi_key = key
+        _loaded_env = env_key
         return _opapi
 
 

@@ -75,6 +75,8 @@ def host(monkeypatch, tmp_path):
     monkeypatch.setattr(ascend_dcn, "_C", ext, raising=False)
     monkeypatch.setattr(npu, "_opapi", None)
     monkeypatch.setattr(npu, "_opapi_key", None)
+    monkeypatch.setattr(npu, "_loaded_env", None)
+    monkeypatch.setattr(npu, "_checked_devices", set())
     npu.set_opp_path(None)
     return types.SimpleNamespace(cann=cann, vendor=vendor, torch_npu=torch_npu, ext=ext)
 
@@ -141,3 +143,23 @@ def test_backend_info_selects_npu_on_a_complete_host(host):
     assert info["selected_backend"] == "npu"
     assert info["soc"] == "Ascend910B2" and info["soc_supported"] and info["torch_npu"] == "fake"
     assert info["problems"] == []
+
+
+def test_repeated_calls_skip_the_lookup_until_the_environment_changes(host, monkeypatch, tmp_path):
+    api = npu.get_opapi()
+
+    def no_lookup(*args, **kwargs):
+        raise AssertionError("file-system lookup on the fast path")
+    monkeypatch.setattr(npu, "resolve_library_paths", no_lookup)
+    monkeypatch.setattr(npu, "device_soc_name", no_lookup)
+    assert npu.get_opapi() is api
+
+
+def test_environment_change_reloads(host, monkeypatch, tmp_path):
+    npu.get_opapi()
+    other = make_vendor(tmp_path / "moved" / "vendors" / "ascend_dcn")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(other))
+    npu.get_opapi()
+    assert [load[0] for load in host.ext.loads] == [
+        str(host.vendor / "op_api" / "lib" / "libcust_opapi.so"),
+        str(other / "op_api" / "lib" / "libcust_opapi.so")]
