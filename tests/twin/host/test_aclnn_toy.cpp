@@ -11,6 +11,8 @@
 #include "check.h"
 
 extern "C" void twinSetPlatform(const char *soc, uint32_t aivCores);
+extern "C" uint32_t twinLastLaunchCores();
+extern "C" int twinLastLaunchCounter(const char *counter, uint64_t *total);
 
 namespace {
 struct Tensor {
@@ -64,6 +66,12 @@ TEST_CASE(adds_and_scales_on_all_cores) {
     uint64_t ws = 0;
     CHECK(RunToy(x, y, z, 0.5, 0, &ws) == ACLNN_SUCCESS);
     CHECK(ws == 1024);
+    // 4752 elements in 256-element tiles = 19 tiles, one per core; counters count the bytes moved.
+    CHECK(twinLastLaunchCores() == 19);
+    uint64_t in = 0, out = 0;
+    CHECK(twinLastLaunchCounter("gmToUbBytes", &in) == 0 && in == 2 * 4752 * sizeof(float));
+    CHECK(twinLastLaunchCounter("ubToGmBytes", &out) == 0 && out == 4752 * sizeof(float));
+    CHECK(twinLastLaunchCounter("noSuchCounter", &out) == -1);
     int bad = 0;
     for (size_t i = 0; i < z.data.size(); ++i) { bad += z.data[i] != (x.data[i] + y.data[i]) * 0.5f; }
     CHECK(bad == 0);

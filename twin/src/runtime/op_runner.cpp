@@ -66,6 +66,11 @@ struct aclOpExecutor {
 namespace {
 std::set<aclOpExecutor *> &LiveExecutors() { static std::set<aclOpExecutor *> s; return s; }
 
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+// Result of the last kernel launch made by aclnnXxx on this thread (cost counters for tests/benchmarks).
+thread_local twin::LaunchResult g_lastLaunch;
+#endif
+
 aclnnStatus Fail(aclnnStatus status, const std::string &msg) {
     twin_rt::SetErrMsg(msg);
     return status;
@@ -464,6 +469,7 @@ aclnnStatus TwinNnopbaseRunWithWorkspace(aclOpExecutor *ex, aclrtStream stream, 
     void **argv = args.data();
     const twin::LaunchResult res = twin::Launch(opt, [entry, argv]() { entry(argv); });
     for (const auto &r : regions) { twin::UnregisterGm(r.base); }
+    g_lastLaunch = res;
     if (!res.ok) {
         return Fail(ACLNN_ERR_RUNTIME_ERROR, ex->opType + ": kernel " + kernel.name + " failed: " + res.error);
     }
@@ -472,6 +478,47 @@ aclnnStatus TwinNnopbaseRunWithWorkspace(aclOpExecutor *ex, aclrtStream stream, 
 #else
     (void)workspace;
     return Fail(ACLNN_ERR_RUNTIME_ERROR, ex->opType + ": the twin kernel launcher (twin/launch.h) is not built yet");
+#endif
+}
+
+uint32_t twinLastLaunchCores() {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    return static_cast<uint32_t>(g_lastLaunch.cores.size());
+#else
+    return 0;
+#endif
+}
+
+double twinLastLaunchWallSeconds() {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    return g_lastLaunch.wallSeconds;
+#else
+    return 0.0;
+#endif
+}
+
+int twinLastLaunchCounter(const char *counter, uint64_t *total) {
+    if (counter == nullptr || total == nullptr) { return -1; }
+    *total = 0;
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    const std::string n = counter;
+    for (const auto &c : g_lastLaunch.cores) {
+        if (n == "gmToUbBytes") { *total += c.gmToUbBytes; }
+        else if (n == "ubToGmBytes") { *total += c.ubToGmBytes; }
+        else if (n == "ubToUbBytes") { *total += c.ubToUbBytes; }
+        else if (n == "gmAtomicBytes") { *total += c.gmAtomicBytes; }
+        else if (n == "vecElemOps") { *total += c.vecElemOps; }
+        else if (n == "vecInstrs") { *total += c.vecInstrs; }
+        else if (n == "cubeMacs") { *total += c.cubeMacs; }
+        else if (n == "scalarGmOps") { *total += c.scalarGmOps; }
+        else if (n == "scalarUbOps") { *total += c.scalarUbOps; }
+        else if (n == "syncWaitNs") { *total += c.syncWaitNs; }
+        else if (n == "ubPeakBytes") { *total = c.ubPeakBytes > *total ? c.ubPeakBytes : *total; }
+        else { return -1; }
+    }
+    return 0;
+#else
+    return -1;
 #endif
 }
 

@@ -34,6 +34,14 @@ void TwinNnopbaseDestroyExecutor(aclOpExecutor *executor);
 // Reports a failure detected by generated code (e.g. a null required argument) to aclGetRecentErrMsg.
 void TwinNnopbaseSetErrMsg(const char *message);
 
+// Cost counters of the last kernel launched by aclnnXxx on the calling thread (twin::CoreCounters):
+// number of virtual cores, wall time, and the sum over cores of one counter (max for ubPeakBytes).
+// Counter names: gmToUbBytes, ubToGmBytes, ubToUbBytes, gmAtomicBytes, vecElemOps, vecInstrs, cubeMacs,
+// scalarGmOps, scalarUbOps, syncWaitNs, ubPeakBytes. Returns -1 for an unknown name.
+uint32_t twinLastLaunchCores();
+double twinLastLaunchWallSeconds();
+int twinLastLaunchCounter(const char *counter, uint64_t *total);
+
 // Test / binding knob: selects the active twin platform (soc preset name, optional AIV core count).
 void twinSetPlatform(const char *soc, uint32_t aivCores);
 }
