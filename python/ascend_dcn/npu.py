@@ -211,10 +211,25 @@ def check_soc_name(name: str) -> str:
 
 
 def twin_libraries() -> Dict[str, Optional[str]]:
-    """The twin's shared libraries installed with the Python package (ascend_dcn/twin_lib/)."""
-    twin_dir = Path(__file__).resolve().parent / "twin_lib"
-    return {name: (str(twin_dir / name) if (twin_dir / name).is_file() else None)
-            for name in ("libnnopbase.so", "libcust_opapi.so")}
+    """The CPU twin's shared libraries as ascend_dcn._backend finds them (ascend_dcn/twin_lib/ of
+    the installed package, or $ASCEND_DCN_TWIN_LIB_DIR); None for a library not found."""
+    try:
+        from . import _backend
+        opapi, runtime = _backend.twin_library_paths()
+        return {"libnnopbase.so": runtime[0], "libcust_opapi.so": opapi}
+    except Exception:
+        return {"libnnopbase.so": None, "libcust_opapi.so": None}
+
+
+def _load_extension():
+    """ascend_dcn._C as ascend_dcn._backend loads it (installed, or from a CMake build directory)."""
+    try:
+        from . import _backend
+        return _backend.load_extension()
+    except Exception as exc:
+        raise NpuBackendError(
+            "extension", f"the compiled extension ascend_dcn._C is not available ({exc})",
+            "reinstall the package: `pip install --no-build-isolation .` in the source tree") from exc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,14 +323,9 @@ def get_opapi(device=None):
         if _opapi is not None and _opapi_key == key:
             _loaded_env = env_key
             return _opapi
+        extension = _load_extension()
         try:
-            from . import _C  # type: ignore[attr-defined]
-        except ImportError as exc:
-            raise NpuBackendError(
-                "extension", f"the compiled extension ascend_dcn._C is not importable ({exc})",
-                "reinstall the package: `pip install --no-build-isolation .` in the source tree") from exc
-        try:
-            _opapi = _C.OpApi(opapi_path, runtime_paths)
+            _opapi = extension.OpApi(opapi_path, runtime_paths)
         except Exception as exc:
             raise NpuBackendError(
                 "load", f"loading {opapi_path} with {runtime_paths} failed: {exc}",
@@ -327,8 +337,9 @@ def get_opapi(device=None):
 
 
 def backend_info(env: Optional[Mapping[str, str]] = None) -> dict:
-    """What the NPU and twin backends would use, without raising. Keys:
-    selected_backend ('npu' | 'twin' | 'none'), torch_npu, npu_device, soc, soc_supported,
+    """What the NPU and twin backends would use, without raising. ``selected_backend`` is 'npu' when
+    NPU tensors can run on the installed package, else 'twin' when the CPU twin is available (CPU
+    tensors always use the twin), else 'none'. Keys: selected_backend, torch_npu, npu_device, soc, soc_supported,
     cann_runtime {lib: path|None}, vendor_package {...}|None, package_search [[source, dir]...],
     explicit_opp_path, twin_libraries {lib: path|None}, extension_importable, problems [str]."""
     env = os.environ if env is None else env
@@ -340,8 +351,13 @@ def backend_info(env: Optional[Mapping[str, str]] = None) -> dict:
         "package_search": [[src, str(d)] for src, d in package_candidates(env)],
         "explicit_opp_path": str(_explicit_opp_path) if _explicit_opp_path else None,
         "twin_libraries": twin_libraries(),
-        "extension_importable": _module_available(__name__.rpartition(".")[0] + "._C"),
     }
+    try:
+        _load_extension()
+        info["extension_importable"] = True
+    except NpuBackendError as exc:
+        info["extension_importable"] = False
+        problems.append(str(exc))
     try:
         torch_npu = _torch_npu()
         info["torch_npu"] = getattr(torch_npu, "__version__", "unknown")
