@@ -72,7 +72,12 @@ std::string OutputName(const ops::OpParamDef &p, size_t numOutputs) {
 std::vector<Param> Signature(ops::OpDef &op) {
     std::vector<Param> ps;
     for (const auto &p : op.GetInputs()) { ps.push_back({"const aclTensor *", InputName(p)}); }
-    for (const auto &a : op.GetAttrs()) { ps.push_back({AttrCType(a.GetKind()), SnakeToLowerCamel(a.GetName().GetString())}); }
+    for (const auto &a : op.GetAttrs()) {
+        // OPTIONAL attrs carry the Optional suffix too (e.g. "double scaleValueOptional" in the generated
+        // aclnnFusedFloydAttentionGetWorkspaceSize, hicann ops-transformer docs).
+        ps.push_back({AttrCType(a.GetKind()), SnakeToLowerCamel(a.GetName().GetString()) +
+                                                  (a.GetAttrType() == ops::OPTIONAL ? "Optional" : "")});
+    }
     for (const auto &p : op.GetOutputs()) { ps.push_back({"aclTensor *", OutputName(p, op.GetOutputs().size())}); }
     return ps;
 }
