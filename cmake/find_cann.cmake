@@ -1,10 +1,10 @@
 # Locates a CANN toolkit. Sets ASCEND_DCN_CANN_FOUND and ASCEND_CANN_PACKAGE_PATH.
 # Order: -DASCEND_CANN_PACKAGE_PATH, $ASCEND_CANN_PACKAGE_PATH, $ASCEND_HOME_PATH,
-# /usr/local/Ascend/ascend-toolkit/latest. A directory counts as CANN when it holds
+# /usr/local/Ascend/ascend-toolkit/latest, /usr/local/Ascend/cann. A directory counts as CANN when it holds
 # the AscendC cmake entry (tools/tikcpp/ascendc_kernel_cmake) or compiler/ccec_compiler.
 set(ASCEND_DCN_CANN_FOUND OFF)
 set(_cann_candidates "${ASCEND_CANN_PACKAGE_PATH}" "$ENV{ASCEND_CANN_PACKAGE_PATH}"
-    "$ENV{ASCEND_HOME_PATH}" "/usr/local/Ascend/ascend-toolkit/latest")
+    "$ENV{ASCEND_HOME_PATH}" "/usr/local/Ascend/ascend-toolkit/latest" "/usr/local/Ascend/cann")
 foreach(_c IN LISTS _cann_candidates)
   if(_c AND (EXISTS "${_c}/tools/tikcpp/ascendc_kernel_cmake" OR EXISTS "${_c}/compiler/ccec_compiler"))
     set(ASCEND_CANN_PACKAGE_PATH "${_c}" CACHE PATH "CANN install root" FORCE)

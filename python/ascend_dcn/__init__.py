@@ -22,7 +22,4 @@ from .modules import DeformConv2d, DeformConv2dPack, ModulatedDeformConv2dPack  
 from .ops import deformable_conv2d_backward  # noqa: F401
 
 
-def backend_info():
-    """What was found: twin libraries, torch_npu, CANN, the vendor package, SoC, selected backend."""
-    from . import npu
-    return npu.backend_info()
+from .npu import backend_info, set_opp_path  # noqa: F401
