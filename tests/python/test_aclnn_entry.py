@@ -220,3 +220,28 @@ def test_ops_rejects_unsupported_device():
     meta = [t.to("meta") for t in inputs]
     with pytest.raises(RuntimeError, match="not supported"):
         ops.deformable_conv2d_backward(*meta, **attrs)
+
+
+def test_non_contiguous_output_is_a_clear_error_not_a_wrong_answer(twin):
+    inputs, attrs = make_case()
+    outputs = list(_outputs_like(inputs))
+    outputs[0] = outputs[0].to(memory_format=torch.channels_last)
+    with pytest.raises(errors.AclnnParamInvalidError) as info:
+        _two_phase(twin, inputs, attrs, outputs, precheck=False)
+    assert info.value.status == 161002 and "non-contiguous" in str(info.value)
+
+
+def test_twin_platform_switch_keeps_results_bitwise(twin):
+    """twin_set_platform (module and OpApi forms) changes the core count the kernel is given; the
+    result must not change (determinism across core counts is tested in depth by the kernel tests)."""
+    from ascend_dcn import _backend
+    inputs, attrs = make_case(seed=7)
+    try:
+        _backend.twin_set_platform("Ascend910B2", 2)
+        two_cores = ops.deformable_conv2d_backward(*inputs, **attrs)
+        _backend.load_extension().twin_set_platform("Ascend910B2", 7)
+        seven_cores = ops.deformable_conv2d_backward(*inputs, **attrs)
+    finally:
+        twin.twin_set_platform("Ascend910B2", 0)
+    for a, b in zip(two_cores, seven_cores):
+        assert torch.equal(a, b)
