@@ -239,9 +239,9 @@ def test_twin_platform_switch_keeps_results_bitwise(twin):
     try:
         _backend.twin_set_platform("Ascend910B2", 2)
         two_cores = ops.deformable_conv2d_backward(*inputs, **attrs)
-        _backend.load_extension().twin_set_platform("Ascend910B2", 7)
-        seven_cores = ops.deformable_conv2d_backward(*inputs, **attrs)
+        _backend.load_extension().twin_set_platform("Ascend910B2", 6)
+        six_cores = ops.deformable_conv2d_backward(*inputs, **attrs)
     finally:
         twin.twin_set_platform("Ascend910B2", 0)
-    for a, b in zip(two_cores, seven_cores):
+    for a, b in zip(two_cores, six_cores):
         assert torch.equal(a, b)
