@@ -51,7 +51,7 @@ def _resolve_opapi(device, opapi):
     if device.type == "cpu":
         return _backend.get_twin_opapi()
     if device.type == "npu":
-        return _npu_module().get_opapi()
+        return _npu_module().get_opapi(device)
     raise _backend.BackendUnavailableError(
         f"tensors on device '{device}' are not supported: use CPU tensors (CPU twin) or NPU tensors (torch_npu)")
 
@@ -73,7 +73,7 @@ def _stream_ptr(device, stream):
     if stream is not None:
         return int(stream)
     if device.type == "npu":
-        return int(_npu_module().current_stream_ptr())
+        return int(_npu_module().current_stream_ptr(device))
     return 0
 
 
