@@ -236,3 +236,19 @@ def test_backward_uses_the_operator(monkeypatch):
     (x, w, off, b, go), attrs = _make(ASCEND_CASES["plain3x3"], True)
     _layer_grads(x, w, off, b, go, attrs)
     assert calls == [torch.float32]
+
+
+def test_non_contiguous_inputs_and_partial_requires_grad():
+    """channels_last input / non-contiguous offset give the same result as contiguous ones, and
+    gradients are produced only for the tensors that require them."""
+    (x, w, off, b, go), attrs = _make(ASCEND_CASES["plain3x3"], True, seed=9)
+    out_ref, grads_ref = _layer_grads(x, w, off, b, go, attrs)
+    x_cl = x.to(memory_format=torch.channels_last).requires_grad_()
+    off_nc = off.transpose(2, 3).contiguous().transpose(2, 3)          # same values, other strides
+    assert not off_nc.is_contiguous()
+    w_leaf = w.clone().requires_grad_()
+    out = deformable_conv2d(x_cl, w_leaf, off_nc, b, **attrs)
+    out.backward(go)
+    assert torch.equal(out.detach(), out_ref)
+    assert torch.equal(x_cl.grad, grads_ref[0]) and torch.equal(w_leaf.grad, grads_ref[1])
+    assert off_nc.grad is None and b.grad is None
