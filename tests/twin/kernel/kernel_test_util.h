@@ -2,6 +2,7 @@
 #pragma once
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -45,6 +46,7 @@ inline bool Contains(const std::string &s, const std::string &sub) { return s.fi
 inline bool ExpectViolation(const twin::LaunchResult &r, std::initializer_list<const char *> fragments) {
     bool ok = !r.ok;
     for (const char *f : fragments) ok = ok && Contains(r.error, f);
+    if (std::getenv("TWIN_TEST_VERBOSE") != nullptr) std::fprintf(stderr, "  reported: %s\n", r.error.c_str());
     if (!ok) std::fprintf(stderr, "  expected violation with fragments; got ok=%d error='%s'\n", r.ok ? 1 : 0, r.error.c_str());
     return ok;
 }

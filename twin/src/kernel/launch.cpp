@@ -51,6 +51,15 @@ struct LaunchState {
     std::vector<CoreCounters> aicCounters;  // written by AIV (Matmul MACs) under mu
 };
 
+const char *HardEventName(AscendC::HardEvent e) {
+    static const char *names[] = {"MTE2_MTE1", "MTE1_MTE2", "MTE1_M", "M_MTE1", "MTE2_V", "V_MTE2", "MTE3_V", "V_MTE3", "M_V", "V_M", "V_V",
+                                  "MTE3_MTE1", "MTE1_MTE3", "MTE1_V", "MTE2_M", "M_MTE2", "V_MTE1", "M_FIX", "FIX_M", "MTE3_MTE2",
+                                  "MTE2_MTE3", "S_V", "V_S", "S_MTE2", "MTE2_S", "S_MTE3", "MTE3_S", "MTE2_FIX", "FIX_MTE2", "FIX_S",
+                                  "M_S", "FIX_MTE3", "MTE1_FIX", "FIX_MTE1", "FIX_FIX"};
+    const unsigned i = static_cast<unsigned>(e);
+    return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
+}
+
 std::string CoreName(const CoreContext &c) { return std::string(c.isAic ? "AIC " : "AIV ") + std::to_string(c.blockIdx); }
 
 static size_t Slot(const LaunchState &ls, const CoreContext &c) { return c.isAic ? c.blockIdx : ls.numAic + c.blockIdx; }
@@ -185,7 +194,8 @@ static void EndOfKernelChecks(CoreContext &c) {
     for (int e = 0; e < static_cast<int>(AscendC::HardEvent::MAX); ++e)
         for (int id = 0; id < AscendC::kTwinEventIdsPerEvent; ++id)
             if (c.flagCount[e][id] != 0)
-                Violation("SetFlag", "SetFlag<event " + std::to_string(e) + ">(" + std::to_string(id) + ") without a matching WaitFlag at kernel end");
+                Violation("SetFlag", std::string("SetFlag<HardEvent::") + HardEventName(static_cast<AscendC::HardEvent>(e)) + ">(" +
+                                         std::to_string(id) + ") without a matching WaitFlag at kernel end");
 }
 
 static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()> &entry) {

@@ -53,6 +53,7 @@ struct CoreContext {
     // atomic accumulation state (SetAtomicAdd<T> .. SetAtomicNone)
     int atomicOp = 0;              // 0 none, 1 add, 2 max, 3 min
     const std::type_info *atomicType = nullptr;
+    const char *atomicTypeName = nullptr;
     // vector mask register
     uint64_t maskHigh = ~0ull, maskLow = ~0ull;
     bool maskCounterMode = false;
@@ -72,6 +73,7 @@ extern thread_local CoreContext *g_twinCore;
 [[noreturn]] void Violation(const char *api, const std::string &rule);
 [[noreturn]] void OutsideLaunch(const char *api);
 std::string CoreName(const CoreContext &c);     // "AIV 3" / "AIC 1"
+const char *HardEventName(AscendC::HardEvent e); // "MTE2_V"
 
 inline CoreContext &Core(const char *api) {
     CoreContext *c = g_twinCore;

@@ -82,7 +82,7 @@ inline void GmStore(const char *api, CoreContext &c, T *gm, const T *ub, size_t 
         return;
     }
     if (c.atomicType == nullptr || *c.atomicType != typeid(T))
-        Violation(api, std::string("atomic mode was set for ") + (c.atomicType ? c.atomicType->name() : "?") +
+        Violation(api, std::string("atomic mode was set for ") + (c.atomicTypeName ? c.atomicTypeName : "?") +
                            " but the copy element type is " + TypeName<T>() + " (SetAtomicAdd<T> must match)");
     c.counters.gmAtomicBytes += elems * sizeof(T);
     GmAtomicLock(gm);

@@ -27,7 +27,7 @@ __aicore__ inline void WaitFlag(int32_t eventID) {
         twin::kernel::Violation("WaitFlag", "eventID must be in [0, 7]; got " + std::to_string(eventID));
     auto &n = c.flagCount[static_cast<int>(event)][eventID];
     if (n == 0)
-        twin::kernel::Violation("WaitFlag", "WaitFlag<event " + std::to_string(static_cast<int>(event)) + ">(" + std::to_string(eventID) +
+        twin::kernel::Violation("WaitFlag", std::string("WaitFlag<HardEvent::") + twin::kernel::HardEventName(event) + ">(" + std::to_string(eventID) +
                                                 ") without a matching SetFlag (would hang on the chip)");
     --n;
 }
@@ -57,23 +57,27 @@ __aicore__ inline void SetAtomicAdd() {
     auto &c = twin::kernel::Core("SetAtomicAdd");
     c.atomicOp = 1;
     c.atomicType = &typeid(T);
+    c.atomicTypeName = twin::kernel::TypeName<T>();
 }
 template <typename T>
 __aicore__ inline void SetAtomicMax() {
     auto &c = twin::kernel::Core("SetAtomicMax");
     c.atomicOp = 2;
     c.atomicType = &typeid(T);
+    c.atomicTypeName = twin::kernel::TypeName<T>();
 }
 template <typename T>
 __aicore__ inline void SetAtomicMin() {
     auto &c = twin::kernel::Core("SetAtomicMin");
     c.atomicOp = 3;
     c.atomicType = &typeid(T);
+    c.atomicTypeName = twin::kernel::TypeName<T>();
 }
 __aicore__ inline void SetAtomicNone() {
     auto &c = twin::kernel::Core("SetAtomicNone");
     c.atomicOp = 0;
     c.atomicType = nullptr;
+    c.atomicTypeName = nullptr;
 }
 __aicore__ inline void DisableDmaAtomic() { SetAtomicNone(); }
 

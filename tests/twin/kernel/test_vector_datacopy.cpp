@@ -1,0 +1,170 @@
+// DataCopyPad unaligned GM round trips (strides in bytes / 32-B blocks, padding and dummy fill),
+// Gather with byte offsets, and the vector-instruction rules (repeatTime, mask ranges, operand
+// alignment, Gather bounds) as negative tests naming API + core + rule.
+#include "kernel_operator.h"
+#include "kernel_test_util.h"
+
+using namespace AscendC;
+using twin::KernelType;
+
+TEST_CASE(datacopypad_unaligned_round_trip_with_strides) {
+    // GM: 3 rows of 13 floats with a row pitch of 17 floats; UB slots of 64 B (+1 block gap);
+    // written back densely (pitch 13) at an unaligned GM offset.
+    const int rows = 3, cols = 13, pitch = 17;
+    ktest::Gm<float> src(rows * pitch, "src"), dst(1 + rows * cols + 3, "dst");
+    for (int i = 0; i < rows * pitch; ++i) src[i] = float(i) + 0.25f;
+    for (size_t i = 0; i < dst.n; ++i) dst[i] = -7.0f;
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, 1024);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        GlobalTensor<float> gs, gd;
+        gs.SetGlobalBuffer((__gm__ float *)src.addr());
+        gd.SetGlobalBuffer((__gm__ float *)dst.addr());
+        DataCopyExtParams in(rows, cols * sizeof(float), (pitch - cols) * sizeof(float), 1, 0);
+        DataCopyPad(t, gs, in, DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+        q.EnQue(t);
+        LocalTensor<float> u = q.DeQue<float>();
+        // dummy elements of a block without padding repeat the block's first element
+        const float dummy = u.GetValue(13);
+        DataCopyExtParams out(rows, cols * sizeof(float), 1, 0, 0);
+        DataCopyPad(gd[1], u, out);
+        gd.SetValue(0, dummy);
+        q.FreeTensor(u);
+    });
+    CHECK(ktest::ExpectOk(r));
+    CHECK(dst[0] == src[0]);
+    bool same = true;
+    for (int rr = 0; rr < rows; ++rr)
+        for (int c = 0; c < cols; ++c) same = same && dst[1 + rr * cols + c] == src[rr * pitch + c];
+    CHECK(same);
+    CHECK(dst[1 + rows * cols] == -7.0f);   // nothing written past the last block
+}
+
+TEST_CASE(datacopypad_left_right_padding_value) {
+    ktest::Gm<half> src(8, "src"), dst(32, "dst");
+    for (int i = 0; i < 8; ++i) src[i] = half(float(i + 1));
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 64);
+        LocalTensor<half> t = b.Get<half>();
+        GlobalTensor<half> gs, gd;
+        gs.SetGlobalBuffer((__gm__ half *)src.addr());
+        gd.SetGlobalBuffer((__gm__ half *)dst.addr());
+        DataCopyPad(t, gs, DataCopyExtParams(1, 5 * sizeof(half), 0, 0, 0), DataCopyPadExtParams<half>(true, 2, 3, half(-1.0f)));
+        DataCopy(gd, t, 16);
+    });
+    CHECK(ktest::ExpectOk(r));
+    const float want[16] = {-1, -1, 1, 2, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    for (int i = 0; i < 16; ++i) CHECK(static_cast<float>(dst[i]) == want[i]);
+}
+
+TEST_CASE(gather_uses_byte_offsets) {
+    ktest::Gm<float> out(64, "out");
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+        LocalTensor<float> src = b.Get<float>(64);
+        LocalTensor<uint32_t> off = b.GetWithOffset<uint32_t>(64, 256);
+        LocalTensor<float> dst = b.GetWithOffset<float>(64, 512);
+        for (int i = 0; i < 64; ++i) {
+            src.SetValue(i, float(i * 10));
+            off.SetValue(i, static_cast<uint32_t>((63 - i) * sizeof(float)));   // reverse, in bytes
+        }
+        Gather(dst, src, off, 4 * sizeof(float), 60);   // base offset of 4 elements (16 B)
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float *)out.addr());
+        DataCopy(g, dst, 64);
+    });
+    CHECK(ktest::ExpectViolation(r, {"Gather", "core AIV 0", "outside src"}));   // i=0: 16 + 252 = 268 B > 256 B
+    auto ok = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+        LocalTensor<float> src = b.Get<float>(64);
+        LocalTensor<uint32_t> off = b.GetWithOffset<uint32_t>(64, 256);
+        LocalTensor<float> dst = b.GetWithOffset<float>(64, 512);
+        for (int i = 0; i < 64; ++i) {
+            src.SetValue(i, float(i * 10));
+            off.SetValue(i, static_cast<uint32_t>((59 - (i % 60)) * sizeof(float)));
+        }
+        Gather(dst, src, off, 4 * sizeof(float), 64);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float *)out.addr());
+        DataCopy(g, dst, 64);
+    });
+    CHECK(ktest::ExpectOk(ok));
+    for (int i = 0; i < 64; ++i) CHECK(out[i] == float((4 + 59 - (i % 60)) * 10));
+}
+
+namespace {
+template <typename F>
+twin::LaunchResult VecKernel(F body) {
+    return ktest::Run(1, KernelType::AIV_ONLY, [body] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 64 * 1024);
+        LocalTensor<float> t = b.Get<float>();
+        Duplicate(t, 1.0f, 16 * 1024);
+        body(t);
+    });
+}
+}  // namespace
+
+TEST_CASE(repeat_time_at_most_255) {
+    CHECK(ktest::ExpectOk(VecKernel([](LocalTensor<float> t) { Adds(t, t, 1.0f, 64, 255, {1, 1, 8, 8}); })));
+    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) { Adds(t, t, 1.0f, 64, 256, {1, 1, 8, 8}); }),
+                                 {"Adds", "core AIV 0", "repeatTime must be in [0, 255]"}));
+}
+
+TEST_CASE(continuous_mask_range_per_type) {
+    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) { Add(t, t, t, 65, 1, {1, 1, 1, 8, 8, 8}); }),
+                                 {"Add", "core AIV 0", "continuous mask must be in [1, 64]"}));
+    CHECK(ktest::ExpectOk(VecKernel([](LocalTensor<float> t) {
+        LocalTensor<half> h = t.ReinterpretCast<half>();
+        Add(h, h, h, 128, 1, {1, 1, 1, 8, 8, 8});
+    })));
+}
+
+TEST_CASE(bit_mask_high_word_zero_for_32_bit) {
+    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) {
+        uint64_t mask[2] = {~0ull, 1};
+        Mul(t, t, t, mask, 1, {1, 1, 1, 8, 8, 8});
+    }), {"Mul", "core AIV 0", "mask[1] must be 0"}));
+}
+
+TEST_CASE(vector_operand_alignment) {
+    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) { Add(t[4], t, t, 64); }),
+                                 {"Add", "core AIV 0", "dst UB address must be 32-byte aligned"}));
+}
+
+TEST_CASE(repeat_strides_stay_inside_buffer) {
+    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) {
+        LocalTensor<float> small = t[16 * 1024 - 64];
+        Muls(small, small, 2.0f, 64, 2, {1, 1, 8, 8});   // second repeat runs past the buffer
+    }), {"Muls", "core AIV 0", "repeat/stride pattern"}));
+}
+
+TEST_CASE(whole_reduce_sum_per_repeat) {
+    ktest::Gm<float> out(8, "out");
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 2048);
+        LocalTensor<float> src = b.Get<float>(256);
+        LocalTensor<float> dst = b.GetWithOffset<float>(8, 1024);
+        for (int i = 0; i < 256; ++i) src.SetValue(i, float(i % 64 + (i / 64) * 1000));
+        WholeReduceSum(dst, src, 64, 4, 1, 1, 8);
+        for (int i = 4; i < 8; ++i) dst.SetValue(i, 0.0f);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float *)out.addr());
+        DataCopy(g, dst, 8);
+    });
+    CHECK(ktest::ExpectOk(r));
+    for (int rr = 0; rr < 4; ++rr) CHECK(out[rr] == float(2016 + rr * 64000));
+}
+
+TEST_MAIN()
