@@ -76,7 +76,7 @@ def deform_sample(input: torch.Tensor, offset: torch.Tensor, kernel_size: Sequen
     y0 = torch.floor(y)
     x0 = torch.floor(x)
     ly, lx = y - y0, x - x0
-    hy, hx = 1 - ly, 1 - lx
+    hy, hx = (y0 + 1) - y, (x0 + 1) - x          # KRN-A2 forms (y1 - y), (x1 - x)
     y0i = y0.to(torch.int64)
     x0i = x0.to(torch.int64)
     corners = ((0, 0, hy * hx), (0, 1, hy * lx), (1, 0, ly * hx), (1, 1, ly * lx))
