@@ -70,7 +70,11 @@ bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::
     mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, dt, false);
     mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
     mm.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-    mm.SetShape(static_cast<int32_t>(m), static_cast<int32_t>(n), static_cast<int32_t>(k));
+    // The problem given to the tiling is ONE output tile (sm x sn over a K range of sk): the kernel
+    // distributes the shape-determined tiles over the vector cores itself, so the tile split - and
+    // with it every element's accumulation order - never depends on the core count. The org shape
+    // gives the strides of the full matrices the tiles are cut from.
+    mm.SetShape(static_cast<int32_t>(sm), static_cast<int32_t>(sn), static_cast<int32_t>(sk));
     mm.SetOrgShape(static_cast<int32_t>(m), static_cast<int32_t>(n), static_cast<int32_t>(k));
     mm.SetSingleShape(static_cast<int32_t>(sm), static_cast<int32_t>(sn), static_cast<int32_t>(sk));
     mm.SetBias(false);
@@ -113,9 +117,14 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     const uint32_t aivNum = plat.GetCoreNumAiv();
     uint64_t ubSize = 0;
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
-    if (aicNum == 0 || aivNum == 0) {
-        return Fail("platform: needs cube and vector cores (MIX AIC:AIV = 1:2)");
+    // MIX AIC:AIV = 1:2: a block is one cube core plus two vector cores, so the block dim is limited by
+    // both counts (e.g. 7 vector cores -> 3 blocks, 6 working vector cores).
+    const uint32_t blockDim = std::min(aicNum, aivNum / 2);
+    if (blockDim == 0) {
+        return Fail("platform: the MIX AIC:AIV = 1:2 kernel needs at least 1 cube core and 2 vector cores; got " +
+                    std::to_string(aicNum) + " cube and " + std::to_string(aivNum) + " vector cores");
     }
+    const uint32_t usedAiv = 2 * blockDim;
 
     // ---- work split (shape only)
     const int64_t segLen = Gcd(cinG, cinDg);
@@ -170,14 +179,14 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     td.set_pixelTile(pixelTile);
     td.set_gTileM(gTileM); td.set_gTileN(gTileN); td.set_wTileM(wTileM); td.set_wTileN(wTileN);
     td.set_wSplitK(wSplitK); td.set_wChunkK(wChunkK);
-    td.set_usedAivNum(aivNum);
+    td.set_usedAivNum(usedAiv);
     td.set_modulated(args.modulated ? 1U : 0U);
 
-    if (!MatmulTiling(plat, mmType, aivNum, howo, kcg, coutG, gTileM, gTileN, coutG, td.gMatmul)) {
+    if (!MatmulTiling(plat, mmType, usedAiv, howo, kcg, coutG, gTileM, gTileN, coutG, td.gMatmul)) {
         return Fail("matmul tiling (G = GO^T x W) failed for M=" + std::to_string(howo) + " N=" + std::to_string(kcg) +
                     " K=" + std::to_string(coutG));
     }
-    if (!MatmulTiling(plat, mmType, aivNum, coutG, kcg, ka, wTileM, wTileN, wChunkK, td.wMatmul)) {
+    if (!MatmulTiling(plat, mmType, usedAiv, coutG, kcg, ka, wTileM, wTileN, wChunkK, td.wMatmul)) {
         return Fail("matmul tiling (dW = GOt^T x Dcol) failed for M=" + std::to_string(coutG) +
                     " N=" + std::to_string(kcg) + " K=" + std::to_string(ka));
     }
@@ -188,7 +197,7 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     }
     td.SaveToBuffer(raw->GetData(), raw->GetCapacity());
     raw->SetDataSize(td.GetDataSize());
-    context->SetBlockDim(aicNum);  // MIX AIC:AIV = 1:2 -> block dim counts cube cores
+    context->SetBlockDim(blockDim);  // MIX AIC:AIV = 1:2 -> block dim counts cube cores
     context->SetTilingKey(key);
     size_t *ws = context->GetWorkspaceSizes(1);
     if (ws == nullptr) {
