@@ -97,7 +97,14 @@ uint32_t PlatformAscendC::CalcTschNumBlocks(uint32_t sliceNum, uint32_t aicCoreN
 uint32_t PlatformAscendC::CalcTschBlockDim(uint32_t sliceNum, uint32_t aicCoreNum, uint32_t aivCoreNum) const {
     return CalcTschNumBlocks(sliceNum, aicCoreNum, aivCoreNum);
 }
-uint32_t PlatformAscendC::GetLibApiWorkSpaceSize(void) const { return kLibApiWorkspace2201; }
+uint32_t PlatformAscendC::GetLibApiWorkSpaceSize(void) const {
+#ifdef TWIN_HAVE_KERNEL_PLATFORM
+    static_assert(twin::kLibApiWorkspaceBytes == kLibApiWorkspace2201, "kernel side and host side disagree");
+    return static_cast<uint32_t>(twin::kLibApiWorkspaceBytes);
+#else
+    return kLibApiWorkspace2201;
+#endif
+}
 void PlatformAscendC::GetCoreMemSize(const CoreMemType &memType, uint64_t &size) const {
     const auto &p = Info();
     switch (memType) {
