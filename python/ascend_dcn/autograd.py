@@ -8,7 +8,7 @@ Saved between forward and backward:
 The backward calls ascend_dcn::deformable_conv2d_backward once and returns the gradients of
 input, weight, offset (incl. the mask block) and bias. Gradients are computed for all four tensors
 in one operator call, as torch_npu does; the ones autograd does not need are dropped. Double
-backward is not supported.
+backward is not supported: differentiating the backward/sampling ops raises a clear error.
 """
 from __future__ import annotations
 
@@ -57,6 +57,19 @@ def _backward(ctx, grad_out, _grad_deform_out):
 
 
 library.deformable_conv2d.register_autograd(_backward, setup_context=_setup_context)
+
+
+def _no_double_backward(ctx, *grads):
+    raise RuntimeError("ascend_dcn: double backward through the deformable convolution is not "
+                       "supported (its backward, the operator, is not differentiable)")
+
+
+def _no_context(ctx, inputs, output):
+    pass
+
+
+library.deformable_conv2d_backward.register_autograd(_no_double_backward, setup_context=_no_context)
+library.deformable_sample.register_autograd(_no_double_backward, setup_context=_no_context)
 
 
 @contextlib.contextmanager

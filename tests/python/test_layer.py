@@ -252,3 +252,12 @@ def test_non_contiguous_inputs_and_partial_requires_grad():
     assert torch.equal(out.detach(), out_ref)
     assert torch.equal(x_cl.grad, grads_ref[0]) and torch.equal(w_leaf.grad, grads_ref[1])
     assert off_nc.grad is None and b.grad is None
+
+
+def test_double_backward_is_a_clear_error():
+    (x, w, off, b, go), attrs = _make(ASCEND_CASES["plain3x3"], True, seed=10)
+    x = x.requires_grad_()
+    out = deformable_conv2d(x, w.requires_grad_(), off, b, **attrs)
+    (gx,) = torch.autograd.grad((out * go).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="double backward"):
+        gx.sum().backward()
