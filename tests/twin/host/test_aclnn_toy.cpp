@@ -3,6 +3,7 @@
 // fewer cores), and the status codes of every failure class with their aclGetRecentErrMsg text.
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -75,6 +76,42 @@ TEST_CASE(adds_and_scales_on_all_cores) {
     int bad = 0;
     for (size_t i = 0; i < z.data.size(); ++i) { bad += z.data[i] != (x.data[i] + y.data[i]) * 0.5f; }
     CHECK(bad == 0);
+}
+
+// Bits of an fp16 value for floats that fp16 represents exactly (normal range, <= 10 mantissa bits).
+static uint16_t HalfBits(float f) {
+    if (f == 0.0f) { return 0; }
+    uint32_t b = 0;
+    std::memcpy(&b, &f, sizeof(b));
+    const uint32_t sign = (b >> 16) & 0x8000u;
+    const uint32_t exp = ((b >> 23) & 0xffu) - 127u + 15u;
+    return static_cast<uint16_t>(sign | (exp << 10) | ((b >> 13) & 0x3ffu));
+}
+
+TEST_CASE(fp16_path) {
+    const int64_t n = 512;
+    std::vector<uint16_t> x(n), y(n), z(n, 0xFFFF), expect(n);
+    for (int64_t i = 0; i < n; ++i) {
+        const float xv = static_cast<float>(i % 17 - 8) * 0.25f, yv = static_cast<float>(i % 5) * 0.5f;
+        x[i] = HalfBits(xv);
+        y[i] = HalfBits(yv);
+        expect[i] = HalfBits((xv + yv) * 0.5f);
+    }
+    const int64_t shape[1] = {n}, strides[1] = {1};
+    aclTensor *tx = aclCreateTensor(shape, 1, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, shape, 1, x.data());
+    aclTensor *ty = aclCreateTensor(shape, 1, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, shape, 1, y.data());
+    aclTensor *tz = aclCreateTensor(shape, 1, ACL_FLOAT16, strides, 0, ACL_FORMAT_ND, shape, 1, z.data());
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    CHECK(aclnnToyAddCustomGetWorkspaceSize(tx, ty, 0.5, 0, tz, &ws, &ex) == ACLNN_SUCCESS);
+    std::vector<uint8_t> workspace(ws);
+    CHECK(aclnnToyAddCustom(workspace.data(), ws, ex, nullptr) == ACLNN_SUCCESS);
+    int bad = 0;
+    for (int64_t i = 0; i < n; ++i) { bad += z[i] != expect[i]; }
+    CHECK(bad == 0);
+    aclDestroyTensor(tx);
+    aclDestroyTensor(ty);
+    aclDestroyTensor(tz);
 }
 
 TEST_CASE(fewer_cores_and_nchw_tensors) {
