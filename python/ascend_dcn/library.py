@@ -151,28 +151,29 @@ def _deformable_conv2d_backward_fake(input, grad_output, offset_out, weight, off
 _autocast_lib = torch.library.Library("ascend_dcn", "IMPL")
 
 
-def _register_autocast(op_name: str, device_type: str, dispatch_key: str):
+def _register_autocast(op_name: str, dispatch_key: str, device_type):
+    """Autocast kernel: floating tensors on `device_type` are cast to the autocast dtype in effect,
+    then the op runs below the autocast key. `device_type` may be a callable (resolved per call)."""
     op = getattr(torch.ops.ascend_dcn, op_name).default
     key = getattr(torch._C.DispatchKey, dispatch_key)
 
     def kernel(_keyset, *args):
-        dtype = torch.get_autocast_dtype(device_type)
+        device = device_type() if callable(device_type) else device_type
+        dtype = torch.get_autocast_dtype(device)
         cast = tuple(a.to(dtype) if isinstance(a, Tensor) and a.is_floating_point()
-                     and a.device.type == device_type else a for a in args)
+                     and a.device.type == device else a for a in args)
         with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(key)):
             return op(*cast)
 
     _autocast_lib.impl(op_name, kernel, dispatch_key, with_keyset=True)
 
 
-def _npu_autocast_available() -> bool:
-    try:
-        return bool(torch._C._is_autocast_available("npu"))
-    except (RuntimeError, ValueError):
-        return False
+def _privateuse1_device() -> str:
+    """torch_npu renames the PrivateUse1 backend to "npu"; resolved when the kernel runs, so the
+    registration also holds if torch_npu is imported after ascend_dcn."""
+    return torch._C._get_privateuse1_backend_name()
 
 
 for _name in ("deformable_conv2d", "deformable_sample"):
-    _register_autocast(_name, "cpu", "AutocastCPU")
-    if _npu_autocast_available():
-        _register_autocast(_name, "npu", "AutocastPrivateUse1")
+    _register_autocast(_name, "AutocastCPU", "cpu")
+    _register_autocast(_name, "AutocastPrivateUse1", _privateuse1_device)
