@@ -9,7 +9,7 @@ y == -1, batch 3). Precision: ascend_dcn.precision (fp32 1e-4 / fp16, bf16 1e-3,
 import pytest
 
 from ascend_dcn.precision import check_precision
-from test_kernel_common import Case, make_inputs, require_twin, run_reference, run_twin
+from test_kernel_common import Case, last_launch_counters, make_inputs, require_twin, run_reference, run_twin
 
 SUITE = [  # landscape §5 rows: N, Cin, Cout, H, W scaled; K, s, p, d, g, dg kept
     Case("r1_c3_entry_s2", 1, 128, 128, 8, 10, stride=(2, 2)),
@@ -41,6 +41,8 @@ EDGE = [
     Case("integer_offsets_y_minus1", 1, 16, 8, 5, 5, offset_kind="integer"),
     Case("batch3_k5_g2", 3, 8, 6, 5, 5, kh=5, kw=5, padding=(2, 2, 2, 2), groups=2),
     Case("wide_kernel_k81", 1, 8, 4, 9, 9, kh=9, kw=9, padding=(4, 4, 4, 4)),
+    # Ho*Wo = 2304 > 2048: pixel chunks of stage 3, grad_bias chunks, two grad_weight Ka chunks
+    Case("spatial_chunks_48x48", 1, 8, 4, 48, 48),
 ]
 
 V1 = [
@@ -55,10 +57,12 @@ HALF_CASES = [SUITE[1], SUITE[8], EDGE[0], EDGE[2], EDGE[3], EDGE[9], EDGE[11], 
 NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")
 
 
-def check_case(case, dtype, seed=0):
+def check_case(case, dtype, request, seed=0):
     require_twin()
     inputs = make_inputs(case, dtype, seed)
     got = run_twin(case, inputs)
+    for key, value in last_launch_counters().items():  # twin cost counters, per case (pytest user_properties, e.g. in --junitxml)
+        request.node.user_properties.append((f"twin_{key}", value))
     want = run_reference(case, inputs)
     report = []
     for name, a, g in zip(NAMES, got, want):
@@ -70,21 +74,21 @@ def check_case(case, dtype, seed=0):
 
 
 @pytest.mark.parametrize("case", SUITE, ids=lambda c: c.name)
-def test_suite_fp32(case):
-    check_case(case, "float32")
+def test_suite_fp32(case, request):
+    check_case(case, "float32", request)
 
 
 @pytest.mark.parametrize("case", EDGE, ids=lambda c: c.name)
-def test_edge_fp32(case):
-    check_case(case, "float32")
+def test_edge_fp32(case, request):
+    check_case(case, "float32", request)
 
 
 @pytest.mark.parametrize("case", V1, ids=lambda c: c.name)
-def test_unmodulated_fp32(case):
-    check_case(case, "float32")
+def test_unmodulated_fp32(case, request):
+    check_case(case, "float32", request)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("case", HALF_CASES, ids=lambda c: c.name)
-def test_half_precision(case, dtype):
-    check_case(case, dtype)
+def test_half_precision(case, dtype, request):
+    check_case(case, dtype, request)

@@ -104,6 +104,27 @@ def run_reference(case, inputs):
                                                 a["modulated"])
 
 
+COUNTERS = ("gmToUbBytes", "ubToGmBytes", "gmAtomicBytes", "vecElemOps", "vecInstrs", "cubeMacs", "scalarUbOps",
+            "ubPeakBytes")
+
+
+def last_launch_counters():
+    """Cost counters of the last twin kernel launch (twinLastLaunch* of libnnopbase), or {} if unavailable."""
+    import ctypes
+    from ascend_dcn import _backend
+    try:
+        lib = ctypes.CDLL(_backend.get_twin_opapi().runtime_paths[0])
+        lib.twinLastLaunchWallSeconds.restype = ctypes.c_double
+        out = {"cores": int(lib.twinLastLaunchCores()), "wallSeconds": float(lib.twinLastLaunchWallSeconds())}
+        for name in COUNTERS:
+            v = ctypes.c_uint64()
+            if lib.twinLastLaunchCounter(name.encode(), ctypes.byref(v)) == 0:
+                out[name] = int(v.value)
+        return out
+    except (OSError, AttributeError, IndexError):
+        return {}
+
+
 def _gcd(a, b):
     return math.gcd(a, b)
 
