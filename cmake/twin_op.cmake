@@ -124,6 +124,22 @@ if(ASCEND_DCN_TESTS AND EXISTS ${PROJECT_SOURCE_DIR}/tests/twin/host/toy_op/op_h
   twin_add_op_package(NAME toy
     OP_HOST_SRCS ${PROJECT_SOURCE_DIR}/tests/twin/host/toy_op/op_host/toy_add_custom.cpp
     OP_KERNEL_SRCS ${PROJECT_SOURCE_DIR}/tests/twin/host/toy_op/op_kernel/toy_add_custom.cpp)
+  # The opbuild refuses an OpType the op_host does not register, and an OP_ADD missing from --ops.
+  add_test(NAME twin_opbuild_unknown_op
+           COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:toy_opbuild>
+                   --out ${CMAKE_BINARY_DIR}/toy_opbuild_neg --ops ToyAddCustom,NoSuchOp)
+  set_tests_properties(twin_opbuild_unknown_op PROPERTIES WILL_FAIL TRUE)
+  add_test(NAME twin_opbuild_unknown_op_message
+           COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:toy_opbuild>
+                   --out ${CMAKE_BINARY_DIR}/toy_opbuild_neg --ops ToyAddCustom,NoSuchOp)
+  set_tests_properties(twin_opbuild_unknown_op_message PROPERTIES
+                       PASS_REGULAR_EXPRESSION "OpType NoSuchOp is not registered by the op_host sources")
+  add_test(NAME twin_opbuild_unlisted_op_message
+           COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:toy_opbuild>
+                   --out ${CMAKE_BINARY_DIR}/toy_opbuild_neg --ops OtherOp)
+  set_tests_properties(twin_opbuild_unlisted_op_message PROPERTIES
+                       PASS_REGULAR_EXPRESSION "OP_ADD\\(ToyAddCustom\\) is not in --ops")
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/toy_opbuild_neg)
   if(TARGET toy_cust_opapi)
     file(GLOB TWIN_ACLNN_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/twin/host/test_aclnn_*.cpp)
     foreach(t IN LISTS TWIN_ACLNN_TESTS)
