@@ -322,3 +322,110 @@ def test_raw_entry_rejects_every_violation(case_id, build, status, argument):
 @pytest.mark.parametrize("case_id,build", VALID, ids=[v[0] for v in VALID])
 def test_raw_entry_accepts_valid_arguments(case_id, build):
     assert entry_verdict(build(), precheck=False) == (0, "")
+
+
+def _random_valid(rng):
+    """A random valid argument set (small shapes; groups, deformable groups, strides, asymmetric pads)."""
+    groups, dg = rng.choice([1, 2, 3]), rng.choice([1, 2])
+    cin = groups * dg * rng.randint(1, 2)
+    cout = groups * rng.randint(1, 2)
+    kh, kw = rng.randint(1, 3), rng.randint(1, 3)
+    st = [1, 1, rng.randint(1, 2), rng.randint(1, 2)]
+    pd = [rng.randint(0, 1) for _ in range(4)]
+    dl = [1, 1, rng.randint(1, 2), rng.randint(1, 2)]
+    h, w = rng.randint(5, 7), rng.randint(5, 7)
+    ho = (h + pd[0] + pd[1] - ((kh - 1) * dl[2] + 1)) // st[2] + 1
+    wo = (w + pd[2] + pd[3] - ((kw - 1) * dl[3] + 1)) // st[3] + 1
+    n = rng.randint(1, 2)
+    modulated = rng.random() < 0.7
+    dtype = rng.choice([torch.float32, torch.float16, torch.bfloat16])
+    z = lambda *s: torch.zeros(s, dtype=dtype)  # noqa: E731
+    a = dict(input=z(n, cin, h, w), grad_output=z(n, cout, ho, wo), offset_out=z(n, cin, ho * kh, wo * kw),
+             weight=z(cout, cin // groups, kh, kw), offset=z(n, (3 if modulated else 2) * dg * kh * kw, ho, wo),
+             kernel_size=[kh, kw], stride=st, padding=pd, dilation=dl, groups=groups, deformable_groups=dg,
+             modulated=modulated)
+    a.update(grad_input=torch.zeros_like(a["input"]), grad_weight=torch.zeros_like(a["weight"]),
+             grad_offset=torch.zeros_like(a["offset"]), grad_bias=z(cout))
+    return a
+
+
+def _random_mutation(rng, a):
+    tensors = tuple(k for k in TENSOR_IN + TENSOR_OUT if a[k] is not None)
+    lists = tuple(k for k in ("kernel_size", "stride", "padding", "dilation") if a[k] is not None)
+    if not tensors or not lists:
+        return
+    kind = rng.randrange(9)
+    if kind == 0:
+        a[rng.choice(tensors + lists)] = None
+    elif kind == 1:
+        name = rng.choice(tensors)
+        a[name] = a[name].to(rng.choice([torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32]))
+    elif kind == 2:
+        name = rng.choice(lists)
+        v = list(a[name])
+        if rng.random() < 0.3:
+            v = v + [1] if rng.random() < 0.5 else v[:-1]
+        else:
+            v[rng.randrange(len(v))] = rng.choice([-1, 0, 1, 2, 3, 50])
+        a[name] = v
+    elif kind == 3:
+        a[rng.choice(["groups", "deformable_groups"])] = rng.choice([-1, 0, 1, 2, 3, 4])
+    elif kind == 4:
+        a["modulated"] = not a["modulated"]
+    elif kind == 5:
+        name = rng.choice(tensors)
+        shape = list(a[name].shape)
+        if shape and rng.random() < 0.5:
+            shape.pop(rng.randrange(len(shape)))
+        else:
+            shape.append(1)
+        a[name] = torch.zeros(shape, dtype=a[name].dtype)
+    else:  # change one dimension (possibly to 0 = empty)
+        name = rng.choice(tensors)
+        shape = list(a[name].shape)
+        if not shape:
+            return
+        i = rng.randrange(len(shape))
+        shape[i] = rng.choice([0, max(shape[i] - 1, 1), shape[i] + 1])
+        a[name] = torch.zeros(shape, dtype=a[name].dtype)
+
+
+def test_cpp_matches_python_on_random_argument_sets():
+    """Differential test: 600 random argument sets (valid ones, and ones with 1-3 random mutations of
+    any kind) get the same verdict (status, argument) from the Python and the C++ validation."""
+    import random
+    _ext()
+    rng = random.Random(20261202)
+    verdicts = set()
+    for i in range(600):
+        a = _random_valid(rng)
+        for _ in range(rng.choice([0, 1, 1, 2, 3])):
+            _random_mutation(rng, a)
+        py = python_verdict(a)
+        assert cpp_verdict(a) == py, f"case {i}: {a}"
+        verdicts.add(py)
+    # The generator must reach every step: success, nulls, and invalid dtypes/attrs/dims/shapes.
+    statuses = {s for s, _ in verdicts}
+    assert statuses == {0, NULLPTR, INVALID}
+    assert len({arg for s, arg in verdicts if s == INVALID}) >= 12
+
+
+def test_raw_entry_agrees_with_python_on_random_argument_sets():
+    """Same random sets through the generated layer + TilingFunc without the precheck: every valid set
+    is accepted (phase 1) and every invalid one rejected — 161001 for null pointers, 161002 (generated
+    layer) or 561002 (TilingFunc) for the rest."""
+    import random
+    _twin()
+    rng = random.Random(20261203)
+    for i in range(300):
+        a = _random_valid(rng)
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            _random_mutation(rng, a)
+        py_status, py_arg = python_verdict(a)
+        raw_status, _ = entry_verdict(a, precheck=False)
+        if py_status == 0:
+            assert raw_status == 0, f"case {i}: valid arguments rejected with {raw_status}: {a}"
+        elif py_status == NULLPTR and py_arg != "dilation":
+            assert raw_status == NULLPTR, f"case {i}: {a}"
+        elif py_status == INVALID:
+            assert raw_status in (INVALID, 561002), f"case {i}: {a}"
