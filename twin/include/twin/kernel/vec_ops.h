@@ -103,6 +103,10 @@ template <typename T> inline float F32(T v) { return static_cast<float>(v); }
 // Arithmetic domain of an element type: exact integers, float for floating types.
 template <typename T> using ArithT = std::conditional_t<std::is_integral<T>::value, int64_t, float>;
 template <typename T> inline ArithT<T> AV(T v) { return static_cast<ArithT<T>>(v); }
+template <typename T> inline ArithT<T> AbsValue(T v) {
+    if constexpr (std::is_integral<T>::value) return AV(v) < 0 ? -AV(v) : AV(v);
+    else return std::fabs(AV(v));   // clears the sign of -0.0 and NaN like a sign-bit clear
+}
 
 }  // namespace kernel
 }  // namespace twin
@@ -212,7 +216,7 @@ TWIN_SCALAR_OP(Muls, AV(a) * AV(s))
 TWIN_SCALAR_OP(Maxs, (AV(a) >= AV(s) ? a : s))
 TWIN_SCALAR_OP(Mins, (AV(a) <= AV(s) ? a : s))
 
-TWIN_UNARY_OP(Abs, (AV(a) < 0 ? -AV(a) : AV(a)))
+TWIN_UNARY_OP(Abs, twin::kernel::AbsValue(a))
 TWIN_UNARY_OP(Relu, (AV(a) > 0 ? a : static_cast<T>(0)))
 TWIN_UNARY_OP(Exp, std::exp(F32(a)))
 TWIN_UNARY_OP(Ln, std::log(F32(a)))
