@@ -241,8 +241,9 @@ bool GenKernelTilingHeader(ops::OpDef &op, const std::string &opType, const std:
           << "    std::memcpy(&tiling_data, reinterpret_cast<const void *>(tiling_arg), sizeof(tiling_struct))\n\n";
     }
     // DTYPE_<NAME>: emitted when every supported combination uses the same dtype for that param.
-    std::vector<ops::OpParamDef> ins(op.GetInputs().begin(), op.GetInputs().end());
-    std::vector<ops::OpParamDef> outs(op.GetOutputs().begin(), op.GetOutputs().end());
+    // Params of the first AddConfig (Follow resolved); DTYPE_ is one value per compile in the twin.
+    std::vector<ops::OpParamDef> ins, outs;
+    twin_host::ParamsForComputeUnit(op, op.AICore().GetConfigOrder().front().GetString(), ins, outs);
     for (const auto *group : {&ins, &outs}) {
         for (const auto &p : *group) {
             const auto &t = p.GetDataTypes();

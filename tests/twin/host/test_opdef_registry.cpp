@@ -57,6 +57,19 @@ public:
 OP_ADD(OptionalAttrNoDefault);
 }  // namespace ops
 
+namespace ops {
+class FollowProbe : public OpDef {
+public:
+    explicit FollowProbe(const char *name) : OpDef(name) {
+        Input("x").DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_NCHW});
+        Output("y").Follow("x");
+        Output("idx").DataType({ge::DT_INT32, ge::DT_INT32}).Follow("x", FollowType::FORMAT);
+        AICore().SetTiling(optiling::ProbeTiling).AddConfig("ascend910b");
+    }
+};
+OP_ADD(FollowProbe);
+}  // namespace ops
+
 static bool Contains(const std::string &s, const std::string &sub) { return s.find(sub) != std::string::npos; }
 
 TEST_CASE(records_declaration_order_and_lists) {
@@ -119,6 +132,16 @@ TEST_CASE(optional_attr_needs_default) {
     const std::string err = twin_host::ValidateOpDef(op);
     CHECK(Contains(err, "attr 'eps'"));
     CHECK(Contains(err, "OPTIONAL"));
+}
+
+TEST_CASE(follow_copies_lists) {
+    ops::OpDef op = ops::OpDefFactory::OpDefCreate("FollowProbe");
+    CHECK(twin_host::ValidateOpDef(op).empty());
+    std::vector<ops::OpParamDef> ins, outs;
+    CHECK(twin_host::ParamsForComputeUnit(op, "ascend910b", ins, outs));
+    CHECK(outs[0].GetDataTypes().size() == 2 && outs[0].GetDataTypes()[1] == ge::DT_FLOAT16);
+    CHECK(outs[0].GetFormats().size() == 2 && outs[0].GetFormats()[1] == ge::FORMAT_NCHW);
+    CHECK(outs[1].GetDataTypes()[0] == ge::DT_INT32 && outs[1].GetFormats()[1] == ge::FORMAT_NCHW);
 }
 
 TEST_CASE(format_matching_rules) {

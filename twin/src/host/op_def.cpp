@@ -118,6 +118,41 @@ size_t CombinationCount(const std::vector<ops::OpParamDef> &inputs, const std::v
     return n;
 }
 
+// Follow(name[, type]): a param without its own lists takes the dtype (ALL/DTYPE) and format (ALL/FORMAT)
+// lists of the param it follows (searched among inputs, then outputs).
+static std::string ResolveFollow(ops::OpDef &op, std::vector<ops::OpParamDef> &inputs,
+                                 std::vector<ops::OpParamDef> &outputs) {
+    auto find = [&](const ge::AscendString &name) -> const ops::OpParamDef * {
+        for (const auto *group : {&inputs, &outputs}) {
+            for (const auto &p : *group) {
+                if (p.GetParamName() == name) { return &p; }
+            }
+        }
+        return nullptr;
+    };
+    for (int pass = 0; pass < 4; ++pass) {  // follow chains up to 4 deep
+        for (auto *group : {&inputs, &outputs}) {
+            for (auto &p : *group) {
+                if (p.GetFollowType() == ops::FollowType::INVALID_TYPE) { continue; }
+                const ops::OpParamDef *src = find(p.GetFollowName());
+                if (src == nullptr || src == &p) {
+                    return std::string(op.GetOpType().GetString()) + " param '" + p.GetParamName().GetString() +
+                           "': Follow(\"" + p.GetFollowName().GetString() + "\") names no input or output";
+                }
+                const bool dt = p.GetFollowType() == ops::FollowType::ALL || p.GetFollowType() == ops::FollowType::DTYPE;
+                const bool fm = p.GetFollowType() == ops::FollowType::ALL || p.GetFollowType() == ops::FollowType::FORMAT;
+                if (dt && p.GetDataTypes().empty() && !src->GetDataTypes().empty()) {
+                    if (src->IsDtypeList()) { p.DataTypeList(src->GetDataTypes()); } else { p.DataType(src->GetDataTypes()); }
+                }
+                if (fm && p.GetFormats().empty() && !src->GetFormats().empty()) {
+                    if (src->IsFormatList()) { p.FormatList(src->GetFormats()); } else { p.Format(src->GetFormats()); }
+                }
+            }
+        }
+    }
+    return "";
+}
+
 static std::string ValidateParams(ops::OpDef &op, const std::vector<ops::OpParamDef> &inputs,
                                   const std::vector<ops::OpParamDef> &outputs) {
     const size_t n = CombinationCount(inputs, outputs);
@@ -149,7 +184,9 @@ std::string ValidateOpDef(ops::OpDef &op) {
     std::vector<ops::OpParamDef> ins(op.GetInputs().begin(), op.GetInputs().end());
     std::vector<ops::OpParamDef> outs(op.GetOutputs().begin(), op.GetOutputs().end());
     if (outs.empty()) { return std::string(op.GetOpType().GetString()) + ": an op needs at least one Output"; }
-    std::string err = ValidateParams(op, ins, outs);
+    std::string err = ResolveFollow(op, ins, outs);
+    if (!err.empty()) { return err; }
+    err = ValidateParams(op, ins, outs);
     if (!err.empty()) { return err; }
     std::set<std::string> names;
     for (const auto *group : {&ins, &outs}) {
@@ -197,6 +234,7 @@ bool ParamsForComputeUnit(ops::OpDef &op, const std::string &computeUnit, std::v
     };
     merge(inputs, it->second.GetInputs());
     merge(outputs, it->second.GetOutputs());
+    ResolveFollow(op, inputs, outputs);
     return true;
 }
 }  // namespace twin_host
