@@ -85,8 +85,9 @@ class Worker:
 
     def _error_text(self):
         self.stderr.seek(0)
-        tail = self.stderr.read().strip().splitlines()[-6:]
-        return f"{self.impl} worker failed (exit {self.proc.poll()}): " + " | ".join(tail)
+        lines = self.stderr.read().strip().splitlines()
+        last = lines[-1] if lines else "(no stderr)"
+        return f"{self.impl} worker failed (exit {self.proc.poll()}): {last}"
 
     def receive(self):
         try:
