@@ -15,7 +15,8 @@
 namespace optiling {
 namespace {
 
-constexpr int64_t kBlockCMax = 64;        // channels of one stage-2 block
+constexpr int64_t kBlockCMax = 64;        // max channels of one stage-2 block
+constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at (shape-only constant)
 constexpr int64_t kStage2MaxKt = 64;      // STAGE2_MAX_KT
 constexpr int64_t kStage2Rows = 128;      // pixelTile * KT <= 128 G rows per tile
 constexpr int64_t kPixelAlign = 16;       // PIXEL_ALIGN
@@ -128,7 +129,11 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
 
     // ---- work split (shape only)
     const int64_t segLen = Gcd(cinG, cinDg);
-    const int64_t blockC = std::min(segLen, kBlockCMax);
+    // Block width: as wide as possible (vector efficiency) but narrow enough that N*numBlocks reaches
+    // kTargetUnits stage-2 units (parallelism). kTargetUnits is a constant (the vector core count of the
+    // largest A2/A3 parts), NOT the platform's core count, so the blocks - and the order in which the
+    // offset partials are combined - stay a function of the shape only.
+    const int64_t blockC = std::min({segLen, kBlockCMax, std::max<int64_t>(8, RoundUp(CeilDiv(n * cin, kTargetUnits), 8))});
     const int64_t blocksPerSeg = CeilDiv(segLen, blockC);
     const int64_t numBlocks = (cin / segLen) * blocksPerSeg;
     const int64_t kt = std::min(k, kStage2MaxKt);
