@@ -1,6 +1,7 @@
 // aclCreateTensor / aclCreateIntArray of the twin nnopbase and aclGetRecentErrMsg.
 #include <string>
 #include "aclnn/aclnn_base.h"
+#include "aclnn/opdev/op_errno.h"
 #include "check.h"
 
 static bool MsgHas(const char *sub) { return std::string(aclGetRecentErrMsg()).find(sub) != std::string::npos; }

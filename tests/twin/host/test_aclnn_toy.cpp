@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "aclnn/aclnn_base.h"
+#include "aclnn/opdev/op_errno.h"
 #include "aclnn_toy_add_custom.h"
 #include "check.h"
 

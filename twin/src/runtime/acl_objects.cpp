@@ -2,6 +2,7 @@
 #include "acl_objects.h"
 #include <string>
 #include "aclnn/aclnn_base.h"
+#include "aclnn/opdev/op_errno.h"
 
 namespace twin_rt {
 namespace {

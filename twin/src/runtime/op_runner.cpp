@@ -18,6 +18,7 @@
 #include "../host/op_def_validate.h"
 #include "acl_objects.h"
 #include "aclnn/aclnn_base.h"
+#include "aclnn/opdev/op_errno.h"
 #include "register/op_def_factory.h"
 #include "runtime_api.h"
 #ifdef TWIN_HAVE_KERNEL_RUNTIME  // set by twin/CMakeLists.txt when twin/src/kernel is built
