@@ -74,12 +74,12 @@ TEST_CASE(gather_uses_byte_offsets) {
             src.SetValue(i, float(i * 10));
             off.SetValue(i, static_cast<uint32_t>((63 - i) * sizeof(float)));   // reverse, in bytes
         }
-        Gather(dst, src, off, 4 * sizeof(float), 60);   // base offset of 4 elements (16 B)
+        Gather(dst, src, off, 1024, 60);   // byte offsets: 1024 + 252 is past the 1024-B buffer src lives in
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
         DataCopy(g, dst, 64);
     });
-    CHECK(ktest::ExpectViolation(r, {"Gather", "core AIV 0", "outside src"}));   // i=0: 16 + 252 = 268 B > 256 B
+    CHECK(ktest::ExpectViolation(r, {"Gather", "core AIV 0", "outside src"}));
     auto ok = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;

@@ -4,6 +4,8 @@
 // AIC cores have no UB. A queue buffer is in one of three states: free -> allocated (AllocTensor,
 // DeQue) -> enqueued (EnQue) -> allocated (DeQue) -> free (FreeTensor). At most `depth` buffers are
 // enqueued; at most 8 buffers per TPosition are live (allocated or enqueued) on one core.
+// Bounds of a LocalTensor are those of the buffer it comes from (a TBuf::Get(len) tensor has
+// GetSize() == len but may be indexed up to the end of the TBuf, as on the chip).
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -102,7 +104,7 @@ public:
         if (static_cast<uint64_t>(len) * sizeof(T) > len_)
             twin::kernel::Violation("TBuf::Get", "len * sizeof(T) = " + std::to_string(uint64_t(len) * sizeof(T)) +
                                     " bytes exceeds the TBuf length " + std::to_string(len_));
-        return LocalTensor<T>(reinterpret_cast<T *>(addr_), len, pos);
+        return LocalTensor<T>(reinterpret_cast<T *>(addr_), len, static_cast<uint32_t>(len_ / sizeof(T)), pos);
     }
     template <typename T> __aicore__ inline LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) {
         Check("TBuf::GetWithOffset");
@@ -110,7 +112,7 @@ public:
             twin::kernel::Violation("TBuf::GetWithOffset", "bufOffset must be 32-byte aligned; got " + std::to_string(bufOffset));
         if (static_cast<uint64_t>(size) * sizeof(T) + bufOffset > len_)
             twin::kernel::Violation("TBuf::GetWithOffset", "bufOffset + size * sizeof(T) exceeds the TBuf length " + std::to_string(len_));
-        return LocalTensor<T>(reinterpret_cast<T *>(addr_ + bufOffset), size, pos);
+        return LocalTensor<T>(reinterpret_cast<T *>(addr_ + bufOffset), size, static_cast<uint32_t>((len_ - bufOffset) / sizeof(T)), pos);
     }
     bool TwinInit(uint32_t len) {
         addr_ = twin::kernel::AllocUbBuffer("TPipe::InitBuffer", pos, len, 1);

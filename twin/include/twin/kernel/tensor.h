@@ -5,8 +5,47 @@
 // tensor has addr_ == nullptr. GlobalTensor checks every access against the GM registry.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include "twin/kernel/core_context.h"
+
+namespace twin {
+namespace kernel {
+
+// Scalar GM accesses are relaxed atomics so that cross-core polling of GM flags (a legal pattern on
+// the chip) is well-defined C++ and cannot be hoisted out of a loop by the compiler.
+template <typename T>
+inline T GmScalarLoad(const T *p) {
+    T v;
+    if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+        using U = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+        if (reinterpret_cast<uintptr_t>(p) % sizeof(T) == 0) {
+            const U u = __atomic_load_n(reinterpret_cast<const U *>(p), __ATOMIC_RELAXED);
+            std::memcpy(&v, &u, sizeof(T));
+            return v;
+        }
+    }
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+}
+
+template <typename T>
+inline void GmScalarStore(T *p, T v) {
+    if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+        using U = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+        if (reinterpret_cast<uintptr_t>(p) % sizeof(T) == 0) {
+            U u;
+            std::memcpy(&u, &v, sizeof(T));
+            __atomic_store_n(reinterpret_cast<U *>(p), u, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+    std::memcpy(p, &v, sizeof(T));
+}
+
+}  // namespace kernel
+}  // namespace twin
 
 namespace AscendC {
 
@@ -28,14 +67,14 @@ public:
         twin::kernel::PollAbort(c);
         twin::kernel::CheckGm("GlobalTensor::GetValue", c, addr_ + offset, sizeof(T), false);
         ++c.counters.scalarGmOps;
-        return addr_[offset];
+        return twin::kernel::GmScalarLoad(addr_ + offset);
     }
     __aicore__ inline void SetValue(const uint64_t offset, T value) {
         auto &c = twin::kernel::Core("GlobalTensor::SetValue");
         twin::kernel::PollAbort(c);
         twin::kernel::CheckGm("GlobalTensor::SetValue", c, addr_ + offset, sizeof(T), true);
         ++c.counters.scalarGmOps;
-        addr_[offset] = value;
+        twin::kernel::GmScalarStore(addr_ + offset, value);
     }
     __aicore__ inline GlobalTensor operator[](const uint64_t offset) const {
         GlobalTensor r;
