@@ -138,18 +138,26 @@ def bench_case(case, sides, args, pythons, workdir, log):
     torch.save({"case": case.__dict__, "inputs": inputs, "dtype": args.dtype}, case_file)
     del inputs
     workers, result = {}, {}
-    for side in sides:  # started one at a time: the memory window of each runs alone
-        out_file = os.path.join(workdir, f"{side}.pt")
+    started = {}
+    for side in sides:  # load in parallel (imports, warm-up) ...
+        started[side] = Worker(pythons[side], side, case_file, os.path.join(workdir, f"{side}.pt"),
+                               args.twin_aiv, args.timeout)
+    for side in sides:  # ... but run the memory windows one at a time, each alone
+        w = started[side]
+        out_file = w.out_file
         try:
-            w = Worker(pythons[side], side, case_file, out_file, args.twin_aiv, args.timeout)
+            w.receive()
+            w.proc.stdin.write("measure\n")
+            w.proc.stdin.flush()
             ready = w.receive()
             workers[side] = w
             result[side] = {"mib": ready["peak_kib"] / 1024.0, "times": [], "out": out_file,
                             "memory_method": ready["memory_method"],
                             "threads": ready["threads"], "torch": ready["torch"]}
-        except WorkerError as e:
+        except (WorkerError, OSError) as e:
             log(f"  {side}: {e}")
             result[side] = {"error": str(e)}
+            w.close()
     for _ in range(args.repeats):
         for side, w in list(workers.items()):
             try:

@@ -7,7 +7,9 @@ CASE.pt (written by bench.py with torch.save): {"case": dict of bench_cases.Case
 "inputs": dict of the five input tensors (Ascend layouts), "dtype": name}.
 
 Protocol (stdout lines starting with "@@ " are JSON messages; anything else is ignored by bench.py):
-  1. warm-up on a tiny case (library loading, thread pools, first-call costs stay out of the figures);
+  1. warm-up on a tiny case (library loading, thread pools, first-call costs stay out of the figures),
+     then "@@ {"loaded": true}"; waits for the line "measure" on stdin (workers load in parallel,
+     but measure their memory one at a time);
   2. memory: peak resident set (VmHWM, reset through /proc/self/clear_refs; ru_maxrss where that is
      not allowed) during one full computation of the four gradients minus the RSS before it ->
      "peak_kib" (growth of the peak resident set above the loaded inputs; for the autograd peers this includes
@@ -205,6 +207,9 @@ def main():
     del warm
 
     impl = impl_cls(blob["inputs"], case.attrs, args.twin_aiv)
+    emit(loaded=True)
+    if sys.stdin.readline().strip() != "measure":  # bench.py opens the memory windows one at a time
+        return 1
     base, method = reset_peak_rss()
     t0 = time.perf_counter()
     impl.prepare()
