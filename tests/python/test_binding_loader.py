@@ -119,3 +119,9 @@ def test_malformed_tensor_description_is_a_value_error():
     with pytest.raises(ValueError, match="same length"):
         api.get_workspace_size([(0, [4, 4], [1], "float32", "ND")] * 5,
                                [[1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], 1, 1, True], [good] * 4)
+    with pytest.raises(ValueError, match="kernelSize: must be a sequence of ints"):
+        api.get_workspace_size([good] * 5, [[1.5, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], 1, 1, True],
+                               [good] * 4)
+    with pytest.raises(ValueError, match="groups: must be an int"):
+        api.get_workspace_size([good] * 5, [[1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], "2", 1, True],
+                               [good] * 4)

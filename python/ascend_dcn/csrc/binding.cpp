@@ -86,12 +86,26 @@ std::optional<TensorSpec> ParseTensor(const py::handle &obj, const char *what)
     return s;
 }
 
-std::optional<std::vector<int64_t>> ParseIntList(const py::handle &obj)
+std::optional<std::vector<int64_t>> ParseIntList(const py::handle &obj, const char *what)
 {
     if (obj.is_none()) {
         return std::nullopt;
     }
-    return obj.cast<std::vector<int64_t>>();
+    try {
+        return obj.cast<std::vector<int64_t>>();
+    } catch (const py::cast_error &) {
+        throw std::invalid_argument(std::string(what) + ": must be a sequence of ints or None");
+    }
+}
+
+template <typename T>
+T ParseScalar(const py::handle &obj, const char *what, const char *kind)
+{
+    try {
+        return obj.cast<T>();
+    } catch (const py::cast_error &) {
+        throw std::invalid_argument(std::string(what) + ": must be " + kind);
+    }
 }
 
 struct CallArgs {
@@ -116,12 +130,13 @@ CallArgs ParseCall(const py::sequence &inputs, const py::sequence &attrs, const 
     for (size_t i = 0; i < kNumInputs; ++i) {
         c.inputs[i] = ParseTensor(inputs[i], inNames[i]);
     }
+    static const char *const listNames[] = {"kernelSize", "stride", "padding", "dilation"};
     for (size_t i = 0; i < 4; ++i) {
-        c.lists[i] = ParseIntList(attrs[i]);
+        c.lists[i] = ParseIntList(attrs[i], listNames[i]);
     }
-    c.groups = attrs[4].cast<int64_t>();
-    c.deformableGroups = attrs[5].cast<int64_t>();
-    c.modulated = attrs[6].cast<bool>();
+    c.groups = ParseScalar<int64_t>(attrs[4], "groups", "an int");
+    c.deformableGroups = ParseScalar<int64_t>(attrs[5], "deformableGroups", "an int");
+    c.modulated = ParseScalar<bool>(attrs[6], "modulated", "a bool");
     for (size_t i = 0; i < kNumOutputs; ++i) {
         c.outputs[i] = ParseTensor(outputs[i], outNames[i]);
     }
