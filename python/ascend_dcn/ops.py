@@ -107,6 +107,11 @@ def execute(workspace, workspace_size, executor, stream=None, *, opapi=None, dev
         workspace.device if isinstance(workspace, torch.Tensor) else torch.device("cpu"))
     api = _resolve_opapi(device, opapi)
     if isinstance(workspace, torch.Tensor):
+        nbytes = workspace.numel() * workspace.element_size()
+        if nbytes < int(workspace_size) or not workspace.is_contiguous():
+            raise AclnnParamInvalidError("workspace", "must be a contiguous buffer of at least workspaceSize bytes",
+                                         f">= {int(workspace_size)} contiguous bytes",
+                                         f"{nbytes} bytes{'' if workspace.is_contiguous() else ', non-contiguous'}")
         ptr = workspace.data_ptr() if workspace.numel() else 0
     else:
         ptr = int(workspace or 0)

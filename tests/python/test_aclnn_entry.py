@@ -245,3 +245,15 @@ def test_twin_platform_switch_keeps_results_bitwise(twin):
         twin.twin_set_platform("Ascend910B2", 0)
     for a, b in zip(two_cores, six_cores):
         assert torch.equal(a, b)
+
+
+def test_workspace_tensor_smaller_than_claimed_size_is_refused_before_the_c_api(twin):
+    inputs, attrs = make_case()
+    outputs = _outputs_like(inputs)
+    size, executor = ops.get_workspace_size(*inputs, attrs["kernel_size"], attrs["stride"], attrs["padding"],
+                                            attrs["dilation"], attrs["groups"], attrs["deformable_groups"],
+                                            attrs["modulated"], *outputs, opapi=twin)
+    with pytest.raises(errors.AclnnParamInvalidError) as info:
+        ops.execute(torch.empty(max(size // 2, 1), dtype=torch.uint8), size, executor, opapi=twin)
+    assert info.value.argument == "workspace"
+    assert not executor.used  # refused before the executor was consumed
