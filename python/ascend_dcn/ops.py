@@ -16,6 +16,8 @@ its rank; a tensor of the wrong rank is then reported by the dimension rule (ste
 the Python validation does.
 """
 
+import operator
+
 import torch
 
 from . import _backend
@@ -42,7 +44,15 @@ def tensor_spec(t, format_name=None):
 
 
 def _int_list(v):
-    return None if v is None else [int(x) for x in v]
+    """Ints stay ints (numpy / 0-d integer tensors accepted); floats or bools are refused, never truncated."""
+    if v is None:
+        return None
+    out = []
+    for x in v:
+        if isinstance(x, bool):
+            raise TypeError(f"int array element must be an int, got bool {x!r}")
+        out.append(operator.index(x))
+    return out
 
 
 def _resolve_opapi(device, opapi):
@@ -90,8 +100,8 @@ def get_workspace_size(input, grad_output, offset_out, weight, offset, kernel_si
     device = first.device if first is not None else torch.device("cpu")
     api = _resolve_opapi(device, opapi)
     inputs = [tensor_spec(t, "NCHW") for t in (input, grad_output, offset_out, weight, offset)]
-    attrs = [_int_list(kernel_size), _int_list(stride), _int_list(padding), _int_list(dilation), int(groups),
-             int(deformable_groups), bool(modulated)]
+    attrs = [_int_list(kernel_size), _int_list(stride), _int_list(padding), _int_list(dilation),
+             operator.index(groups), operator.index(deformable_groups), bool(modulated)]
     outputs = [tensor_spec(t, "NCHW") for t in (grad_input, grad_weight, grad_offset)] + [tensor_spec(grad_bias, "ND")]
     try:
         return api.get_workspace_size(inputs, attrs, outputs, precheck=precheck)
