@@ -16,6 +16,17 @@ extern "C" void twinSetPlatform(const char *soc, uint32_t aivCores);
 extern "C" uint32_t twinLastLaunchCores();
 extern "C" int twinLastLaunchCounter(const char *counter, uint64_t *total);
 
+// The generated declarations have the types the naming rules give (inputs, attrs: Float -> double,
+// Int -> int64_t, outputs non-const, then workspaceSize and executor) — checked at compile time.
+#include <type_traits>
+static_assert(std::is_same<decltype(&aclnnToyAddCustomGetWorkspaceSize),
+                           aclnnStatus (*)(const aclTensor *, const aclTensor *, double, int64_t, aclTensor *,
+                                           uint64_t *, aclOpExecutor **)>::value,
+              "generated first-phase signature");
+static_assert(std::is_same<decltype(&aclnnToyAddCustom),
+                           aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, const aclrtStream)>::value,
+              "generated second-phase signature");
+
 namespace {
 struct Tensor {
     std::vector<float> data;
