@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
@@ -18,7 +19,6 @@ extern "C" int twinLastLaunchCounter(const char *counter, uint64_t *total);
 
 // The generated declarations have the types the naming rules give (inputs, attrs: Float -> double,
 // Int -> int64_t, outputs non-const, then workspaceSize and executor) — checked at compile time.
-#include <type_traits>
 static_assert(std::is_same<decltype(&aclnnToyAddCustomGetWorkspaceSize),
                            aclnnStatus (*)(const aclTensor *, const aclTensor *, double, int64_t, aclTensor *,
                                            uint64_t *, aclOpExecutor **)>::value,
