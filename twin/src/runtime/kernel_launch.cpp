@@ -94,8 +94,11 @@ aclnnStatus TwinNnopbaseRunWithWorkspace(aclOpExecutor *ex, aclrtStream stream, 
     std::vector<Region> regions;
     auto addRegion = [&regions](const void *base, size_t bytes, const std::string &name) {
         if (base == nullptr || bytes == 0) { return; }
-        for (const auto &r : regions) {
-            if (r.base == base) { return; }  // same buffer passed twice (e.g. in-place)
+        for (auto &r : regions) {
+            if (r.base == base) {  // same buffer passed twice (e.g. in-place): one region, the larger size
+                r.bytes = bytes > r.bytes ? bytes : r.bytes;
+                return;
+            }
         }
         regions.push_back({base, bytes, name});
     };
