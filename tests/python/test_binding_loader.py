@@ -119,6 +119,10 @@ def test_malformed_tensor_description_is_a_value_error():
     with pytest.raises(ValueError, match="same length"):
         api.get_workspace_size([(0, [4, 4], [1], "float32", "ND")] * 5,
                                [[1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], 1, 1, True], [good] * 4)
+    attrs_ok = [[1, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], 1, 1, True]
+    with pytest.raises(ValueError, match="input: data_ptr is 0"):
+        api.get_workspace_size([good] * 5, attrs_ok, [good] * 4)
+    good = (1 << 12, [4], [1], "float32", "ND")  # never dereferenced: the call stops at the first error
     with pytest.raises(ValueError, match="kernelSize: must be a sequence of ints"):
         api.get_workspace_size([good] * 5, [[1.5, 1], [1, 1, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], 1, 1, True],
                                [good] * 4)

@@ -278,6 +278,30 @@ std::vector<std::shared_ptr<OpApiLibrary>> &LoadedLibraries()
     return libs;
 }
 
+// A described tensor with elements must have an address: refuse null data before any native call
+// (the kernel would fault on it). Shapes with a 0 dimension are left to the contract's empty rule.
+void RequireData(const CallArgs &c)
+{
+    static const char *const names[] = {"input", "gradOutput", "offsetOut", "weight", "offset",
+                                        "gradInput", "gradWeight", "gradOffset", "gradBias"};
+    const std::optional<TensorSpec> *specs[] = {&c.inputs[0], &c.inputs[1], &c.inputs[2], &c.inputs[3],
+                                                &c.inputs[4], &c.outputs[0], &c.outputs[1], &c.outputs[2],
+                                                &c.outputs[3]};
+    for (size_t i = 0; i < 9; ++i) {
+        const auto &s = *specs[i];
+        if (!s || s->data != 0) {
+            continue;
+        }
+        bool empty = false;
+        for (int64_t d : s->shape) {
+            empty = empty || d == 0;
+        }
+        if (!empty) {
+            throw std::invalid_argument(std::string(names[i]) + ": data_ptr is 0 for a tensor with elements");
+        }
+    }
+}
+
 class OpApi {
 public:
     OpApi(const std::string &opapiPath, const std::vector<std::string> &runtimePaths)
@@ -291,6 +315,7 @@ public:
                                bool precheck)
     {
         const CallArgs c = ParseCall(inputs, attrs, outputs);
+        RequireData(c);
         if (precheck) {
             const dcn::CheckResult r = dcn::CheckBackwardArgs(ToBackwardArgs(c));
             if (!r.ok()) {
