@@ -113,6 +113,34 @@ TEST_CASE(multicore_matmul_tiling) {
     CheckConsistent(t2, 64, 4096, 9000, 2);
 }
 
+TEST_CASE(matmul_tiling_shape_grid) {
+    using namespace matmul_tiling;
+    fe::PlatFormInfos info = twin_host::SnapshotPlatform();
+    platform_ascendc::PlatformAscendC p(&info);
+    const int32_t sizes[] = {1, 15, 17, 100, 1000, 4099};
+    int failures = 0;
+    for (DataType dt : {DataType::DT_FLOAT16, DataType::DT_FLOAT}) {
+        for (int32_t dim : {1, 7, 48}) {
+            for (int32_t m : sizes) {
+                for (int32_t n : sizes) {
+                    for (int32_t k : sizes) {
+                        MultiCoreMatmulTiling mm(p);
+                        mm.SetDim(dim);
+                        mm.SetAType(TPosition::GM, CubeFormat::ND, dt, true);
+                        mm.SetBType(TPosition::GM, CubeFormat::ND, dt);
+                        mm.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+                        mm.SetShape(m, n, k);
+                        optiling::TCubeTiling t;
+                        if (mm.GetTiling(t) != 0 || t.get_usedCoreNum() > dim) { ++failures; continue; }
+                        CheckConsistent(t, m, n, k, dt == DataType::DT_FLOAT ? 4 : 2);
+                    }
+                }
+            }
+        }
+    }
+    CHECK(failures == 0);
+}
+
 TEST_CASE(matmul_tiling_failures) {
     using namespace matmul_tiling;
     fe::PlatFormInfos info = twin_host::SnapshotPlatform();
