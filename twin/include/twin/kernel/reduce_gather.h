@@ -30,6 +30,7 @@ namespace AscendC {
 
 template <typename T, bool isSetMask = true>
 __aicore__ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<T> &sharedTmpBuffer, const int32_t count) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "ReduceSum: Atlas A2 supports half and float");
     const char *api = "ReduceSum";
     auto &c = twin::kernel::Core(api);
     if (twin::kernel::CountNop(api, c, count)) return;
@@ -96,6 +97,10 @@ __aicore__ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTens
 template <typename T>
 __aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &src, const LocalTensor<uint32_t> &srcOffset,
                               const uint32_t srcBaseOffset, const uint32_t count) {
+    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value || std::is_same<T, half>::value ||
+                      std::is_same<T, bfloat16_t>::value || std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value ||
+                      std::is_same<T, float>::value,
+                  "Gather: data type not supported on Atlas A2");
     const char *api = "Gather";
     auto &c = twin::kernel::Core(api);
     if (twin::kernel::CountNop(api, c, count)) return;

@@ -100,6 +100,12 @@ inline void UnaryMasked(const char *api, const MaskPlan &m, int64_t repeat, cons
 }
 
 template <typename T> inline float F32(T v) { return static_cast<float>(v); }
+// Data-type support lists of the Atlas A2 vector instructions (API reference, "数据类型" sections).
+template <typename T, typename... Ts> constexpr bool OneOf = (std::is_same<T, Ts>::value || ...);
+template <typename T> constexpr bool kA2Arith = OneOf<T, int16_t, half, int32_t, float>;   // Add Sub Mul Max Min Adds Muls Maxs Mins
+template <typename T> constexpr bool kA2Float = OneOf<T, half, float>;                     // Div Abs Exp Ln Sqrt Rsqrt Reciprocal
+template <typename T> constexpr bool kA2Relu = OneOf<T, half, int32_t, float>;
+template <typename T> constexpr bool kA2Move = OneOf<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float>;   // Duplicate Gather Copy
 // Arithmetic domain of an element type: exact integers, float for floating types.
 template <typename T> using ArithT = std::conditional_t<std::is_integral<T>::value, int64_t, float>;
 template <typename T> inline ArithT<T> AV(T v) { return static_cast<ArithT<T>>(v); }
@@ -112,15 +118,17 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
 }  // namespace twin
 
 // Declares the count form and both mask forms of a binary instruction.
-#define TWIN_BINARY_OP(NAME, EXPR)                                                                                      \
+#define TWIN_BINARY_OP(NAME, EXPR, TYPES)                                                                                      \
     template <typename T>                                                                                               \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
                                 const int32_t &count) {                                                                 \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         twin::kernel::BinaryCount<T>(#NAME, dst, src0, src1, count, [](T a, T b) { return EXPR; });                     \
     }                                                                                                                   \
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
                                 uint64_t mask, twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {     \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
         twin::kernel::BinaryMasked<T>(#NAME, isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return EXPR; }); \
@@ -128,22 +136,25 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
                                 uint64_t mask[], twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {   \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
         twin::kernel::BinaryMasked<T>(#NAME, isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return EXPR; }); \
     }
 
 // Tensor-scalar instruction: count form + mask forms (UnaryRepeatParams).
-#define TWIN_SCALAR_OP(NAME, EXPR)                                                                                      \
+#define TWIN_SCALAR_OP(NAME, EXPR, TYPES)                                                                                      \
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
                                 const int32_t &count) {                                                                 \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         const T s = scalarValue;                                                                                        \
         twin::kernel::UnaryCount<T>(#NAME, dst, src, count, [s](T a) { return EXPR; });                                 \
     }                                                                                                                   \
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
                                 uint64_t mask, twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {      \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
         const T s = scalarValue;                                                                                        \
@@ -152,20 +163,23 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
                                 uint64_t mask[], twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {    \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
         const T s = scalarValue;                                                                                        \
         twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [s](T a) { return EXPR; });                   \
     }
 
-#define TWIN_UNARY_OP(NAME, EXPR)                                                                                       \
+#define TWIN_UNARY_OP(NAME, EXPR, TYPES)                                                                                       \
     template <typename T>                                                                                               \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count) {          \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         twin::kernel::UnaryCount<T>(#NAME, dst, src, count, [](T a) { return EXPR; });                                  \
     }                                                                                                                   \
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,                   \
                                 twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {                     \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
         twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [](T a) { return EXPR; });                    \
@@ -173,6 +187,7 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask[],                 \
                                 twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {                     \
+        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
         twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [](T a) { return EXPR; });                    \
@@ -183,11 +198,11 @@ namespace AscendC {
 using twin::kernel::F32;
 using twin::kernel::AV;
 
-TWIN_BINARY_OP(Add, AV(a) + AV(b))
-TWIN_BINARY_OP(Sub, AV(a) - AV(b))
-TWIN_BINARY_OP(Mul, AV(a) * AV(b))
-TWIN_BINARY_OP(Max, (AV(a) >= AV(b) ? a : b))
-TWIN_BINARY_OP(Min, (AV(a) <= AV(b) ? a : b))
+TWIN_BINARY_OP(Add, AV(a) + AV(b), twin::kernel::kA2Arith)
+TWIN_BINARY_OP(Sub, AV(a) - AV(b), twin::kernel::kA2Arith)
+TWIN_BINARY_OP(Mul, AV(a) * AV(b), twin::kernel::kA2Arith)
+TWIN_BINARY_OP(Max, (AV(a) >= AV(b) ? a : b), twin::kernel::kA2Arith)
+TWIN_BINARY_OP(Min, (AV(a) <= AV(b) ? a : b), twin::kernel::kA2Arith)
 
 template <typename T>
 __aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, const int32_t &count) {
@@ -211,22 +226,23 @@ __aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0
     twin::kernel::BinaryMasked<T>("Div", isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return F32(a) / F32(b); });
 }
 
-TWIN_SCALAR_OP(Adds, AV(a) + AV(s))
-TWIN_SCALAR_OP(Muls, AV(a) * AV(s))
-TWIN_SCALAR_OP(Maxs, (AV(a) >= AV(s) ? a : s))
-TWIN_SCALAR_OP(Mins, (AV(a) <= AV(s) ? a : s))
+TWIN_SCALAR_OP(Adds, AV(a) + AV(s), twin::kernel::kA2Arith)
+TWIN_SCALAR_OP(Muls, AV(a) * AV(s), twin::kernel::kA2Arith)
+TWIN_SCALAR_OP(Maxs, (AV(a) >= AV(s) ? a : s), twin::kernel::kA2Arith)
+TWIN_SCALAR_OP(Mins, (AV(a) <= AV(s) ? a : s), twin::kernel::kA2Arith)
 
-TWIN_UNARY_OP(Abs, twin::kernel::AbsValue(a))
-TWIN_UNARY_OP(Relu, (AV(a) > 0 ? a : static_cast<T>(0)))
-TWIN_UNARY_OP(Exp, std::exp(F32(a)))
-TWIN_UNARY_OP(Ln, std::log(F32(a)))
-TWIN_UNARY_OP(Sqrt, std::sqrt(F32(a)))
-TWIN_UNARY_OP(Rsqrt, 1.0f / std::sqrt(F32(a)))
-TWIN_UNARY_OP(Reciprocal, 1.0f / F32(a))
+TWIN_UNARY_OP(Abs, twin::kernel::AbsValue(a), twin::kernel::kA2Float)
+TWIN_UNARY_OP(Relu, (AV(a) > 0 ? a : static_cast<T>(0)), twin::kernel::kA2Relu)
+TWIN_UNARY_OP(Exp, std::exp(F32(a)), twin::kernel::kA2Float)
+TWIN_UNARY_OP(Ln, std::log(F32(a)), twin::kernel::kA2Float)
+TWIN_UNARY_OP(Sqrt, std::sqrt(F32(a)), twin::kernel::kA2Float)
+TWIN_UNARY_OP(Rsqrt, 1.0f / std::sqrt(F32(a)), twin::kernel::kA2Float)
+TWIN_UNARY_OP(Reciprocal, 1.0f / F32(a), twin::kernel::kA2Float)
 
 // ---- Duplicate -------------------------------------------------------------------------------
 template <typename T>
 __aicore__ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count) {
+    static_assert(twin::kernel::kA2Move<T>, "Duplicate: data type not supported on Atlas A2");
     const char *api = "Duplicate";
     auto &c = twin::kernel::Core(api);
     if (twin::kernel::CountNop(api, c, count)) return;
@@ -240,6 +256,7 @@ namespace twin_detail {
 template <typename T>
 inline void DuplicateMasked(const char *api, const twin::kernel::MaskPlan &m, int64_t repeat, const LocalTensor<T> &dst, T v,
                             uint16_t blk, uint8_t rep) {
+    static_assert(twin::kernel::kA2Move<T>, "Duplicate: data type not supported on Atlas A2");
     auto &c = twin::kernel::Core(api);
     const uint32_t per = 256 / sizeof(T);
     twin::kernel::VecOperand ops[1] = {{reinterpret_cast<uint8_t *>(dst.TwinAddr()), sizeof(T), blk, rep, dst.TwinCapacity(), "dst"}};
@@ -274,6 +291,8 @@ __aicore__ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue
 // ---- Axpy: dst = src * scalar + dst (product and sum each rounded to T) ----------------------
 template <typename T, typename U>
 __aicore__ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src, const U &scalarValue, const int32_t &count) {
+    static_assert((std::is_same<T, U>::value && twin::kernel::kA2Float<T>) || (std::is_same<T, float>::value && std::is_same<U, half>::value),
+                  "Axpy: Atlas A2 supports half/half, float/float and float dst with half src");
     const char *api = "Axpy";
     auto &c = twin::kernel::Core(api);
     if (twin::kernel::CountNop(api, c, count)) return;
