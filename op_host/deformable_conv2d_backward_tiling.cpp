@@ -16,7 +16,6 @@ namespace optiling {
 namespace {
 
 constexpr int64_t kBlockCMax = 64;        // max channels of one stage-2 block
-constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at (shape-only constant)
 constexpr int64_t kStage2MaxKt = 64;      // STAGE2_MAX_KT
 constexpr int64_t kStage2Rows = 128;      // pixelTile * KT <= 128 G rows per tile
 constexpr int64_t kPixelAlign = 16;       // PIXEL_ALIGN
@@ -54,8 +53,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t lp = RoundUp(blockC, 8);
     const int64_t plane = kt * ptp;
     const int64_t bytes = 2 * pixelTile * kt * lp * 4 + 3 * plane * elt + 2 * 4 * lp * 4 + 2 * 4 * lp * 4 +
-                          (11 * plane + 2 * ptp) * 4 + plane * 4 + 3 * plane * 4 + 4 * lp * 4 +
-                          std::max<int64_t>(RoundUp(lp, 64), 64) * 4 + 4 * 8 * 4;
+                          (11 * plane + 2 * ptp) * 4 + plane * 4 + 3 * plane * 4 + 4 * lp * 4 + 4 * 8 * 4;
     return static_cast<uint64_t>(bytes);
 }
 uint64_t TransposeUbBytes() { return 4 * kTransposeCap * 4; }
@@ -129,11 +127,10 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
 
     // ---- work split (shape only)
     const int64_t segLen = Gcd(cinG, cinDg);
-    // Block width: as wide as possible (vector efficiency) but narrow enough that N*numBlocks reaches
-    // kTargetUnits stage-2 units (parallelism). kTargetUnits is a constant (the vector core count of the
-    // largest A2/A3 parts), NOT the platform's core count, so the blocks - and the order in which the
-    // offset partials are combined - stay a function of the shape only.
-    const int64_t blockC = std::min({segLen, kBlockCMax, std::max<int64_t>(8, RoundUp(CeilDiv(n * cin, kTargetUnits), 8))});
+    // Block width: as wide as possible. Narrower blocks would add stage-2 parallelism for small N*Cin
+    // but multiply the per-sample-point work (measured on the twin: 8-channel blocks made the c3
+    // suite row ~4x slower on 2 CPU cores), so the width is min(segLen, 64): a function of the shape.
+    const int64_t blockC = std::min(segLen, kBlockCMax);
     const int64_t blocksPerSeg = CeilDiv(segLen, blockC);
     const int64_t numBlocks = (cin / segLen) * blocksPerSeg;
     const int64_t kt = std::min(k, kStage2MaxKt);

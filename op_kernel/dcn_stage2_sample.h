@@ -10,7 +10,7 @@
 //   0 <= yc < H, 0 <= xc < W:
 //     giacc[n, yc, xc, block] += (m*w_c) * G[n, p, k, block]   (vector Muls + DataCopyPad with atomic add;
 //                                                               only this unit writes there, in program order)
-//     s_c = sum_block G*X(n, yc, xc, block)                     (vector Mul + ReduceSum)
+//     s_c = sum_block G*X(n, yc, xc, block)                     (vector Mul + WholeReduceSum, 4 corners at once)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, per sample point)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
@@ -18,7 +18,7 @@
 // UB (KT = min(K, 64), PT = pixelTile with PT*KT <= 128, PTP = roundup(PT, 16), LP = roundup(blockC, 8)):
 //   G tiles 2 x PT*KT*LP*4, raw offsets 3*KT*PTP*sizeof(T), coordinates (11*KT + 2)*PTP*4, floor ints
 //   KT*PTP*4, partials 3*KT*PTP*4, corner X rows and contributions 2 x 2 x 4*LP*4, products/reduction
-//   ~ 6*LP*4: at most ~150 KiB (K >= 64, blockC = 64).
+//   ~ 5*LP*4: at most ~150 KiB (K >= 64, blockC = 64).
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -42,7 +42,6 @@ public:
         ptp_ = RoundUp(pt_, PIXEL_ALIGN);
         lp_ = RoundUp(p.blockC, 8);
         plane_ = kt_ * ptp_;
-        redTmpLen_ = MaxI(RoundUp(lp_, 64), 64);
 
         pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(pt_ * kt_ * lp_ * 4));
         pipe.InitBuffer(offQue_, 1, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
@@ -52,7 +51,6 @@ public:
         pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(prodBuf_, static_cast<uint32_t>(4 * lp_ * 4));
-        pipe.InitBuffer(redTmpBuf_, static_cast<uint32_t>(redTmpLen_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * RED_SLOT * 4));
 
         // Defined contents in the padding columns of the coordinate planes.
@@ -220,6 +218,9 @@ private:
     }
 
     // One sample point inside the image: scatter to giacc and accumulate the offset/mask partials.
+    // Corner c = 2*r + q is (y0 + r, x0 + q); the two corners of one image row are adjacent in xt/giacc
+    // ([N][H][W][Cin]), so a valid pair moves with one 2-block DataCopyPad. The 4 dot products are one
+    // Mul (G row broadcast with src1RepStride 0) and one WholeReduceSum over 4 repeats (len <= 64).
     __aicore__ inline void SampleCorners(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &grow,
                                          int64_t y0, int64_t x0, float ly, float lx, float hy, float hx, float m,
                                          float &gxs, float &gys, float &gms)
@@ -236,36 +237,42 @@ private:
             valid[c] = yc >= 0 && yc < p.h && xc >= 0 && xc < p.w;
             pos[c] = valid[c] ? ((n * p.h + yc) * p.w + xc) * p.cin + c0 : 0;
         }
-        AscendC::DataCopyExtParams row;
-        row.blockCount = 1;
-        row.blockLen = static_cast<uint32_t>(len * 4);
-        row.srcStride = 0; row.dstStride = 0; row.rsv = 0;
+        const uint32_t ubGap = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+        const uint32_t gmGap = static_cast<uint32_t>((p.cin - len) * 4);
         AscendC::DataCopyPadExtParams<float> noPad;
-        const int32_t cnt = static_cast<int32_t>(len);
 
-        // X rows of the valid corners -> dot products with the G row
+        // X rows of the valid corners (pairs in one transfer)
         AscendC::LocalTensor<float> xr = xQue_.AllocTensor<float>();
-        for (int c = 0; c < 4; ++c) {
-            if (valid[c]) {
-                AscendC::DataCopyPad(xr[c * lp_], t.xt[pos[c]], row, noPad);
+        for (int r = 0; r < 2; ++r) {
+            const int a = 2 * r, b = 2 * r + 1;
+            if (valid[a] || valid[b]) {
+                const int first = valid[a] ? a : b;
+                AscendC::DataCopyExtParams cp;
+                cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
+                cp.blockLen = static_cast<uint32_t>(len * 4);
+                cp.srcStride = gmGap; cp.dstStride = ubGap; cp.rsv = 0;
+                AscendC::DataCopyPad(xr[first * lp_], t.xt[pos[first]], cp, noPad);
             }
         }
         xQue_.EnQue(xr);
         xr = xQue_.DeQue<float>();
-        AscendC::LocalTensor<float> prod = prodBuf_.Get<float>();
-        AscendC::LocalTensor<float> red = redBuf_.Get<float>();
-        AscendC::LocalTensor<float> tmp = redTmpBuf_.Get<float>();
         for (int c = 0; c < 4; ++c) {
-            if (valid[c]) {
-                AscendC::Mul(prod[c * lp_], xr[c * lp_], grow, cnt);
-                AscendC::PipeBarrier<PIPE_V>();
-                AscendC::ReduceSum(red[c * RED_SLOT], prod[c * lp_], tmp, cnt);
-                AscendC::PipeBarrier<PIPE_V>();
+            if (!valid[c]) {  // defined (zero) data in the unused rows of the 4-row instructions
+                AscendC::Duplicate(xr[c * lp_], 0.0f, static_cast<int32_t>(lp_));
             }
         }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::LocalTensor<float> prod = prodBuf_.Get<float>();
+        AscendC::LocalTensor<float> red = redBuf_.Get<float>();
+        const uint8_t rowBlocks = static_cast<uint8_t>(lp_ / 8);
+        AscendC::BinaryRepeatParams rep(1, 1, 1, rowBlocks, rowBlocks, 0);
+        AscendC::Mul(prod, xr, grow, static_cast<uint64_t>(len), 4, rep);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::WholeReduceSum(red, prod, static_cast<int32_t>(len), 4, 1, 1, rowBlocks);
         xQue_.FreeTensor(xr);
 
         // contributions (m*w_c)*G -> giacc rows, atomic add by this unit only (program order)
+        const int32_t cnt = static_cast<int32_t>(len);
         AscendC::LocalTensor<float> cr = cQue_.AllocTensor<float>();
         for (int c = 0; c < 4; ++c) {
             if (valid[c]) {
@@ -275,9 +282,15 @@ private:
         cQue_.EnQue(cr);
         cr = cQue_.DeQue<float>();
         AscendC::SetAtomicAdd<float>();
-        for (int c = 0; c < 4; ++c) {
-            if (valid[c]) {
-                AscendC::DataCopyPad(t.giacc[pos[c]], cr[c * lp_], row);
+        for (int r = 0; r < 2; ++r) {
+            const int a = 2 * r, b = 2 * r + 1;
+            if (valid[a] || valid[b]) {
+                const int first = valid[a] ? a : b;
+                AscendC::DataCopyExtParams cp;
+                cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
+                cp.blockLen = static_cast<uint32_t>(len * 4);
+                cp.srcStride = ubGap; cp.dstStride = gmGap; cp.rsv = 0;
+                AscendC::DataCopyPad(t.giacc[pos[first]], cr[first * lp_], cp);
             }
         }
         AscendC::SetAtomicNone();
@@ -287,7 +300,7 @@ private:
         AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
         for (int c = 0; c < 4; ++c) {
             if (valid[c]) {
-                float s = red.GetValue(static_cast<uint32_t>(c * RED_SLOT));
+                float s = red.GetValue(static_cast<uint32_t>(c));
                 gys += (m * wdy[c]) * s;
                 gxs += (m * wdx[c]) * s;
                 gms += w[c] * s;
@@ -297,13 +310,13 @@ private:
 
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, redTmpLen_;
+    int64_t kt_, pt_, ptp_, lp_, plane_;
     AscendC::LocalTensor<float> coord_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> xQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> cQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, prodBuf_, redTmpBuf_, redBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, prodBuf_, redBuf_;
 };
 
 }  // namespace dcn_kernel

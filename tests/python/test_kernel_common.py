@@ -137,7 +137,7 @@ def workspace_formula(case, dtype):
     howo, k = ho * wo, case.kh * case.kw
     cin_g, cin_dg = case.cin // case.groups, case.cin // case.dg
     seg = _gcd(cin_g, cin_dg)
-    block_c = min(seg, 64, max(8, -(-(-(-case.n * case.cin // 48)) // 8) * 8))
+    block_c = min(seg, 64)
     num_blocks = (case.cin // seg) * (-(-seg // block_c))
     ka = case.n * howo
     w_split = -(-ka // min(ka, 2048))
