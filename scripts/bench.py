@@ -214,10 +214,11 @@ def render(rows, sides, args, command, facts, versions):
     peers = [p for p in PEERS if p in sides]
     lines = [f"Command: `{command}`", "",
              f"Machine: {facts}. Shared with other jobs: absolute times are noisy, ratios are the result.",
-             f"Scale: batch and H, W of landscape.md §5 divided by {args.scale}; dtype {args.dtype} "
+             f"Scale: about 1/{args.scale} of the pixels N*H*W of each landscape.md §5 layer (batch first, "
+             f"then H and W; channels, groups, dg, stride kept); dtype {args.dtype} "
              f"(reference: float64; torchvision: float32); {args.repeats} alternating repeats, medians; "
              f"twin vector cores: {args.twin_aiv or 'default (Ascend910B2: 48 AIV + 24 AIC threads)'}.",
-             "Versions: " + ", ".join(f"{s}: torch {v}" for s, v in versions.items()) + ".", ""]
+             "Versions (torch intra-op threads): " + ", ".join(f"{s}: torch {v}" for s, v in versions.items()) + ".", ""]
     # time
     head = "| row | shape (scaled) | " + " | ".join(f"{s} ms" for s in sides) + " | " + \
         " | ".join(f"ours/{p}" for p in peers) + " |"
@@ -324,7 +325,7 @@ def main(argv=None):
             res = bench_case(case, sides, args, pythons, workdir, log)
             for s, r in res.items():
                 if "torch" in r:
-                    versions.setdefault(s, r["torch"])
+                    versions.setdefault(s, f"{r['torch']} ({r['threads']})")
             log("  " + "  ".join(f"{s} {fmt(r.get('ms'))} ms {fmt(r.get('mib'))} MiB" for s, r in res.items()))
             rows.append((idx, case, res))
     table = render(rows, sides, args, command, machine_facts(), versions)
