@@ -7,6 +7,7 @@
 // Layouts (ND, row-major): A [M, Ka] or, transposed, [Ka, M]; B [Kb, N] or, transposed, [N, Kb];
 // C [M, orgKc ? orgKc : N]. Shapes in elements.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -102,7 +103,8 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
     for (int k = 0; k < K; ++k)
         for (int j = 0; j < N; ++j)
             bf[size_t(k) * N + j] = static_cast<float>(tb ? b[int64_t(j) * s.orgKb + k] : b[int64_t(k) * s.orgN + j]);
-    if (enAtomic) GmAtomicLock(out);
+    // Compute the whole tile first; only the write-back is serialised when atomic.
+    std::vector<float> tile(static_cast<size_t>(M) * N);
     for (int i = 0; i < M; ++i) {
         for (int j = 0; j < N; ++j) acc[j] = bias ? static_cast<float>(bias[j]) : 0.0f;
         for (int k = 0; k < K; ++k) {
@@ -110,11 +112,16 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
             const float *brow = &bf[size_t(k) * N];
             for (int j = 0; j < N; ++j) acc[j] += av * brow[j];
         }
+        std::copy(acc.begin(), acc.end(), tile.begin() + size_t(i) * N);
+    }
+    if (enAtomic) GmAtomicLock(out);
+    for (int i = 0; i < M; ++i) {
         CT *crow = out + int64_t(i) * ldc;
+        const float *trow = &tile[size_t(i) * N];
         for (int j = 0; j < N; ++j) {
-            const CT v = static_cast<CT>(acc[j]);
+            const CT v = static_cast<CT>(trow[j]);
             if (enAtomic == 0) crow[j] = v;
-            else if (enAtomic == 1) crow[j] = static_cast<CT>(static_cast<float>(crow[j]) + acc[j]);
+            else if (enAtomic == 1) crow[j] = static_cast<CT>(static_cast<float>(crow[j]) + trow[j]);
             else if (enAtomic == 2) crow[j] = static_cast<float>(v) > static_cast<float>(crow[j]) ? v : crow[j];
             else crow[j] = static_cast<float>(v) < static_cast<float>(crow[j]) ? v : crow[j];
         }

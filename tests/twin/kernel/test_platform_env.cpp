@@ -1,0 +1,60 @@
+// The initial platform comes from TWIN_SOC / TWIN_AIV_CORES (read on first use): set them before
+// main, then check the preset numbers, the ceil(N/2) AIC rule and that launches respect the override.
+#include <chrono>
+#include <cstdlib>
+
+#include "kernel_operator.h"
+#include "kernel_test_util.h"
+
+namespace {
+const bool g_envSet = [] {
+    setenv("TWIN_SOC", "Ascend910B3", 1);
+    setenv("TWIN_AIV_CORES", "7", 1);
+    return true;
+}();
+}  // namespace
+
+TEST_CASE(env_selects_soc_and_core_override) {
+    CHECK(g_envSet);
+    const twin::Platform &p = twin::CurrentPlatform();
+    CHECK(p.soc == "Ascend910B3");
+    CHECK(p.aivCores == 7 && p.aicCores == 4);
+    CHECK(p.ubBytes == 196608 && p.l1Bytes == 524288 && p.l0aBytes == 65536 && p.l0bBytes == 65536 && p.l0cBytes == 131072);
+    CHECK(p.l2Bytes == 192ull * 1024 * 1024 && p.hbmBytes == 64ull * 1024 * 1024 * 1024 && p.freqMhz == 1800);
+    CHECK(twin::UsableUbBytes() == 196608 - 256 - 8192);
+}
+
+TEST_CASE(override_limits_mix_launch_and_waves) {
+    CHECK(ktest::ExpectOk(ktest::Run(4, twin::KernelType::MIX_AIC_1_1, [] {})));
+    auto r = ktest::Run(4, twin::KernelType::MIX_AIC_1_2, [] {});   // needs 8 AIV > 7
+    CHECK(!r.ok && ktest::Contains(r.error, "exceeds the physical cores"));
+    // 20 AIV-only blocks run in waves on 7 threads; every block still runs exactly once.
+    ktest::Gm<int32_t> hits(20, "hits");
+    auto w = ktest::Run(20, twin::KernelType::AIV_ONLY, [&] {
+        AscendC::GlobalTensor<int32_t> g;
+        g.SetGlobalBuffer((__gm__ int32_t *)hits.addr(), 20);
+        g.SetValue(AscendC::GetBlockIdx(), g.GetValue(AscendC::GetBlockIdx()) + 1);
+    });
+    CHECK(ktest::ExpectOk(w));
+    bool once = true;
+    for (int i = 0; i < 20; ++i) once = once && hits[i] == 1;
+    CHECK(once && w.cores.size() == 20);
+}
+
+TEST_CASE(counters_report_waits_and_ub_peak) {
+    auto r = ktest::Run(2, twin::KernelType::MIX_AIV_1_0, [] {
+        AscendC::TPipe pipe;
+        AscendC::TBuf<AscendC::TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1000);   // rounded to 1024
+        if (AscendC::GetBlockIdx() == 1) {
+            const auto t0 = std::chrono::steady_clock::now();
+            while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(20)) {
+            }
+        }
+        AscendC::SyncAll();
+    });
+    CHECK(ktest::ExpectOk(r));
+    CHECK(r.cores.size() == 2 && r.cores[0].ubPeakBytes == 1024 && r.cores[0].syncWaitNs >= 10000000ull);
+}
+
+TEST_MAIN()
