@@ -30,7 +30,7 @@ def restore_platform():
         pass
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_bitwise_across_runs_and_core_counts(case, dtype, restore_platform):
     require_twin()

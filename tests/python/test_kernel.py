@@ -43,6 +43,9 @@ EDGE = [
     Case("wide_kernel_k81", 1, 8, 4, 9, 9, kh=9, kw=9, padding=(4, 4, 4, 4)),
     # Ho*Wo = 2304 > 2048: pixel chunks of stage 3, grad_bias chunks, two grad_weight Ka chunks
     Case("spatial_chunks_48x48", 1, 8, 4, 48, 48),
+    Case("cin_24", 2, 24, 16, 6, 6),
+    Case("cin_200_block_tail", 1, 200, 16, 4, 5),
+    Case("batch_33", 33, 8, 8, 3, 4),
 ]
 
 V1 = [
@@ -52,7 +55,8 @@ V1 = [
     Case("v1_integer_offsets", 1, 16, 8, 5, 5, offset_kind="integer", modulated=False),
 ]
 
-HALF_CASES = [SUITE[1], SUITE[8], EDGE[0], EDGE[2], EDGE[3], EDGE[9], EDGE[11], V1[1]]
+# fp16 and bf16 for every suite row (landscape §5.1), the DOC-B example, the border/tail cases and DCNv1
+HALF_CASES = SUITE + [EDGE[0], EDGE[2], EDGE[3], EDGE[7], EDGE[9], EDGE[10], EDGE[11]] + V1[:2]
 
 NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")
 
