@@ -8,11 +8,19 @@
 //
 // Work split (every quantity is a function of the shape only, never of the core count):
 //   segLen    = gcd(CinG, CinDg)     channel segment inside one conv group AND one deformable group
-//   blockC    = min(segLen, CB_MAX)  channels of one stage-2 block (CB_MAX = 64); tails allowed
+//   blockC    = min(segLen, 64)      channels of one stage-2 block; tails allowed
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
-//   stage-1 G matmul tiles:   gTileM x gTileN over [HoWo, K*CinG] per (n, group)
-//   stage-1 dW matmul tiles:  wTileM x wTileN over [CoutG, CinG*K] per group, Ka = N*HoWo split in
-//                             wSplitK chunks of wChunkK rows (partials summed in chunk order in stage 3)
+//   pixelTile = max(1, min(HoWo, 128 / min(K, 64)))   stage-2 pixels per tile
+//   stage-1 G matmul tiles:   gTileM x gTileN = min(HoWo,128) x min(K*CinG,256) over [HoWo, K*CinG] per (n, group)
+//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group,
+//                             Ka = N*HoWo split in wSplitK chunks of wChunkK = min(Ka, 2048) rows (partials
+//                             summed in chunk order in stage 3)
+//   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
+//   usedAivNum); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedAiv, ...).
+// Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, aivNum/2) cube cores, usedAivNum = 2*blockDim vector
+//   cores (a platform with < 2 vector cores is refused). Tiling key = I/O dtype.
+// UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 80 KiB, stage 3 112 KiB,
+//   stage 2 <= ~150 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
 // User workspace (bytes; every region rounded up to 512 B, in this order):
 //   xt     N*H*W*Cin*4            input as [N,H,W,Cin] fp32
@@ -23,8 +31,8 @@
 //   dcol   N*HoWo*Cin*K*E         offsetOut as [groups][N*HoWo][CinG*K] (T)
 //   gw     wSplitK*Cout*CinG*K*4  grad_weight partials fp32
 //   part   N*numBlocks*3*K*HoWo*4 per-block partial offset/mask gradients fp32
-// Total workspace = GetLibApiWorkSpaceSize() + sum of the regions (scripts/tests mirror this formula
-// in tests/python/test_workspace.py).
+// Total workspace = GetLibApiWorkSpaceSize() + sum of the regions; the same formula in Python is
+// tests/python/test_kernel_common.workspace_formula, checked by tests/python/test_workspace.py.
 #ifndef DEFORMABLE_CONV2D_BACKWARD_TILING_H
 #define DEFORMABLE_CONV2D_BACKWARD_TILING_H
 
