@@ -58,6 +58,16 @@ struct DcnTensors {
     AscendC::GlobalTensor<T> wp, got, dcol;
 };
 
+// One-shot ordering point between two pipes (e.g. V_S: vector results visible to the scalar unit):
+// the event id comes from the pipe (FetchEventID), so it never collides with the queues' own events.
+template <AscendC::HardEvent EVT>
+__aicore__ inline void PipeSync()
+{
+    AscendC::TEventID id = AscendC::GetTPipePtr()->template FetchEventID<EVT>();
+    AscendC::SetFlag<EVT>(id);
+    AscendC::WaitFlag<EVT>(id);
+}
+
 // Channel block b (0 <= b < numBlocks) of one image: first channel and channel count.
 __aicore__ inline void BlockRange(const DcnParams &p, int64_t b, int64_t &c0, int64_t &len)
 {

@@ -26,8 +26,7 @@ public:
         pipe.InitBuffer(zeroBuf_, ZERO_CHUNK * 4);
         AscendC::LocalTensor<float> zeros = zeroBuf_.Get<float>();
         AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(ZERO_CHUNK));
-        AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(0);
-        AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(0);
+        PipeSync<AscendC::HardEvent::V_MTE3>();
 
         const int64_t hw = p.h * p.w;
         TransposeJob jx = XtJob(p, 0), jw = WpJob(p, 0), jg = GotJob(p, 0, 0), jd = DcolJob(p, 0, 0, 0);

@@ -81,15 +81,13 @@ private:
             const int64_t pt = MinI(pt_, p.howo - p0);
             AscendC::LocalTensor<float> hb = coord_[11 * plane_];
             AscendC::LocalTensor<float> wb = coord_[11 * plane_ + ptp_];
-            AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
-            AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+            PipeSync<AscendC::HardEvent::V_S>();
             for (int64_t i = 0; i < pt; ++i) {
                 int64_t pix = p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
                 hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
                 wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
             }
-            AscendC::SetFlag<AscendC::HardEvent::S_V>(0);
-            AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);
+            PipeSync<AscendC::HardEvent::S_V>();
             for (int64_t k0 = 0; k0 < p.k; k0 += kt_) {
                 const int64_t kt = MinI(kt_, p.k - k0);
                 ProcessTile(n, b, gc, cl0, dgi, c0, len, p0, pt, k0, kt);
@@ -175,8 +173,7 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
-        AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+        PipeSync<AscendC::HardEvent::V_S>();
 
         gt = gQue_.DeQue<float>();
         AscendC::LocalTensor<float> part = partBuf_.Get<float>();
@@ -201,8 +198,7 @@ private:
         offQue_.FreeTensor(raw);
 
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
-        AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(0);
-        AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(0);
+        PipeSync<AscendC::HardEvent::S_MTE3>();
         for (int64_t j = 0; j < p.offsetBlocks; ++j) {
             AscendC::DataCopyExtParams cp;
             cp.blockCount = static_cast<uint16_t>(kt);
@@ -213,8 +209,7 @@ private:
             int64_t dst = (((n * p.numBlocks + b) * 3 + j) * p.k + k0) * p.howo + p0;
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
-        AscendC::SetFlag<AscendC::HardEvent::MTE3_S>(0);
-        AscendC::WaitFlag<AscendC::HardEvent::MTE3_S>(0);
+        PipeSync<AscendC::HardEvent::MTE3_S>();
     }
 
     // One sample point inside the image: scatter to giacc and accumulate the offset/mask partials.
@@ -296,8 +291,7 @@ private:
         AscendC::SetAtomicNone();
         cQue_.FreeTensor(cr);
 
-        AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
-        AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+        PipeSync<AscendC::HardEvent::V_S>();
         for (int c = 0; c < 4; ++c) {
             if (valid[c]) {
                 float s = red.GetValue(static_cast<uint32_t>(c));

@@ -80,8 +80,7 @@ public:
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         if (rt != cacheRt_ || ct != cacheCt_ || e != cacheE_ || srcElt != cacheElt_) {
             // The offset table (bytes into the UB source tile) is rebuilt only when the tile shape changes.
-            AscendC::SetFlag<AscendC::HardEvent::V_S>(0);
-            AscendC::WaitFlag<AscendC::HardEvent::V_S>(0);
+            PipeSync<AscendC::HardEvent::V_S>();
             for (int64_t c = 0; c < ct; ++c) {
                 for (int64_t q = 0; q < sout; ++q) {
                     uint32_t off = 0;
@@ -92,8 +91,7 @@ public:
                     table.SetValue(static_cast<uint32_t>(c * sout + q), off);
                 }
             }
-            AscendC::SetFlag<AscendC::HardEvent::S_V>(0);
-            AscendC::WaitFlag<AscendC::HardEvent::S_V>(0);
+            PipeSync<AscendC::HardEvent::S_V>();
             cacheRt_ = rt; cacheCt_ = ct; cacheE_ = e; cacheElt_ = srcElt;
         }
 
