@@ -145,6 +145,7 @@ class TorchVision(Ours):
         pad = attrs["padding"]
         if pad[0] != pad[1] or pad[2] != pad[3]:
             raise ValueError(f"padding: torchvision needs symmetric padding; got {pad}")
+        inputs = {k: v.float() for k, v in inputs.items()}  # torchvision's CPU kernels: float32 here
         self.inputs, self.attrs = inputs, attrs
         off, mask = self.layouts.ascend_to_tv_offset(inputs["offset"], modulated=attrs["modulated"])
         self.off_tv, self.mask_tv = off.contiguous(), (None if mask is None else mask.contiguous())
