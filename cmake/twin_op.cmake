@@ -97,12 +97,24 @@ function(twin_add_op_package)
     INSTALL_RPATH "$ORIGIN")
   target_include_directories(${name}_cust_opapi PUBLIC ${ARG_OUTPUT_DIR} PRIVATE ${kernel_dirs})
   target_compile_options(${name}_cust_opapi PRIVATE ${ASCEND_DCN_WARN})
+  # Each kernel source gets the generated tiling header of its op (file stem = op snake name, as CANN
+  # derives op_kernel/<op_snake>.cpp from the OpType); a source matching no op gets all of them.
   foreach(src IN LISTS ARG_OP_KERNEL_SRCS)
-    set(includes "")
+    get_filename_component(stem ${src} NAME_WE)
+    set(mine "")
     foreach(h IN LISTS tiling_headers)
+      if(h MATCHES "/twin_tiling_${stem}\\.h$")
+        list(APPEND mine ${h})
+      endif()
+    endforeach()
+    if(NOT mine)
+      set(mine ${tiling_headers})
+    endif()
+    set(includes "")
+    foreach(h IN LISTS mine)
       list(APPEND includes -include ${h})
     endforeach()
-    set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${includes}" OBJECT_DEPENDS "${tiling_headers}")
+    set_source_files_properties(${src} PROPERTIES COMPILE_OPTIONS "${includes}" OBJECT_DEPENDS "${mine}")
   endforeach()
   target_link_libraries(${name}_cust_opapi PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}_op_host>"
                         PUBLIC twin_nnopbase)
@@ -121,17 +133,18 @@ endif()
 
 # The toy operator of the twin's own tests (tests/twin/host/toy_op) and the aclnn end-to-end tests.
 if(ASCEND_DCN_TESTS AND EXISTS ${PROJECT_SOURCE_DIR}/tests/twin/host/toy_op/op_host/toy_add_custom.cpp)
+  set(TOY_DIR ${PROJECT_SOURCE_DIR}/tests/twin/host/toy_op)
   twin_add_op_package(NAME toy
-    OP_HOST_SRCS ${PROJECT_SOURCE_DIR}/tests/twin/host/toy_op/op_host/toy_add_custom.cpp
-    OP_KERNEL_SRCS ${PROJECT_SOURCE_DIR}/tests/twin/host/toy_op/op_kernel/toy_add_custom.cpp)
+    OP_HOST_SRCS ${TOY_DIR}/op_host/toy_add_custom.cpp ${TOY_DIR}/op_host/toy_scale_by_tensor.cpp
+    OP_KERNEL_SRCS ${TOY_DIR}/op_kernel/toy_add_custom.cpp ${TOY_DIR}/op_kernel/toy_scale_by_tensor.cpp)
   # The opbuild refuses an OpType the op_host does not register, and an OP_ADD missing from --ops.
   add_test(NAME twin_opbuild_unknown_op
            COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:toy_opbuild>
-                   --out ${CMAKE_BINARY_DIR}/toy_opbuild_neg --ops ToyAddCustom,NoSuchOp)
+                   --out ${CMAKE_BINARY_DIR}/toy_opbuild_neg --ops ToyAddCustom,ToyScaleByTensor,NoSuchOp)
   set_tests_properties(twin_opbuild_unknown_op PROPERTIES WILL_FAIL TRUE)
   add_test(NAME twin_opbuild_unknown_op_message
            COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0 $<TARGET_FILE:toy_opbuild>
-                   --out ${CMAKE_BINARY_DIR}/toy_opbuild_neg --ops ToyAddCustom,NoSuchOp)
+                   --out ${CMAKE_BINARY_DIR}/toy_opbuild_neg --ops ToyAddCustom,ToyScaleByTensor,NoSuchOp)
   set_tests_properties(twin_opbuild_unknown_op_message PROPERTIES
                        PASS_REGULAR_EXPRESSION "OpType NoSuchOp is not registered by the op_host sources")
   add_test(NAME twin_opbuild_unlisted_op_message

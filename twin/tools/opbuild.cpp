@@ -257,6 +257,18 @@ bool GenKernelTilingHeader(ops::OpDef &op, const std::string &opType, const std:
     return true;
 }
 
+// The kernel sources of one OpType: CANN derives the kernel file from the OpType (op_kernel/<op_snake>.cpp);
+// when no source has that stem, all sources are scanned.
+std::vector<std::string> KernelSourcesOf(const std::vector<std::string> &srcs, const std::string &snake) {
+    std::vector<std::string> mine;
+    for (const auto &path : srcs) {
+        const size_t slash = path.find_last_of('/');
+        const std::string file = slash == std::string::npos ? path : path.substr(slash + 1);
+        if (file == snake + ".cpp") { mine.push_back(path); }
+    }
+    return mine.empty() ? srcs : mine;
+}
+
 int KernelTypeFromSources(const std::vector<std::string> &srcs, std::string &typeName) {
     static const std::regex re(R"(KERNEL_TASK_TYPE_DEFAULT\s*\(\s*(KERNEL_TYPE_[A-Z0-9_]+)\s*\))");
     bool usesMatmul = false;
@@ -330,12 +342,6 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    std::string typeName;
-    const int kernelType = KernelTypeFromSources(o.kernelSrcs, typeName);
-    if (kernelType < 0) {
-        std::cerr << "twin_opbuild: kernel type " << typeName << " is not supported by the twin launcher\n";
-        return 1;
-    }
     for (const auto &opType : o.ops) {
         if (!ops::OpDefFactory::Exists(opType.c_str())) {
             std::cerr << "twin_opbuild: OpType " << opType << " is not registered by the op_host sources\n";
@@ -355,6 +361,13 @@ int main(int argc, char **argv) {
             }
         }
         const std::string snake = OpTypeToSnake(opType);
+        std::string typeName;
+        const int kernelType = KernelTypeFromSources(KernelSourcesOf(o.kernelSrcs, snake), typeName);
+        if (kernelType < 0) {
+            std::cerr << "twin_opbuild: " << opType << ": kernel type " << typeName
+                      << " is not supported by the twin launcher\n";
+            return 1;
+        }
         std::string tilingHeader, tilingErr;
         if (!GenKernelTilingHeader(op, opType, snake, tilingHeader, tilingErr)) {
             std::cerr << "twin_opbuild: " << opType << ": " << tilingErr << "\n";

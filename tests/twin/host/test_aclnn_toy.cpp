@@ -11,6 +11,7 @@
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
 #include "aclnn_toy_add_custom.h"
+#include "aclnn_toy_scale_by_tensor.h"
 #include "check.h"
 
 extern "C" void twinSetPlatform(const char *soc, uint32_t aivCores);
@@ -209,6 +210,22 @@ TEST_CASE(workspace_checks_and_single_use_executor) {
     std::vector<uint8_t> small(ws / 2);
     CHECK(aclnnToyAddCustom(small.data(), small.size(), ex, nullptr) == ACLNN_ERR_PARAM_INVALID);
     CHECK(MsgHas("workspaceSize 512 < required 1024"));
+}
+
+TEST_CASE(value_depend_input_reaches_tiling) {
+    // ToyScaleByTensor: the TilingFunc reads factor on the host (GetInputTensor) and the kernel uses
+    // the value from the tiling data.
+    Tensor x({4, 64}), factor({1}), y({4, 64});
+    x.Random(7);
+    factor.data[0] = 3.0f;
+    uint64_t ws = 1;
+    aclOpExecutor *ex = nullptr;
+    CHECK(aclnnToyScaleByTensorGetWorkspaceSize(x.t, factor.t, y.t, &ws, &ex) == ACLNN_SUCCESS);
+    CHECK(ws == 0);
+    CHECK(aclnnToyScaleByTensor(nullptr, 0, ex, nullptr) == ACLNN_SUCCESS);
+    int bad = 0;
+    for (size_t i = 0; i < y.data.size(); ++i) { bad += y.data[i] != x.data[i] * 3.0f; }
+    CHECK(bad == 0);
 }
 
 TEST_MAIN()

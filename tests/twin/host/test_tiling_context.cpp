@@ -21,6 +21,7 @@ void AddSlot(std::vector<twin_host::TensorSlot> &slots, const char *name, bool p
     s.desc.SetDataType(dt);
     s.desc.SetOriginFormat(ge::FORMAT_ND);
     s.desc.SetStorageFormat(ge::FORMAT_ND);
+    s.tensor.TwinSet(s.shape, dt, ge::FORMAT_ND, nullptr, 0);
     slots.push_back(s);
 }
 
@@ -67,6 +68,10 @@ TEST_CASE(instance_and_ir_indices) {
     CHECK(ctx.GetOutputShape(0)->GetOriginShape().GetDim(1) == 3);
     CHECK(ctx.GetOutputDesc(0)->GetStorageFormat() == ge::FORMAT_ND);
     CHECK(ctx.GetComputeNodeInputNum() == 2);
+    // Only ValueDepend inputs expose host data to tiling; others have no readable address.
+    const gert::Tensor *w = ctx.GetInputTensor(1);
+    CHECK(w != nullptr && w->GetData<float>() == nullptr && w->GetShapeSize() == 4);
+    CHECK(ctx.GetOptionalInputTensor(1) == nullptr);
     CHECK(std::string(ctx.GetNodeType()) == "Probe");
 }
 

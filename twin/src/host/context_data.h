@@ -12,6 +12,7 @@
 #include "exe_graph/runtime/extended_kernel_context.h"
 #include "exe_graph/runtime/runtime_attrs.h"
 #include "exe_graph/runtime/storage_shape.h"
+#include "exe_graph/runtime/tensor.h"
 #include "exe_graph/runtime/tiling_data.h"
 #include "platform/platform_infos_def.h"
 #include "register/op_def.h"
@@ -38,6 +39,7 @@ struct TensorSlot {
     std::string name;
     gert::StorageShape shape;
     gert::CompileTimeTensorDesc desc;
+    gert::Tensor tensor;  // data address only for ValueDepend inputs
 };
 
 struct ContextData {

@@ -68,6 +68,15 @@ const StorageShape *TilingContext::GetOutputShape(size_t index) const {
     const TensorSlot *s = data_->OutputByInstance(index);
     return s == nullptr ? nullptr : &s->shape;
 }
+const Tensor *TilingContext::GetInputTensor(size_t index) const {
+    const TensorSlot *s = data_->InputByInstance(index);
+    return s == nullptr ? nullptr : &s->tensor;
+}
+const Tensor *TilingContext::GetOptionalInputTensor(size_t irIndex) const {
+    if (irIndex >= data_->inputs.size() || !data_->inputs[irIndex].present) { return nullptr; }
+    return &data_->inputs[irIndex].tensor;
+}
+const Tensor *TilingContext::GetRequiredInputTensor(size_t irIndex) const { return GetOptionalInputTensor(irIndex); }
 ge::graphStatus TilingContext::SetTilingKey(uint64_t tilingKey) { data_->tilingKey = tilingKey; return ge::GRAPH_SUCCESS; }
 uint64_t TilingContext::GetTilingKey() const { return data_->tilingKey; }
 ge::graphStatus TilingContext::SetSimdNumBlocks(uint32_t numBlocks) { data_->blockDim = numBlocks; return ge::GRAPH_SUCCESS; }
@@ -108,6 +117,15 @@ Shape *InferShapeContext::GetOutputShape(size_t index) {
         ++seen;
     }
     return nullptr;
+}
+
+const Tensor *InferShapeContext::GetInputTensor(size_t index) const {
+    const TensorSlot *s = data_->InputByInstance(index);
+    return s == nullptr ? nullptr : &s->tensor;
+}
+const Tensor *InferShapeContext::GetOptionalInputTensor(size_t irIndex) const {
+    if (irIndex >= data_->inputs.size() || !data_->inputs[irIndex].present) { return nullptr; }
+    return &data_->inputs[irIndex].tensor;
 }
 
 // ---- InferDataTypeContext

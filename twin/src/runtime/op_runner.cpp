@@ -86,6 +86,12 @@ void FillSlot(twin_host::TensorSlot &slot, const ops::OpParamDef &p, const aclTe
     slot.desc.SetDataType(static_cast<ge::DataType>(t->dtype));
     slot.desc.SetOriginFormat(static_cast<ge::Format>(t->format));
     slot.desc.SetStorageFormat(static_cast<ge::Format>(t->format));
+    // ValueDepend inputs: CANN copies their data to the host for tiling; the twin's data is host memory.
+    const bool hostData = p.IsValueDepend() && t->IsContiguous() && t->data != nullptr;
+    const int es = twin_rt::DataTypeBytes(t->dtype);
+    slot.tensor.TwinSet(slot.shape, static_cast<ge::DataType>(t->dtype), static_cast<ge::Format>(t->format),
+                        hostData ? static_cast<const uint8_t *>(t->data) + t->offset * es : nullptr,
+                        static_cast<size_t>(t->Numel()) * es);
 }
 
 aclnnStatus FillAttrs(aclOpExecutor *ex, twin_host::ContextData &ctx) {

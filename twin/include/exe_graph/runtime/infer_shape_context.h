@@ -4,6 +4,7 @@
 #include <cstddef>
 #include "exe_graph/runtime/extended_kernel_context.h"
 #include "exe_graph/runtime/shape.h"
+#include "exe_graph/runtime/tensor.h"
 
 namespace gert {
 class InferShapeContext : public ExtendedKernelContext {
@@ -13,5 +14,7 @@ public:
     const Shape *GetOptionalInputShape(size_t irIndex) const;
     const Shape *GetRequiredInputShape(size_t irIndex) const;
     Shape *GetOutputShape(size_t index);
+    const Tensor *GetInputTensor(size_t index) const;
+    const Tensor *GetOptionalInputTensor(size_t irIndex) const;
 };
 }  // namespace gert

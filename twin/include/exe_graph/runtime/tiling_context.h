@@ -2,12 +2,13 @@
 // SetBlockDim is an alias of SetSimdNumBlocks (CANN marks SetBlockDim deprecated). GetWorkspaceSizes(n)
 // enforces CANN's documented limit of one workspace block: n != 1 returns nullptr and records the
 // violation (the twin runtime then reports it). Shapes: GetInputShape(i) uses the instance index,
-// GetOptionalInputShape(ir)/GetRequiredInputShape(ir) the declaration index.
+// GetOptionalInputShape(ir)/GetRequiredInputShape(ir) the declaration index. GetInputTensor: see tensor.h.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include "exe_graph/runtime/extended_kernel_context.h"
 #include "exe_graph/runtime/storage_shape.h"
+#include "exe_graph/runtime/tensor.h"
 #include "exe_graph/runtime/tiling_data.h"
 #include "graph/ge_error_codes.h"
 
@@ -22,6 +23,9 @@ public:
     const StorageShape *GetOptionalInputShape(size_t irIndex) const;
     const StorageShape *GetRequiredInputShape(size_t irIndex) const;
     const StorageShape *GetOutputShape(size_t index) const;
+    const Tensor *GetInputTensor(size_t index) const;
+    const Tensor *GetOptionalInputTensor(size_t irIndex) const;
+    const Tensor *GetRequiredInputTensor(size_t irIndex) const;
 
     ge::graphStatus SetTilingKey(uint64_t tilingKey);
     uint64_t GetTilingKey() const;
