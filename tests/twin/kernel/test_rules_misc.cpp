@@ -162,4 +162,34 @@ TEST_CASE(abs_clears_sign_of_negative_zero) {
     CHECK(!std::signbit(out[0]) && out[1] == 2.5f);
 }
 
+TEST_CASE(partial_overlap_of_dst_and_src) {
+    auto inplace = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+        LocalTensor<float> t = b.Get<float>();
+        Duplicate(t, 1.0f, 256);
+        Add(t, t, t, 128);   // 100 % overlap: allowed
+    });
+    CHECK(ktest::ExpectOk(inplace));
+    auto partial = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+        LocalTensor<float> t = b.Get<float>();
+        Duplicate(t, 1.0f, 256);
+        Muls(t[8], t, 2.0f, 128);
+    });
+    CHECK(ktest::ExpectViolation(partial, {"Muls", "core AIV 0", "partially overlap"}));
+    auto widening = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 1024);
+        LocalTensor<half> h = b.Get<half>();
+        Duplicate(h, half(1.0f), 128);
+        Cast(b.Get<float>(), h, RoundMode::CAST_NONE, 128);
+    });
+    CHECK(ktest::ExpectViolation(widening, {"Cast", "core AIV 0", "width-changing Cast"}));
+}
+
 TEST_MAIN()

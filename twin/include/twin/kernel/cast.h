@@ -145,6 +145,12 @@ __aicore__ inline void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src
     if (twin::kernel::CountNop(api, c, count)) return;
     twin::kernel::CountOperand(api, c, src, count, "src", true);
     twin::kernel::CountOperand(api, c, dst, count, "dst", false);
+    if (sizeof(T) == sizeof(U)) {
+        twin::kernel::CheckOverlap(api, dst.TwinAddr(), uint64_t(count) * sizeof(T), src.TwinAddr(), uint64_t(count) * sizeof(U), "src");
+    } else if (reinterpret_cast<const uint8_t *>(dst.TwinAddr()) < reinterpret_cast<const uint8_t *>(src.TwinAddr()) + uint64_t(count) * sizeof(U) &&
+               reinterpret_cast<const uint8_t *>(src.TwinAddr()) < reinterpret_cast<const uint8_t *>(dst.TwinAddr()) + uint64_t(count) * sizeof(T)) {
+        twin::kernel::Violation(api, "dst and src overlap in a width-changing Cast (only a 100% overlap of equal-size operands is allowed)");
+    }
     T *d = dst.TwinAddr();
     const U *s = src.TwinAddr();
     for (uint32_t i = 0; i < count; ++i) d[i] = twin::kernel::CastElem<T, U>(s[i], r);

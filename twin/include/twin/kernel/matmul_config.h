@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include "kernel_tiling/kernel_tiling.h"
+#include "twin/kernel/kernel_types.h"
 
 enum class CubeFormat { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR, ROW_MAJOR = ND, COLUMN_MAJOR = 8 };
 enum class LayoutMode { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };

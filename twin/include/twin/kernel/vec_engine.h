@@ -188,6 +188,15 @@ inline void CountOperand(const char *api, CoreContext &c, const AscendC::LocalTe
     if (read) UbCheckRead(api, c, t.TwinAddr(), count * sizeof(T));
 }
 
+// 通用地址重叠约束: a source and the destination may share memory only if they overlap 100 %
+// (same start); a partial overlap makes iterations overwrite sources of later iterations.
+inline void CheckOverlap(const char *api, const void *dst, size_t dstBytes, const void *src, size_t srcBytes, const char *srcName) {
+    const uint8_t *d = static_cast<const uint8_t *>(dst), *s = static_cast<const uint8_t *>(src);
+    if (d == s) return;
+    if (d < s + srcBytes && s < d + dstBytes)
+        Violation(api, std::string("dst and ") + srcName + " partially overlap (in-place use requires 100% overlap: same start address)");
+}
+
 inline bool CountNop(const char *api, CoreContext &c, int64_t count) {
     RequireAiv(api, c);
     if (count < 0) Violation(api, "count must be >= 0; got " + std::to_string(count));

@@ -31,6 +31,8 @@ inline void BinaryCount(const char *api, const AscendC::LocalTensor<T> &dst, con
     CountOperand(api, c, src0, count, "src0", true);
     CountOperand(api, c, src1, count, "src1", true);
     CountOperand(api, c, dst, count, "dst", false);
+    CheckOverlap(api, dst.TwinAddr(), count * sizeof(T), src0.TwinAddr(), count * sizeof(T), "src0");
+    CheckOverlap(api, dst.TwinAddr(), count * sizeof(T), src1.TwinAddr(), count * sizeof(T), "src1");
     T *d = dst.TwinAddr();
     const T *a = src0.TwinAddr(), *b = src1.TwinAddr();
     for (int64_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(a[i], b[i]));
@@ -70,6 +72,7 @@ inline void UnaryCount(const char *api, const AscendC::LocalTensor<T> &dst, cons
     if (CountNop(api, c, count)) return;
     CountOperand(api, c, src, count, "src", true);
     CountOperand(api, c, dst, count, "dst", false);
+    CheckOverlap(api, dst.TwinAddr(), count * sizeof(T), src.TwinAddr(), count * sizeof(T), "src");
     T *d = dst.TwinAddr();
     const T *s = src.TwinAddr();
     for (int64_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(s[i]));
@@ -298,6 +301,7 @@ __aicore__ inline void Axpy(const LocalTensor<T> &dst, const LocalTensor<U> &src
     if (twin::kernel::CountNop(api, c, count)) return;
     twin::kernel::CountOperand(api, c, src, count, "src", true);
     twin::kernel::CountOperand(api, c, dst, count, "dst", true);
+    twin::kernel::CheckOverlap(api, dst.TwinAddr(), count * sizeof(T), src.TwinAddr(), count * sizeof(U), "src");
     T *d = dst.TwinAddr();
     const U *s = src.TwinAddr();
     const float k = F32(scalarValue);
