@@ -10,7 +10,7 @@
 //   0 <= yc < H, 0 <= xc < W:
 //     giacc[n, yc, xc, block] += (m*w_c) * G[n, p, k, block]   (vector Muls + DataCopyPad with atomic add;
 //                                                               only this unit writes there, in program order)
-//     s_c = sum_block G*X(n, yc, xc, block)                     (vector Mul + WholeReduceSum, 4 corners at once)
+//     s_c = sum_block G*X(n, yc, xc, block)                     (vector Mul + WholeReduceSum over the 4 corners)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, per sample point)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
@@ -214,8 +214,8 @@ private:
 
     // One sample point inside the image: scatter to giacc and accumulate the offset/mask partials.
     // Corner c = 2*r + q is (y0 + r, x0 + q); the two corners of one image row are adjacent in xt/giacc
-    // ([N][H][W][Cin]), so a valid pair moves with one 2-block DataCopyPad. The 4 dot products are one
-    // Mul (G row broadcast with src1RepStride 0) and one WholeReduceSum over 4 repeats (len <= 64).
+    // ([N][H][W][Cin]), so a valid pair moves with one 2-block DataCopyPad. The 4 dot products are 4 Mul
+    // and one WholeReduceSum over 4 repeats (one 64-lane repeat per corner row, len <= 64).
     __aicore__ inline void SampleCorners(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &grow,
                                          int64_t y0, int64_t x0, float ly, float lx, float hy, float hx, float m,
                                          float &gxs, float &gys, float &gms)
@@ -260,8 +260,9 @@ private:
         AscendC::LocalTensor<float> prod = prodBuf_.Get<float>();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
         const uint8_t rowBlocks = static_cast<uint8_t>(lp_ / 8);
-        AscendC::BinaryRepeatParams rep(1, 1, 1, rowBlocks, rowBlocks, 0);
-        AscendC::Mul(prod, xr, grow, static_cast<uint64_t>(len), 4, rep);
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Mul(prod[c * lp_], xr[c * lp_], grow, static_cast<int32_t>(len));
+        }
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::WholeReduceSum(red, prod, static_cast<int32_t>(len), 4, 1, 1, rowBlocks);
         xQue_.FreeTensor(xr);
