@@ -54,6 +54,23 @@ TEST_CASE(counter_mode_mask_processes_exact_count) {
     for (int i = 0; i < 256; ++i) CHECK(out[i] == (i < 100 ? 6.0f : 0.0f));
 }
 
+TEST_CASE(counter_mode_footprint_is_exact) {
+    // 100 elements in counter mode touch exactly 100 elements: a 416-B buffer (104 floats) suffices.
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 400);
+        LocalTensor<float> t = b.Get<float>();
+        Duplicate(t, 1.0f, 104);
+        SetMaskCount();
+        SetVectorMask<float, MaskMode::COUNTER>(0, 100);
+        Adds<float, false>(t, t, 1.0f, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});
+        SetVectorMask<float, MaskMode::COUNTER>(0, 105);
+        Adds<float, false>(t, t, 1.0f, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});
+    });
+    CHECK(ktest::ExpectViolation(r, {"Adds", "core AIV 0", "reaches element 104"}));
+}
+
 TEST_CASE(mask_form_block_and_repeat_strides) {
     // dst block stride 2: each repeat writes blocks 0,2,4,...,14 of a 16-block window; repeat stride 16.
     ktest::Gm<float> out(512, "out");

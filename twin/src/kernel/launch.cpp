@@ -139,8 +139,10 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     std::string err;
     while (ls.generation[b] == gen) {
         if (ls.aborted) { ls.waitingAt[me].clear(); lk.unlock(); throw KernelAbort{}; }
+        // Early detection only when every core of the scope must arrive (soft SyncAll over a subset
+        // of cores relies on the timeout).
         const uint32_t gone = aivOnly ? ls.aivFinished : ls.aivFinished + ls.aicFinished;
-        if (gone > 0 && ls.arrived[b] + gone >= n) {
+        if (n == total && gone > 0 && ls.arrived[b] + gone >= n) {
             std::string who;
             for (size_t i = 0; i < ls.finished.size(); ++i)
                 if (ls.finished[i] && (!aivOnly || i >= ls.numAic))

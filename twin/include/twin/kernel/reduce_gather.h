@@ -109,6 +109,7 @@ __aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &s
     twin::kernel::CheckUbAligned(api, c, src.TwinAddr(), "src");
     if (src.TwinAddr() == dst.TwinAddr()) twin::kernel::Violation(api, "src and dst must not be the same tensor");
     const uint64_t srcBytes = uint64_t(src.TwinCapacity()) * sizeof(T);
+    twin::kernel::CheckUbAddress(api, c, src.TwinAddr(), srcBytes);
     const uint8_t *sb = reinterpret_cast<const uint8_t *>(src.TwinAddr());
     const uint32_t *off = srcOffset.TwinAddr();
     T *d = dst.TwinAddr();
@@ -153,6 +154,8 @@ inline void GatherMaskImpl(const LocalTensor<T> &dst, const LocalTensor<T> &src0
     twin::kernel::CheckUbAligned(api, c, src0.TwinAddr(), "src0");
     const uint32_t per = 256 / sizeof(T);
     twin::kernel::VecOperand op{reinterpret_cast<uint8_t *>(src0.TwinAddr()), sizeof(T), p.src0BlockStride, p.src0RepeatStride, src0.TwinCapacity(), "src0"};
+    twin::kernel::CheckUbAddress(api, c, src0.TwinAddr(), uint64_t(src0.TwinCapacity()) * sizeof(T));
+    twin::kernel::CheckUbAddress(api, c, dst.TwinAddr(), uint64_t(dst.TwinCapacity()) * sizeof(T));
     uint64_t kept = 0;
     for (uint32_t r = 0; r < p.repeatTimes; ++r) {
         for (uint32_t e = 0; e < per; ++e) {

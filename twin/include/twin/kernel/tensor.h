@@ -108,6 +108,7 @@ public:
     __aicore__ inline T GetValue(const uint32_t index) const {
         auto &c = twin::kernel::Core("LocalTensor::GetValue");
         CheckIndex("LocalTensor::GetValue", index);
+        twin::kernel::CheckUbAddress("LocalTensor::GetValue", c, addr_ + index, sizeof(T));
         twin::kernel::UbCheckRead("LocalTensor::GetValue", c, addr_ + index, sizeof(T));
         ++c.counters.scalarUbOps;
         return addr_[index];
@@ -116,6 +117,7 @@ public:
     __aicore__ inline void SetValue(const uint32_t index, const T1 value) const {
         auto &c = twin::kernel::Core("LocalTensor::SetValue");
         CheckIndex("LocalTensor::SetValue", index);
+        twin::kernel::CheckUbAddress("LocalTensor::SetValue", c, addr_ + index, sizeof(T));
         ++c.counters.scalarUbOps;
         addr_[index] = static_cast<T>(value);
         twin::kernel::UbMarkWritten(c, addr_ + index, sizeof(T));

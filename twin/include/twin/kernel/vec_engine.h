@@ -8,6 +8,7 @@
 // (SetVectorMask); in counter mode (SetMaskCount) the register holds the element count and
 // repeatTime is ignored.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include "twin/kernel/data_copy.h"
@@ -137,24 +138,25 @@ inline uint64_t PrepareMasked(const char *api, CoreContext &c, const MaskPlan &m
                               uint32_t perRepeat) {
     RequireAiv(api, c);
     uint64_t R;
-    uint32_t lastE;
+    uint32_t lastE;        // highest enabled element of the last repeat
+    uint32_t fullLastE;    // highest enabled element of the other repeats
     if (m.counter) {
         if (m.counterTotal == 0) return 0;
         R = (m.counterTotal + perRepeat - 1) / perRepeat;
-        lastE = perRepeat - 1;
+        lastE = static_cast<uint32_t>((m.counterTotal - 1) % perRepeat);
+        fullLastE = perRepeat - 1;
     } else {
         CheckRepeat(api, repeat);
         if (repeat == 0 || m.n == 0) return 0;
         R = static_cast<uint64_t>(repeat);
-        lastE = m.idx[m.n - 1];
+        lastE = fullLastE = m.idx[m.n - 1];
     }
     for (int i = 0; i < nOps; ++i) {
         CheckUbAligned(api, c, ops[i].base, ops[i].name);
         uint64_t maxOff = 0;
-        for (uint32_t e = 0; e <= lastE; e += 1) {
-            const uint64_t off = ElemOffset(ops[i], R - 1, e);
-            if (off > maxOff) maxOff = off;
-        }
+        for (uint32_t e = 0; e <= lastE; ++e) maxOff = std::max(maxOff, ElemOffset(ops[i], R - 1, e));
+        if (R >= 2)
+            for (uint32_t e = 0; e <= fullLastE; ++e) maxOff = std::max(maxOff, ElemOffset(ops[i], R - 2, e));
         if (maxOff + 1 > ops[i].capElems)
             Violation(api, std::string(ops[i].name) + " operand: repeat/stride pattern reaches element " + std::to_string(maxOff) +
                                " but the LocalTensor's buffer holds " + std::to_string(ops[i].capElems));
