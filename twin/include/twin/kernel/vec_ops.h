@@ -39,30 +39,62 @@ inline void BinaryCount(const char *api, const AscendC::LocalTensor<T> &dst, con
     CountDone(c, dst, count);
 }
 
+// Enabled elements of one repeat with their element offsets inside repeat 0 of each operand.
+struct MaskedLayout {
+    uint32_t n = 0;            // enabled elements per full repeat
+    uint32_t off[3][256];      // per operand
+};
+
+inline void BuildLayout(MaskedLayout &L, const MaskPlan &m, uint32_t per, const VecOperand *ops, int nOps) {
+    L.n = m.counter ? per : m.n;
+    for (uint32_t i = 0; i < L.n; ++i) {
+        const uint32_t e = m.counter ? i : m.idx[i];
+        for (int k = 0; k < nOps; ++k) L.off[k][i] = static_cast<uint32_t>(ElemOffset(ops[k], 0, e));
+    }
+}
+
+// Elements enabled in repeat r (counter mode: the last repeat may be partial).
+inline uint32_t CountInRepeat(const MaskPlan &m, const MaskedLayout &L, uint64_t r, uint32_t per) {
+    if (!m.counter) return L.n;
+    const uint64_t left = m.counterTotal - r * per;
+    return left < per ? static_cast<uint32_t>(left) : per;
+}
+
+inline bool ShadowWritten(const CoreContext &c, const void *p) {
+    return c.shadow[static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase) >> 5] != 0;
+}
+
 template <typename T, typename F>
 inline void BinaryMasked(const char *api, bool isSetMask, const MaskPlan &m, int64_t repeat, const AscendC::LocalTensor<T> &dst,
                          const AscendC::LocalTensor<T> &src0, const AscendC::LocalTensor<T> &src1,
                          const AscendC::BinaryRepeatParams &p, F f) {
     (void)isSetMask;
     auto &c = Core(api);
-    const uint32_t per = 256 / sizeof(T);
+    const uint32_t per = 256 / sizeof(T), perBlk = 32 / sizeof(T);
     VecOperand ops[3] = {{reinterpret_cast<uint8_t *>(dst.TwinAddr()), sizeof(T), p.dstBlkStride, p.dstRepStride, dst.TwinCapacity(), "dst"},
                          {reinterpret_cast<uint8_t *>(src0.TwinAddr()), sizeof(T), p.src0BlkStride, p.src0RepStride, src0.TwinCapacity(), "src0"},
                          {reinterpret_cast<uint8_t *>(src1.TwinAddr()), sizeof(T), p.src1BlkStride, p.src1RepStride, src1.TwinCapacity(), "src1"}};
     const uint64_t R = PrepareMasked(api, c, m, repeat, ops, 3, per);
     if (R == 0) return;
+    static thread_local MaskedLayout L;
+    BuildLayout(L, m, per, ops, 3);
     T *d = dst.TwinAddr();
     const T *a = src0.TwinAddr(), *b = src1.TwinAddr();
     uint64_t n = 0;
-    ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
-        const T *pa = a + ElemOffset(ops[1], r, e), *pb = b + ElemOffset(ops[2], r, e);
-        T *pd = d + ElemOffset(ops[0], r, e);
-        UbCheckRead(api, c, pa, sizeof(T));
-        UbCheckRead(api, c, pb, sizeof(T));
-        *pd = static_cast<T>(f(*pa, *pb));
-        ShadowWriteElem(c, pd);
-        ++n;
-    });
+    for (uint64_t r = 0; r < R; ++r) {
+        const uint32_t cnt = CountInRepeat(m, L, r, per);
+        T *dr = d + r * p.dstRepStride * perBlk;
+        const T *ar = a + r * p.src0RepStride * perBlk, *br = b + r * p.src1RepStride * perBlk;
+        for (uint32_t i = 0; i < cnt; ++i) {
+            const T *pa = ar + L.off[1][i], *pb = br + L.off[2][i];
+            if (!ShadowWritten(c, pa)) UbCheckRead(api, c, pa, sizeof(T));
+            if (!ShadowWritten(c, pb)) UbCheckRead(api, c, pb, sizeof(T));
+            T *pd = dr + L.off[0][i];
+            *pd = static_cast<T>(f(*pa, *pb));
+            ShadowWriteElem(c, pd);
+        }
+        n += cnt;
+    }
     c.counters.vecElemOps += n;
 }
 
@@ -83,22 +115,29 @@ template <typename T, typename F>
 inline void UnaryMasked(const char *api, const MaskPlan &m, int64_t repeat, const AscendC::LocalTensor<T> &dst,
                         const AscendC::LocalTensor<T> &src, const AscendC::UnaryRepeatParams &p, F f) {
     auto &c = Core(api);
-    const uint32_t per = 256 / sizeof(T);
+    const uint32_t per = 256 / sizeof(T), perBlk = 32 / sizeof(T);
     VecOperand ops[2] = {{reinterpret_cast<uint8_t *>(dst.TwinAddr()), sizeof(T), p.dstBlkStride, p.dstRepStride, dst.TwinCapacity(), "dst"},
                          {reinterpret_cast<uint8_t *>(src.TwinAddr()), sizeof(T), p.srcBlkStride, p.srcRepStride, src.TwinCapacity(), "src"}};
     const uint64_t R = PrepareMasked(api, c, m, repeat, ops, 2, per);
     if (R == 0) return;
+    static thread_local MaskedLayout L;
+    BuildLayout(L, m, per, ops, 2);
     T *d = dst.TwinAddr();
     const T *s = src.TwinAddr();
     uint64_t n = 0;
-    ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
-        const T *ps = s + ElemOffset(ops[1], r, e);
-        T *pd = d + ElemOffset(ops[0], r, e);
-        UbCheckRead(api, c, ps, sizeof(T));
-        *pd = static_cast<T>(f(*ps));
-        ShadowWriteElem(c, pd);
-        ++n;
-    });
+    for (uint64_t r = 0; r < R; ++r) {
+        const uint32_t cnt = CountInRepeat(m, L, r, per);
+        T *dr = d + r * p.dstRepStride * perBlk;
+        const T *sr = s + r * p.srcRepStride * perBlk;
+        for (uint32_t i = 0; i < cnt; ++i) {
+            const T *ps = sr + L.off[1][i];
+            if (!ShadowWritten(c, ps)) UbCheckRead(api, c, ps, sizeof(T));
+            T *pd = dr + L.off[0][i];
+            *pd = static_cast<T>(f(*ps));
+            ShadowWriteElem(c, pd);
+        }
+        n += cnt;
+    }
     c.counters.vecElemOps += n;
 }
 
