@@ -155,7 +155,7 @@ def test_render_from_saved_counters(tmp_path):
     assert perf_model.main(["--from-json", str(path), "--rows", "10", "--write-doc", str(doc)]) == 0
     assert perf_model.main(["--from-json", str(path), "--rows", "10", "--write-doc", str(doc)]) == 0
     text = doc.read_text()
-    assert text.startswith("# Perf\n\nintro\n") and text.count(perf_model.DOC_BEGIN) == 1
+    assert text.startswith("# Perf\n\nintro\n") and text.count(perf_model.doc_markers("float32")[0]) == 1
     assert "r10 EDVR L3 dg8" in text and "1.000" in text
 
 
