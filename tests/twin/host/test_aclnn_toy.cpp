@@ -228,4 +228,14 @@ TEST_CASE(value_depend_input_reaches_tiling) {
     CHECK(bad == 0);
 }
 
+TEST_CASE(op_without_config_for_the_active_soc) {
+    twinSetPlatform("Ascend910_9392", 0);
+    Tensor x({64}), factor({1}), y({64});
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    CHECK(aclnnToyScaleByTensorGetWorkspaceSize(x.t, factor.t, y.t, &ws, &ex) == ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    CHECK(MsgHas("ascend910_93"));
+    twinSetPlatform("Ascend910B2", 0);
+}
+
 TEST_MAIN()

@@ -1,6 +1,7 @@
 // op_host of the twin's second toy operator ToyScaleByTensor: y = x * factor[0], fp32, where `factor` is a
 // ValueDepend input — TilingFunc reads its value on the host (TilingContext::GetInputTensor) and passes it
 // to the kernel through the tiling data. With the first toy op it also makes the toy package multi-op.
+// Declared for ascend910b only.
 #include "register/op_def_registry.h"
 #include "register/tilingdata_base.h"
 
@@ -37,7 +38,7 @@ public:
         Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
         Input("factor").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND}).ValueDepend(REQUIRED);
         Output("y").ParamType(REQUIRED).Follow("x");
-        AICore().SetTiling(optiling::ToyScaleTilingFunc).AddConfig("ascend910b").AddConfig("ascend910_93");
+        AICore().SetTiling(optiling::ToyScaleTilingFunc).AddConfig("ascend910b");  // A2 only (the tests check 910_93 refuses it)
     }
 };
 OP_ADD(ToyScaleByTensor);
