@@ -153,6 +153,16 @@ TEST_CASE(auto_contiguous_input_view) {
         }
     }
     CHECK(bad == 0);
+    // Row-strided view (last dim contiguous): x = columns 0..31 of a [48, 40] buffer.
+    Tensor xr({48, 32}, ACL_FLOAT, {40, 1}, ACL_FORMAT_ND, 48 * 40), yr({48, 32}), zr({48, 32});
+    xr.Random(8);
+    yr.Random(9);
+    CHECK(RunToy(xr, yr, zr, 1.0, 0) == ACLNN_SUCCESS);
+    bad = 0;
+    for (int64_t r = 0; r < 48; ++r) {
+        for (int64_t c = 0; c < 32; ++c) { bad += zr.data[r * 32 + c] != xr.data[r * 40 + c] + yr.data[r * 32 + c]; }
+    }
+    CHECK(bad == 0);
     // y has no AutoContiguous: a non-contiguous y is rejected.
     Tensor x2({48, 32}), y2({48, 32}, ACL_FLOAT, {1, 48}), z2({48, 32});
     CHECK(RunToy(x2, y2, z2, 1.0, 0) == ACLNN_ERR_PARAM_INVALID);

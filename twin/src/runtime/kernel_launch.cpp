@@ -28,17 +28,26 @@ thread_local twin::LaunchResult g_lastLaunch;
 #endif
 
 // Copies a strided view into a dense row-major buffer (what AutoContiguous does before the kernel).
+// Rows along the last dim are copied with one memcpy when that dim has stride 1.
 std::vector<uint8_t> MakeContiguous(const aclTensor *t) {
-    const int es = twin_rt::DataTypeBytes(t->dtype);
-    std::vector<uint8_t> out(static_cast<size_t>(t->Numel()) * es);
+    const size_t es = static_cast<size_t>(twin_rt::DataTypeBytes(t->dtype));
+    const int64_t numel = t->Numel();
+    std::vector<uint8_t> out(static_cast<size_t>(numel) * es);
     const size_t rank = t->viewDims.size();
-    std::vector<int64_t> idx(rank, 0);
+    if (numel == 0) { return out; }
+    if (rank == 0) {
+        std::memcpy(out.data(), static_cast<const uint8_t *>(t->data) + t->offset * es, es);
+        return out;
+    }
+    const int64_t rowLen = t->strides[rank - 1] == 1 ? t->viewDims[rank - 1] : 1;
+    const size_t outerRank = rowLen > 1 ? rank - 1 : rank;
+    std::vector<int64_t> idx(outerRank, 0);
     const uint8_t *src = static_cast<const uint8_t *>(t->data);
-    for (int64_t n = 0; n < t->Numel(); ++n) {
+    for (int64_t n = 0; n < numel; n += rowLen) {
         int64_t off = t->offset;
-        for (size_t d = 0; d < rank; ++d) { off += idx[d] * t->strides[d]; }
-        std::memcpy(out.data() + n * es, src + off * es, es);
-        for (size_t d = rank; d-- > 0;) {
+        for (size_t d = 0; d < outerRank; ++d) { off += idx[d] * t->strides[d]; }
+        std::memcpy(out.data() + n * es, src + off * es, rowLen * es);
+        for (size_t d = outerRank; d-- > 0;) {
             if (++idx[d] < t->viewDims[d]) { break; }
             idx[d] = 0;
         }
