@@ -16,6 +16,8 @@ namespace optiling {
 namespace {
 
 constexpr int64_t kBlockCMax = 64;        // max channels of one stage-2 block
+constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
+constexpr int64_t kMaxBands = 8;
 constexpr int64_t kStage2MaxKt = 64;      // STAGE2_MAX_KT
 constexpr int64_t kStage2Rows = 128;      // pixelTile * KT <= 128 G rows per tile
 constexpr int64_t kPixelAlign = 16;       // PIXEL_ALIGN
@@ -56,7 +58,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
                           (11 * plane + 2 * ptp) * 4 + plane * 4 + 3 * plane * 4 + 4 * lp * 4 + 4 * 8 * 4;
     return static_cast<uint64_t>(bytes);
 }
-uint64_t TransposeUbBytes() { return 4 * kTransposeCap * 4; }
+uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
 uint64_t Stage0UbBytes() { return TransposeUbBytes() + kZeroChunk * 4; }
 uint64_t Stage3UbBytes() { return TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4; }
 
@@ -135,6 +137,9 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     const int64_t numBlocks = (cin / segLen) * blocksPerSeg;
     const int64_t kt = std::min(k, kStage2MaxKt);
     const int64_t pixelTile = std::max<int64_t>(1, std::min(howo, kStage2Rows / kt));
+    int64_t pixelBands = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, n * numBlocks))});
+    const int64_t bandLen = CeilDiv(howo, pixelBands);
+    pixelBands = CeilDiv(howo, bandLen);  // no empty band
     const int64_t kcg = k * cinG;
     const int64_t ka = n * howo;
     const int64_t gTileM = std::min(howo, kGTileM), gTileN = std::min(kcg, kGTileN);
@@ -162,7 +167,7 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     };
     DeformableConv2dBackwardTilingData td;
     td.set_wsXt(region(n * hw * cin * 4));
-    td.set_wsGiacc(region(n * hw * cin * 4));
+    td.set_wsGiacc(region(static_cast<uint64_t>(pixelBands) * n * hw * cin * 4));
     td.set_wsG(region(static_cast<uint64_t>(n * howo * k * cin) * 4));
     td.set_wsWp(region(static_cast<uint64_t>(cout * cinG * k * elt)));
     td.set_wsGot(region(static_cast<uint64_t>(n * howo * cout * elt)));
@@ -179,6 +184,8 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     td.set_groups(groups); td.set_deformableGroups(dg);
     td.set_segLen(segLen); td.set_blockC(blockC); td.set_blocksPerSeg(blocksPerSeg); td.set_numBlocks(numBlocks);
     td.set_pixelTile(pixelTile);
+    td.set_pixelBands(pixelBands);
+    td.set_bandLen(bandLen);
     td.set_gTileM(gTileM); td.set_gTileN(gTileN); td.set_wTileM(wTileM); td.set_wTileN(wTileN);
     td.set_wSplitK(wSplitK); td.set_wChunkK(wChunkK);
     td.set_usedAivNum(usedAiv);

@@ -11,6 +11,10 @@
 //   blockC    = min(segLen, 64)      channels of one stage-2 block; tails allowed
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
 //   pixelTile = max(1, min(HoWo, 128 / min(K, 64)))   stage-2 pixels per tile
+//   pixelBands = min(8, HoWo, ceil(48 / (N*numBlocks))) output-pixel bands per (image, block); band j
+//                covers pixels [j*bandLen, (j+1)*bandLen), bandLen = ceil(HoWo/pixelBands) (48 = a constant
+//                target of stage-2 units, not the core count). Each band scatters into its own grad_input
+//                accumulator plane; stage 3 adds the planes in band order.
 //   stage-1 G matmul tiles:   gTileM x gTileN = min(HoWo,128) x min(K*CinG,256) over [HoWo, K*CinG] per (n, group)
 //   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group,
 //                             Ka = N*HoWo split in wSplitK chunks of wChunkK = min(Ka, 2048) rows (partials
@@ -19,12 +23,12 @@
 //   usedAivNum); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedAiv, ...).
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, aivNum/2) cube cores, usedAivNum = 2*blockDim vector
 //   cores (a platform with < 2 vector cores is refused). Tiling key = I/O dtype.
-// UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 80 KiB, stage 3 112 KiB,
+// UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 128 KiB, stage 3 ~160 KiB,
 //   stage 2 <= ~150 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
 // User workspace (bytes; every region rounded up to 512 B, in this order):
 //   xt     N*H*W*Cin*4            input as [N,H,W,Cin] fp32
-//   giacc  N*H*W*Cin*4            grad_input accumulator [N,H,W,Cin] fp32
+//   giacc  pixelBands*N*H*W*Cin*4 grad_input accumulator planes [band][N,H,W,Cin] fp32
 //   g      N*HoWo*K*Cin*4         dL/dD as [N][groups][HoWo][K][CinG] fp32
 //   wp     Cout*CinG*K*E          weight as [groups][CoutG][K][CinG] (T)
 //   got    N*HoWo*Cout*E          grad_output as [groups][N*HoWo][CoutG] (T)
@@ -68,6 +72,8 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(int64_t, blocksPerSeg);
     TILING_DATA_FIELD_DEF(int64_t, numBlocks);
     TILING_DATA_FIELD_DEF(int64_t, pixelTile);
+    TILING_DATA_FIELD_DEF(int64_t, pixelBands);
+    TILING_DATA_FIELD_DEF(int64_t, bandLen);
     TILING_DATA_FIELD_DEF(int64_t, gTileM);
     TILING_DATA_FIELD_DEF(int64_t, gTileN);
     TILING_DATA_FIELD_DEF(int64_t, wTileM);

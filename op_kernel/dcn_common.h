@@ -29,7 +29,7 @@ struct DcnParams {
     int64_t n, cin, h, w, cout, kh, kw, ho, wo;
     int64_t strideH, strideW, padTop, padLeft, dilationH, dilationW, groups, dg;
     int64_t k, howo, cinG, coutG, cinDg, offsetBlocks;  // derived
-    int64_t segLen, blockC, blocksPerSeg, numBlocks, pixelTile;
+    int64_t segLen, blockC, blocksPerSeg, numBlocks, pixelTile, pixelBands, bandLen, giaccPlane;
     int64_t gTileM, gTileN, wTileM, wTileN, wSplitK, wChunkK;
     int64_t usedAiv;
     bool modulated;
@@ -45,7 +45,8 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.k = p.kh * p.kw; p.howo = p.ho * p.wo; p.cinG = p.cin / p.groups; p.coutG = p.cout / p.groups;
     p.cinDg = p.cin / p.dg; p.modulated = td.modulated != 0; p.offsetBlocks = p.modulated ? 3 : 2;
     p.segLen = td.segLen; p.blockC = td.blockC; p.blocksPerSeg = td.blocksPerSeg; p.numBlocks = td.numBlocks;
-    p.pixelTile = td.pixelTile; p.gTileM = td.gTileM; p.gTileN = td.gTileN; p.wTileM = td.wTileM;
+    p.pixelTile = td.pixelTile; p.pixelBands = td.pixelBands; p.bandLen = td.bandLen;
+    p.giaccPlane = p.n * p.h * p.w * p.cin; p.gTileM = td.gTileM; p.gTileN = td.gTileN; p.wTileM = td.wTileM;
     p.wTileN = td.wTileN; p.wSplitK = td.wSplitK; p.wChunkK = td.wChunkK; p.usedAiv = td.usedAivNum;
 }
 

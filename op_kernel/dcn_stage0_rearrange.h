@@ -4,7 +4,7 @@
 //   got   [groups][N*HoWo][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][HoWo] -> [HoWo][CoutG])
 //   dcol  [groups][N*HoWo][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]
 //                                    (per (n,c,ho): [KH][Wo][KW] -> [Wo][KH*KW] in row (n*HoWo+ho*Wo), col cl*K)
-//   giacc [N,H,W,Cin] fp32 = 0
+//   giacc [pixelBands][N,H,W,Cin] fp32 = 0
 // Work units: tiles of those transposes and 4096-element zero chunks, enumerated in that order; vector
 // core i takes units i, i+usedAiv, ... Every unit writes a disjoint GM range, so the result is
 // independent of the assignment.
@@ -28,12 +28,11 @@ public:
         AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(ZERO_CHUNK));
         PipeSync<AscendC::HardEvent::V_MTE3>();
 
-        const int64_t hw = p.h * p.w;
         TransposeJob jx = XtJob(p, 0), jw = WpJob(p, 0), jg = GotJob(p, 0, 0), jd = DcolJob(p, 0, 0, 0);
         const int64_t tx = TransposeTileCount(jx), tw = TransposeTileCount(jw);
         const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
         const int64_t nX = p.n * tx, nW = p.cout * tw, nG = p.n * p.groups * tg, nD = p.n * p.cin * p.ho * td;
-        const int64_t accElems = p.n * hw * p.cin;
+        const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
         const int64_t nZ = CeilDiv(accElems, ZERO_CHUNK);
         const int64_t total = nX + nW + nG + nD + nZ;
 
@@ -80,6 +79,7 @@ private:
     {
         const int64_t hw = p.h * p.w;
         TransposeJob j;
+        j.planes = 1; j.planeStride = 0;
         j.srcOffset = n * p.cin * hw; j.dstOffset = n * hw * p.cin;
         j.rows = p.cin; j.cols = hw; j.group = 1; j.srcRowStride = hw; j.dstRowStride = p.cin;
         return j;
@@ -87,6 +87,7 @@ private:
     __aicore__ static inline TransposeJob WpJob(const DcnParams &p, int64_t oc)
     {
         TransposeJob j;
+        j.planes = 1; j.planeStride = 0;
         j.srcOffset = oc * p.cinG * p.k; j.dstOffset = oc * p.k * p.cinG;
         j.rows = p.cinG; j.cols = p.k; j.group = 1; j.srcRowStride = p.k; j.dstRowStride = p.cinG;
         return j;
@@ -94,6 +95,7 @@ private:
     __aicore__ static inline TransposeJob GotJob(const DcnParams &p, int64_t n, int64_t g)
     {
         TransposeJob j;
+        j.planes = 1; j.planeStride = 0;
         j.srcOffset = (n * p.cout + g * p.coutG) * p.howo;
         j.dstOffset = (g * p.n + n) * p.howo * p.coutG;
         j.rows = p.coutG; j.cols = p.howo; j.group = 1; j.srcRowStride = p.howo; j.dstRowStride = p.coutG;
@@ -104,6 +106,7 @@ private:
         const int64_t gc = c / p.cinG, cl = c - gc * p.cinG;
         const int64_t rowLen = p.cinG * p.k;
         TransposeJob j;
+        j.planes = 1; j.planeStride = 0;
         j.srcOffset = ((n * p.cin + c) * p.ho + ho) * p.kh * p.wo * p.kw;
         j.dstOffset = (gc * p.n * p.howo + n * p.howo + ho * p.wo) * rowLen + cl * p.k;
         j.rows = p.kh; j.cols = p.wo; j.group = p.kw; j.srcRowStride = p.wo * p.kw; j.dstRowStride = rowLen;

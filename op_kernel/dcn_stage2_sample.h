@@ -1,14 +1,15 @@
 // Stage 2 (vector): bilinear scatter of G into the grad_input accumulator and per-block partial
 // offset/mask gradients.
 //
-// Work unit (n, b): image n, channel block b = [c0, c0+len) (inside one conv group gc and one deformable
-// group dgi; see BlockRange). The unit exclusively owns giacc[n, :, :, c0:c0+len] and the partial slots
-// part[n][b][*][*][*]; it visits the (pixel tile, kernel-point chunk, pixel, kernel point) in a fixed order:
+// Work unit (n, b, j): image n, channel block b = [c0, c0+len) (inside one conv group gc and one deformable
+// group dgi; see BlockRange), output-pixel band j. The unit exclusively owns the accumulator plane slice
+// giacc[j][n, :, :, c0:c0+len] and the partial slots part[n][b][*][*][band j pixels]; it visits the
+// (pixel tile, kernel-point chunk, pixel, kernel point) of its band in a fixed order:
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (integer part exact, one fp32 rounding)
 //   y0 = floor(y) (Cast CAST_FLOOR), ly = y - y0, hy = 1 - ly (x likewise)      (vector, per tile)
 //   whole-sample rule: only -1 < y < H and -1 < x < W contribute; then each corner (yc, xc) with
 //   0 <= yc < H, 0 <= xc < W:
-//     giacc[n, yc, xc, block] += (m*w_c) * G[n, p, k, block]   (vector Muls + DataCopyPad with atomic add;
+//     giacc[j][n, yc, xc, block] += (m*w_c) * G[n, p, k, block] (vector Muls + DataCopyPad with atomic add;
 //                                                               only this unit writes there, in program order)
 //     s_c = sum_block G*X(n, yc, xc, block)                     (vector Mul + WholeReduceSum over the 4 corners)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, per sample point)
@@ -62,23 +63,26 @@ public:
         offQue_.FreeTensor(raw);
         AscendC::PipeBarrier<PIPE_V>();
 
-        const int64_t total = p.n * p.numBlocks;
+        const int64_t total = p.n * p.numBlocks * p.pixelBands;
         for (int64_t u = aivIdx; u < total; u += p.usedAiv) {
-            ProcessUnit(u / p.numBlocks, u % p.numBlocks);
+            const int64_t nb = u / p.pixelBands;
+            ProcessUnit(nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }
         AscendC::PipeBarrier<PIPE_ALL>();
         pipe.Reset();
     }
 
 private:
-    __aicore__ inline void ProcessUnit(int64_t n, int64_t b)
+    __aicore__ inline void ProcessUnit(int64_t n, int64_t b, int64_t band)
     {
         const DcnParams &p = *p_;
         int64_t c0, len;
         BlockRange(p, b, c0, len);
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
-        for (int64_t p0 = 0; p0 < p.howo; p0 += pt_) {
-            const int64_t pt = MinI(pt_, p.howo - p0);
+        const int64_t pBegin = band * p.bandLen, pEnd = MinI(p.howo, pBegin + p.bandLen);
+        giaccBase_ = band * p.giaccPlane;
+        for (int64_t p0 = pBegin; p0 < pEnd; p0 += pt_) {
+            const int64_t pt = MinI(pt_, pEnd - p0);
             AscendC::LocalTensor<float> hb = coord_[11 * plane_];
             AscendC::LocalTensor<float> wb = coord_[11 * plane_ + ptp_];
             PipeSync<AscendC::HardEvent::V_S>();
@@ -286,7 +290,7 @@ private:
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
                 cp.srcStride = ubGap; cp.dstStride = gmGap; cp.rsv = 0;
-                AscendC::DataCopyPad(t.giacc[pos[first]], cr[first * lp_], cp);
+                AscendC::DataCopyPad(t.giacc[giaccBase_ + pos[first]], cr[first * lp_], cp);
             }
         }
         AscendC::SetAtomicNone();
@@ -305,7 +309,7 @@ private:
 
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, giaccBase_;
     AscendC::LocalTensor<float> coord_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;

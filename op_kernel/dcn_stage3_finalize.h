@@ -1,7 +1,7 @@
 // Stage 3 (vector): combine and convert to the output dtype T.
 //   grad_offset[n][j*dg*K + dgi*K + k][p] = sum over the blocks b of deformable group dgi, in block order,
 //                                           of part[n][b][j][k][p]            (j = dx, dy[, mask])
-//   grad_input[n][c][y][x] = giacc[n][y][x][c]                             (transpose + cast)
+//   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j][n][y][x][c]   (transpose + cast)
 //   grad_weight = sum over the Ka chunks s, in chunk order, of gw[s]        (+ cast)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
@@ -76,8 +76,10 @@ private:
     {
         const int64_t hw = p.h * p.w;
         TransposeJob j;
+        j.planes = 1; j.planeStride = 0;
         j.srcOffset = n * hw * p.cin; j.dstOffset = n * p.cin * hw;
         j.rows = hw; j.cols = p.cin; j.group = 1; j.srcRowStride = p.cin; j.dstRowStride = hw;
+        j.planes = p.pixelBands; j.planeStride = p.giaccPlane;  // sum of the band planes, band order
         return j;
     }
 

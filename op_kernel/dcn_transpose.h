@@ -1,10 +1,11 @@
 // Tiled GM->GM transpose with optional dtype cast, on the vector unit (Gather in UB).
 //
-// Job: dst[c*dstRowStride + r*E + e] = Cast<DstT>(src[r*srcRowStride + c*E + e])
-//      for r < R, c < C, e < E (E = contiguous element group, e.g. KW for the offsetOut rearrangement).
+// Job: dst[c*dstRowStride + r*E + e] = Cast<DstT>(sum_{q < planes, in order} src[q*planeStride + r*srcRowStride + c*E + e])
+//      for r < R, c < C, e < E (E = contiguous element group, e.g. KW for the offsetOut rearrangement;
+//      planes > 1 only for float sources: the banded grad_input accumulator).
 // Tiles are fixed by the job shape (TR x TC), so the tiling of a job never depends on the core count.
-// UB use: in/out queues (double-buffered), one gather buffer and one offset table, CAP elements of up to
-// 4 bytes each: 6 * CAP * 4 = 96 KiB. Rows inside UB are padded to 16 elements (32 B for 2- and 4-byte
+// UB use: in/out queues (double-buffered), a gather buffer, an offset table and a plane buffer, CAP
+// elements of up to 4 bytes each: 7 * CAP * 4 = 112 KiB. Rows inside UB are padded to 16 elements (32 B for 2- and 4-byte
 // types). Requires E <= CAP (tiling guarantees KW <= 2048).
 #ifndef DCN_TRANSPOSE_H
 #define DCN_TRANSPOSE_H
@@ -21,6 +22,8 @@ struct TransposeJob {
     uint64_t dstOffset;      // element offset of c=0,r=0 in the destination GM tensor
     int64_t rows, cols, group;
     int64_t srcRowStride, dstRowStride;
+    int64_t planes;          // >= 1; planes > 1 only for float sources
+    uint64_t planeStride;    // elements between planes
 };
 
 __aicore__ inline void TransposeTileShape(const TransposeJob &j, int64_t &tr, int64_t &tc)
@@ -46,6 +49,7 @@ public:
         pipe.InitBuffer(outQue_, 2, TRANSPOSE_CAP * 4);
         pipe.InitBuffer(gatherBuf_, TRANSPOSE_CAP * 4);
         pipe.InitBuffer(tableBuf_, TRANSPOSE_CAP * 4);
+        pipe.InitBuffer(planeBuf_, TRANSPOSE_CAP * 4);
         cacheRt_ = -1; cacheCt_ = -1; cacheE_ = -1; cacheElt_ = -1;
     }
 
@@ -96,6 +100,20 @@ public:
         }
 
         in = inQue_.DeQue<SrcT>();
+        if constexpr (IsSameType<SrcT, float>::value) {
+            // further planes are added in plane order (fixed summation order)
+            AscendC::LocalTensor<float> extra = planeBuf_.Get<float>();
+            for (int64_t q = 1; q < j.planes; ++q) {
+                PipeSync<AscendC::HardEvent::V_MTE2>();
+                AscendC::DataCopyPad(extra, src[j.srcOffset + q * j.planeStride + r0 * j.srcRowStride + c0 * e], cpIn,
+                                     noPad);
+                PipeSync<AscendC::HardEvent::MTE2_V>();
+                for (int64_t r = 0; r < rt; ++r) {  // only the loaded part of each row (padding is unwritten)
+                    AscendC::Add(in[r * sin], in[r * sin], extra[r * sin], static_cast<int32_t>(ct * e));
+                }
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+        }
         AscendC::LocalTensor<DstT> out = outQue_.AllocTensor<DstT>();
         uint32_t count = static_cast<uint32_t>(ct * sout);
         if constexpr (IsSameType<SrcT, DstT>::value) {
@@ -129,6 +147,7 @@ private:
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> outQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> gatherBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> tableBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> planeBuf_;
     int64_t cacheRt_, cacheCt_, cacheE_, cacheElt_;
 };
 

@@ -48,7 +48,7 @@ public:
         t_.gradOffset.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradOffset), p_.n * offCh * p_.howo);
         t_.gradBias.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradBias), p_.cout);
         t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsXt), p_.n * hw * p_.cin);
-        t_.giacc.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGiacc), p_.n * hw * p_.cin);
+        t_.giacc.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGiacc), p_.pixelBands * p_.giaccPlane);
         t_.g.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsG), p_.n * p_.howo * p_.k * p_.cin);
         t_.wp.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(userWs + td->wsWp), p_.cout * p_.cinG * p_.k);
         t_.got.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(userWs + td->wsGot), p_.n * p_.howo * p_.cout);

@@ -139,6 +139,8 @@ def workspace_formula(case, dtype):
     seg = _gcd(cin_g, cin_dg)
     block_c = min(seg, 64)
     num_blocks = (case.cin // seg) * (-(-seg // block_c))
+    bands = min(8, howo, max(1, -(-48 // (case.n * num_blocks))))
+    bands = -(-howo // -(-howo // bands))
     ka = case.n * howo
     w_split = -(-ka // min(ka, 2048))
 
@@ -146,7 +148,7 @@ def workspace_formula(case, dtype):
         return -(-v // 512) * 512
 
     hw = case.h * case.w
-    regions = [case.n * hw * case.cin * 4, case.n * hw * case.cin * 4, case.n * howo * k * case.cin * 4,
+    regions = [case.n * hw * case.cin * 4, bands * case.n * hw * case.cin * 4, case.n * howo * k * case.cin * 4,
                case.cout * cin_g * k * elt, case.n * howo * case.cout * elt, case.n * howo * case.cin * k * elt,
                w_split * case.cout * cin_g * k * 4, case.n * num_blocks * 3 * k * howo * 4]
     return LIB_API_WORKSPACE + sum(al(r) for r in regions)
