@@ -46,6 +46,7 @@ EDGE = [
     Case("cin_24", 2, 24, 16, 6, 6),
     Case("cin_200_block_tail", 1, 200, 16, 4, 5),
     Case("batch_33", 33, 8, 8, 3, 4),
+    Case("single_band_dg8", 6, 64, 8, 4, 4, dg=8),  # N*numBlocks = 48: one pixel band (no plane sum)
 ]
 
 V1 = [
