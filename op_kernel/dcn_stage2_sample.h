@@ -29,7 +29,7 @@ namespace dcn_kernel {
 
 constexpr int64_t STAGE2_MAX_KT = 64;
 constexpr int64_t PIXEL_ALIGN = 16;
-constexpr int64_t RED_SLOT = 8;  // floats between ReduceSum results (32 B)
+constexpr int64_t RED_SLOT = 8;  // red buffer: 4 corner sums (WholeReduceSum, dstRepStride 1) padded to 32 B each
 
 template <typename T>
 class Stage2Sample {

@@ -6,17 +6,21 @@
 //   stage 1 (cube)   G = GO^T x Wp per (image, conv group), grad_weight partials = GOt^T x Dcol per
 //                    (conv group, Ka chunk), via the Matmul high-level API called from AIV code
 //                    (dcn_stage1_matmul.h)
-//   stage 2 (vector) bilinear scatter into grad_input and per-block offset/mask partials
-//                    (dcn_stage2_sample.h)
-//   stage 3 (vector) combine partials in fixed order, transpose, cast (dcn_stage3_finalize.h)
+//   stage 2 (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per output-pixel
+//                    band) and per-block offset/mask partials (dcn_stage2_sample.h)
+//   stage 3 (vector) combine partials / band planes in fixed order, transpose, cast (dcn_stage3_finalize.h)
 // Stages are separated by SyncAll() over the vector cores.
 //
 // Determinism: every stage's work units are a function of the shape only (tile sizes and block sizes
 // come from the tiling, never from the core count); vector core i processes units i, i+usedAiv, ...;
 // every unit writes a disjoint output range, and every reduction (matmul K loop, scatter into one
-// channel block of grad_input, block and Ka-chunk partial sums) runs inside one unit in a fixed order.
-// The only atomic adds (stage 2, grad_input) target addresses owned by the issuing unit alone and are
-// issued in program order. Hence results are bitwise identical across runs and core counts.
+// (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one unit
+// in a fixed order. The only atomic adds (stage 2, grad_input) target addresses owned by the issuing
+// unit alone and are issued in program order. Hence results are bitwise identical across runs and
+// core counts (tested at 2, 7 and 48 vector cores; 1 vector core cannot launch a MIX 1:2 kernel).
+//
+// Limits beyond the contract's validation: a platform needs >= 2 vector cores; N*Ho*Wo <= INT32_MAX
+// (matmul tiling fields are int32); UB per vector core >= ~160 KiB + 8 KiB reserve (A2/A3: 192 KiB).
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "dcn_common.h"
