@@ -83,6 +83,17 @@ TEST_CASE(event_id_range) {
     CHECK(ktest::ExpectViolation(r, {"SetFlag", "core AIV 0", "eventID must be in [0, 7]"}));
 }
 
+TEST_CASE(cube_events_and_pipes_do_not_exist_on_aiv) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        SetFlag<HardEvent::M_MTE1>(0);
+        WaitFlag<HardEvent::M_MTE1>(0);
+    });
+    CHECK(ktest::ExpectViolation(r, {"SetFlag", "core AIV 0", "HardEvent::M_MTE1", "vector core"}));
+    auto p = ktest::Run(1, KernelType::AIV_ONLY, [&] { PipeBarrier<PIPE_M>(); });
+    CHECK(ktest::ExpectViolation(p, {"PipeBarrier", "core AIV 0", "do not exist on a vector core"}));
+    CHECK(ktest::ExpectOk(ktest::Run(1, KernelType::AIV_ONLY, [&] { PipeBarrier<PIPE_V>(); PipeBarrier<PIPE_ALL>(); })));
+}
+
 TEST_CASE(atomic_left_on_at_kernel_end) {
     auto r = ktest::Run(2, KernelType::AIV_ONLY, [&] {
         SetAtomicAdd<float>();

@@ -1,5 +1,6 @@
 // UB allocation (TPipe::InitBuffer), queue state machine and event IDs of the twin.
 #include "twin/kernel/pipe.h"
+#include "twin/kernel/sync_sys.h"
 
 #include <algorithm>
 
@@ -166,6 +167,8 @@ void TPipe::Reset() {
 
 TEventID TPipe::AllocEventIDImpl(HardEvent evt) {
     auto &c = twin::kernel::Core("TPipe::AllocEventID");
+    if (!c.isAic && !twin::kernel::IsAivEvent(evt))
+        twin::kernel::Violation("TPipe::AllocEventID", std::string("HardEvent::") + twin::kernel::HardEventName(evt) + " does not exist on a vector core");
     auto &mask = c.eventIdsAllocated[static_cast<int>(evt)];
     for (int id = 0; id < kTwinEventIdsPerEvent; ++id) {
         if (!((mask >> id) & 1)) {

@@ -10,11 +10,31 @@
 #include "twin/platform.h"
 #include "twin/kernel/tensor.h"
 
+namespace twin {
+namespace kernel {
+// Events that exist on a vector core (ASC-API impl/basic_api/kernel_event.h, HardEventAiv).
+constexpr bool IsAivEvent(AscendC::HardEvent e) {
+    using H = AscendC::HardEvent;
+    return e == H::MTE2_V || e == H::V_MTE2 || e == H::MTE3_V || e == H::V_MTE3 || e == H::V_V || e == H::MTE3_MTE2 ||
+           e == H::MTE2_MTE3 || e == H::S_V || e == H::V_S || e == H::S_MTE2 || e == H::MTE2_S || e == H::S_MTE3 || e == H::MTE3_S;
+}
+inline void CheckEventOnCore(const char *api, const CoreContext &c, AscendC::HardEvent e) {
+    if (!c.isAic && !IsAivEvent(e))
+        Violation(api, std::string("HardEvent::") + HardEventName(e) + " involves a pipe a vector core does not have (M/MTE1/FIX)");
+}
+inline void CheckPipeOnCore(const char *api, const CoreContext &c, pipe_t pipe) {
+    if (!c.isAic && (pipe == PIPE_M || pipe == PIPE_MTE1 || pipe == PIPE_FIX))
+        Violation(api, "PIPE_M/PIPE_MTE1/PIPE_FIX do not exist on a vector core");
+}
+}  // namespace kernel
+}  // namespace twin
+
 namespace AscendC {
 
 template <HardEvent event>
 __aicore__ inline void SetFlag(int32_t eventID) {
     auto &c = twin::kernel::Core("SetFlag");
+    twin::kernel::CheckEventOnCore("SetFlag", c, event);
     if (eventID < 0 || eventID >= kTwinEventIdsPerEvent)
         twin::kernel::Violation("SetFlag", "eventID must be in [0, 7]; got " + std::to_string(eventID));
     ++c.flagCount[static_cast<int>(event)][eventID];
@@ -23,6 +43,7 @@ __aicore__ inline void SetFlag(int32_t eventID) {
 template <HardEvent event>
 __aicore__ inline void WaitFlag(int32_t eventID) {
     auto &c = twin::kernel::Core("WaitFlag");
+    twin::kernel::CheckEventOnCore("WaitFlag", c, event);
     if (eventID < 0 || eventID >= kTwinEventIdsPerEvent)
         twin::kernel::Violation("WaitFlag", "eventID must be in [0, 7]; got " + std::to_string(eventID));
     auto &n = c.flagCount[static_cast<int>(event)][eventID];
@@ -33,7 +54,7 @@ __aicore__ inline void WaitFlag(int32_t eventID) {
 }
 
 template <pipe_t pipe>
-__aicore__ inline void PipeBarrier() { (void)twin::kernel::Core("PipeBarrier"); }
+__aicore__ inline void PipeBarrier() { twin::kernel::CheckPipeOnCore("PipeBarrier", twin::kernel::Core("PipeBarrier"), pipe); }
 
 template <bool isAIVOnly = true>
 __aicore__ inline void SyncAll() {
