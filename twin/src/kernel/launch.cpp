@@ -29,7 +29,11 @@ const char *KernelTypeName(KernelType t) {
 
 namespace kernel {
 
+namespace {
 thread_local CoreContext *g_twinCore = nullptr;
+}  // namespace
+
+CoreContext *CurrentCore() noexcept { return g_twinCore; }
 
 struct LaunchState {
     LaunchOptions opt;

@@ -54,7 +54,7 @@ uint8_t *AllocUbBuffer(const char *api, AscendC::TPosition pos, uint32_t bytes, 
 }
 
 void ReleaseAllUb() {
-    CoreContext *c = g_twinCore;
+    CoreContext *c = CurrentCore();
     if (c == nullptr) return;
     c->ubUsed = 0;
     c->bufferCount = 0;
@@ -150,7 +150,7 @@ TPipe::TPipe() {
 }
 
 TPipe::~TPipe() {
-    if (!destroyed_ && twin::kernel::g_twinCore != nullptr) twin::kernel::ReleaseAllUb();
+    if (!destroyed_ && twin::kernel::CurrentCore() != nullptr) twin::kernel::ReleaseAllUb();
     if (g_currentPipe == this) g_currentPipe = nullptr;
 }
 

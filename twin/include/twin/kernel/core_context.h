@@ -1,5 +1,5 @@
 // Per-virtual-core state of the twin (one thread = one AI core) and the rule-check primitives.
-// Invariants: g_twinCore is non-null only on a launcher thread; UB of an AIV core is one arena of
+// Invariants: CurrentCore() is non-null only on a launcher thread; UB of an AIV core is one arena of
 // Platform::ubBytes bytes, 64-B aligned, poison-filled (0xFF) on InitBuffer, with a shadow byte
 // per 32-B DataBlock (1 = written since InitBuffer). A violation records "API, core, rule" in the
 // launch and unwinds the core with KernelAbort; other cores abort at their next blocking call.
@@ -68,7 +68,9 @@ struct CoreContext {
     std::vector<uint8_t> shadowStorage;
 };
 
-extern thread_local CoreContext *g_twinCore;
+// The current thread's virtual core (nullptr outside twin::Launch). Out of line on purpose: an
+// inline read of an `extern thread_local` trips GCC 12's TLS wrapper under -O2 + UBSan.
+CoreContext *CurrentCore() noexcept;
 
 [[noreturn]] void Violation(const char *api, const std::string &rule);
 [[noreturn]] void OutsideLaunch(const char *api);
@@ -76,7 +78,7 @@ std::string CoreName(const CoreContext &c);     // "AIV 3" / "AIC 1"
 const char *HardEventName(AscendC::HardEvent e); // "MTE2_V"
 
 inline CoreContext &Core(const char *api) {
-    CoreContext *c = g_twinCore;
+    CoreContext *c = CurrentCore();
     if (c == nullptr) OutsideLaunch(api);
     return *c;
 }
