@@ -99,20 +99,35 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
     else for (int j = 0; j < N; ++j) CheckGm(api, c, b + int64_t(j) * s.orgKb, sizeof(BT) * K, false);
     if (bias) CheckGm(api, c, bias, sizeof(BiasT) * N, false);
     for (int i = 0; i < M; ++i) CheckGm(api, c, out + int64_t(i) * ldc, sizeof(CT) * N, true);
-    std::vector<float> bf(static_cast<size_t>(K) * N), acc(N);
+    std::vector<float> bf(static_cast<size_t>(K) * N);
     for (int k = 0; k < K; ++k)
         for (int j = 0; j < N; ++j)
             bf[size_t(k) * N + j] = static_cast<float>(tb ? b[int64_t(j) * s.orgKb + k] : b[int64_t(k) * s.orgN + j]);
-    // Compute the whole tile first; only the write-back is serialised when atomic.
+    // Compute the whole tile first; only the write-back is serialised when atomic. Blocked over
+    // 4 rows x 64 columns for cache reuse; every element still sums k = 0..K-1 in order.
     std::vector<float> tile(static_cast<size_t>(M) * N);
-    for (int i = 0; i < M; ++i) {
-        for (int j = 0; j < N; ++j) acc[j] = bias ? static_cast<float>(bias[j]) : 0.0f;
-        for (int k = 0; k < K; ++k) {
-            const float av = static_cast<float>(ta ? a[int64_t(k) * s.orgM + i] : a[int64_t(i) * s.orgKa + k]);
-            const float *brow = &bf[size_t(k) * N];
-            for (int j = 0; j < N; ++j) acc[j] += av * brow[j];
+    std::vector<float> arow(static_cast<size_t>(4) * K);
+    constexpr int kJB = 64;
+    for (int i0 = 0; i0 < M; i0 += 4) {
+        const int rows = std::min(4, M - i0);
+        for (int r = 0; r < rows; ++r)
+            for (int k = 0; k < K; ++k)
+                arow[size_t(r) * K + k] = static_cast<float>(ta ? a[int64_t(k) * s.orgM + i0 + r] : a[int64_t(i0 + r) * s.orgKa + k]);
+        for (int j0 = 0; j0 < N; j0 += kJB) {
+            const int cols = std::min(kJB, N - j0);
+            float accb[4][kJB];
+            for (int r = 0; r < 4; ++r)
+                for (int j = 0; j < cols; ++j) accb[r][j] = bias ? static_cast<float>(bias[j0 + j]) : 0.0f;
+            for (int k = 0; k < K; ++k) {
+                const float *brow = &bf[size_t(k) * N + j0];
+                for (int r = 0; r < rows; ++r) {
+                    const float av = arow[size_t(r) * K + k];
+                    float *accr = accb[r];
+                    for (int j = 0; j < cols; ++j) accr[j] += av * brow[j];
+                }
+            }
+            for (int r = 0; r < rows; ++r) std::copy(accb[r], accb[r] + cols, tile.begin() + size_t(i0 + r) * N + j0);
         }
-        std::copy(acc.begin(), acc.end(), tile.begin() + size_t(i) * N);
     }
     if (enAtomic) GmAtomicLock(out);
     for (int i = 0; i < M; ++i) {

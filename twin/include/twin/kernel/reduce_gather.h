@@ -11,14 +11,15 @@
 namespace twin {
 namespace kernel {
 
+// Pairwise (adjacent pairs) tree sum of v[0..n), in place; each level rounds to T.
 template <typename T>
-inline T TreeSum(std::vector<float> &v) {
-    if (v.empty()) return static_cast<T>(0);
-    while (v.size() > 1) {
-        std::vector<float> next((v.size() + 1) / 2);
-        for (size_t i = 0; i + 1 < v.size(); i += 2) next[i / 2] = static_cast<float>(static_cast<T>(v[i] + v[i + 1]));
-        if (v.size() % 2) next.back() = v.back();
-        v.swap(next);
+inline T TreeSum(float *v, size_t n) {
+    if (n == 0) return static_cast<T>(0);
+    while (n > 1) {
+        const size_t half = n / 2;
+        for (size_t i = 0; i < half; ++i) v[i] = static_cast<float>(static_cast<T>(v[2 * i] + v[2 * i + 1]));
+        if (n % 2) v[half] = v[n - 1];
+        n = (n + 1) / 2;
     }
     return static_cast<T>(v[0]);
 }
@@ -39,13 +40,15 @@ __aicore__ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T>
     if (sharedTmpBuffer.TwinAddr() == nullptr) twin::kernel::Violation(api, "sharedTmpBuffer is not allocated");
     twin::kernel::CheckUbAligned(api, c, sharedTmpBuffer.TwinAddr(), "sharedTmpBuffer");
     const int32_t per = 256 / sizeof(T);
-    std::vector<float> partial;
+    static thread_local std::vector<float> partial;
+    partial.clear();
+    float chunk[128];
     for (int32_t r = 0; r * per < count; ++r) {
-        std::vector<float> chunk;
-        for (int32_t i = r * per; i < count && i < (r + 1) * per; ++i) chunk.push_back(static_cast<float>(src.TwinAddr()[i]));
-        partial.push_back(static_cast<float>(twin::kernel::TreeSum<T>(chunk)));
+        size_t n = 0;
+        for (int32_t i = r * per; i < count && i < (r + 1) * per; ++i) chunk[n++] = static_cast<float>(src.TwinAddr()[i]);
+        partial.push_back(static_cast<float>(twin::kernel::TreeSum<T>(chunk, n)));
     }
-    dst.TwinAddr()[0] = twin::kernel::TreeSum<T>(partial);
+    dst.TwinAddr()[0] = twin::kernel::TreeSum<T>(partial.data(), partial.size());
     twin::kernel::CountDone(c, dst, 1);
     c.counters.vecElemOps += count;
 }
@@ -63,18 +66,23 @@ inline void WholeReduceSumImpl(const LocalTensor<T> &dst, const LocalTensor<T> &
     if (R == 0) return;
     twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
     twin::kernel::CheckLocalRange(api, c, dst, (R - 1) * static_cast<uint64_t>(dstRepStride) + 1, "dst");
-    std::vector<std::vector<float>> perRepeat(R);
+    float vals[128];
+    size_t nv = 0;
+    uint64_t cur = 0;
+    auto flush = [&](uint64_t r) {
+        c.counters.vecElemOps += nv;
+        T *d = dst.TwinAddr() + r * dstRepStride;
+        *d = twin::kernel::TreeSum<T>(vals, nv);
+        twin::kernel::ShadowWriteElem(c, d);
+        nv = 0;
+    };
     twin::kernel::ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
+        while (cur < r) flush(cur++);
         const T *p = src.TwinAddr() + twin::kernel::ElemOffset(ops[0], r, e);
         twin::kernel::UbCheckRead(api, c, p, sizeof(T));
-        perRepeat[r].push_back(static_cast<float>(*p));
+        vals[nv++] = static_cast<float>(*p);
     });
-    for (uint64_t r = 0; r < R; ++r) {
-        c.counters.vecElemOps += perRepeat[r].size();
-        T *d = dst.TwinAddr() + r * dstRepStride;
-        *d = twin::kernel::TreeSum<T>(perRepeat[r]);
-        twin::kernel::ShadowWriteElem(c, d);
-    }
+    while (cur < R) flush(cur++);
 }
 }  // namespace twin_detail
 
