@@ -121,9 +121,14 @@ TEST_CASE(matmul_all_transpose_combinations_match_naive_gemm) {
             auto r = RunMatmul(p, 16, 16, ta, tb, true, 2, c);
             CHECK(ktest::ExpectOk(r));
             CHECK(MatchesNaive(p, c, true));
-            uint64_t macs = 0;
-            for (const auto &cc : r.cores) if (cc.isAic) macs += cc.cubeMacs;
-            CHECK(macs == 32ull * 48 * 40);
+            uint64_t macs = 0, issued = 0, rd = 0, wr = 0;
+            for (const auto &cc : r.cores) {
+                if (cc.isAic) { macs += cc.cubeMacs; rd += cc.cubeGmReadBytes; wr += cc.cubeGmWriteBytes; }
+                else issued += cc.cubeMacsIssued;
+            }
+            CHECK(macs == 32ull * 48 * 40 && issued == macs);
+            // 6 tiles of 16x16 with K = 40: A 16x40 half + B 40x16 half + bias 16 floats read, C 16x16 floats written
+            CHECK(rd == 6ull * (16 * 40 * 2 + 40 * 16 * 2 + 16 * 4) && wr == 6ull * 16 * 16 * 4);
         }
 }
 

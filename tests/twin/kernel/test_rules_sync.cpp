@@ -29,6 +29,11 @@ TEST_CASE(sync_all_exchanges_data_through_gm) {
         CHECK(ktest::ExpectOk(r));
         for (uint32_t c = 0; c < cores; ++c)
             for (int round = 0; round < 3; ++round) CHECK(result[c * 8 + round] == static_cast<int32_t>(((c + 1) % cores) * 100 + round));
+        // per-stage counter snapshots: one per SyncAll arrival; scalar GM ops grow stage by stage
+        for (const auto &cc : r.cores) {
+            CHECK(cc.syncAllCount == 6 && cc.atSyncAll.size() == 6);
+            if (cc.atSyncAll.size() == 6) CHECK(cc.atSyncAll[0].scalarGmOps == 1 && cc.atSyncAll[1].scalarGmOps == 3 && cc.scalarGmOps == 9);
+        }
     }
 }
 

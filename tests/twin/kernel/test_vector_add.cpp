@@ -102,9 +102,17 @@ bool RunAdd(uint32_t blockDim, uint32_t tileNum, uint32_t tileLength) {
             return false;
         }
     }
-    uint64_t in = 0, out = 0, ops = 0;
-    for (const auto &c : r.cores) { in += c.gmToUbBytes; out += c.ubToGmBytes; ops += c.vecElemOps; }
-    return r.cores.size() == blockDim && in == 2ull * total * sizeof(T) && out == uint64_t(total) * sizeof(T) && ops == total;
+    uint64_t in = 0, out = 0, ops = 0, inCopies = 0, outCopies = 0;
+    for (const auto &c : r.cores) {
+        in += c.gmToUbBytes;
+        out += c.ubToGmBytes;
+        ops += c.vecElemOps;
+        inCopies += c.gmToUbCopies;
+        outCopies += c.ubToGmCopies;
+    }
+    const uint64_t tiles = uint64_t(blockDim) * tileNum * BUFFER_NUM;
+    return r.cores.size() == blockDim && in == 2ull * total * sizeof(T) && out == uint64_t(total) * sizeof(T) && ops == total &&
+           inCopies == 2 * tiles && outCopies == tiles;
 }
 }  // namespace
 

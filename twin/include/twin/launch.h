@@ -25,21 +25,32 @@ struct LaunchOptions {
     void *workspace = nullptr;     // kernel `workspace` argument: GetSysWorkSpacePtr() returns it
 };
 
-// Cost counters of one virtual core (feed the performance model).
-struct CoreCounters {
-    bool isAic = false;
-    uint32_t blockIdx = 0;
+// Cost counters (feed the performance model). PipeCounters is the numeric part; a core's record adds
+// its identity and a snapshot of the numbers at each SyncAll arrival (per-stage split by differences).
+struct PipeCounters {
     uint64_t gmToUbBytes = 0;      // MTE2
     uint64_t ubToGmBytes = 0;      // MTE3 (incl. atomic)
     uint64_t ubToUbBytes = 0;      // DataCopy UB->UB
     uint64_t gmAtomicBytes = 0;    // part of ubToGmBytes written with atomic add
+    uint64_t gmToUbCopies = 0;     // DataCopy/DataCopyPad calls GM->UB
+    uint64_t ubToGmCopies = 0;     // DataCopy/DataCopyPad calls UB->GM
     uint64_t vecElemOps = 0;       // vector element operations
     uint64_t vecInstrs = 0;        // vector instructions issued (repeats for the mask form, 256-B chunks for count form)
-    uint64_t cubeMacs = 0;         // cube multiply-accumulates (Matmul)
+    uint64_t cubeMacs = 0;         // cube multiply-accumulates executed (AIC; Matmul work is credited to the serving AIC)
+    uint64_t cubeGmReadBytes = 0;  // Matmul A/B/bias bytes read from GM, each element once per IterateAll (lower bound; AIC)
+    uint64_t cubeGmWriteBytes = 0; // Matmul C bytes written to GM (AIC)
+    uint64_t cubeMacsIssued = 0;   // Matmul MACs requested by this core (AIV side of the same work)
     uint64_t scalarGmOps = 0;      // GlobalTensor GetValue/SetValue
     uint64_t scalarUbOps = 0;      // LocalTensor GetValue/SetValue
     uint64_t syncWaitNs = 0;       // time blocked in SyncAll / Matmul service
+    uint64_t syncAllCount = 0;     // SyncAll calls
     uint64_t ubPeakBytes = 0;      // max UB allocated by InitBuffer
+};
+
+struct CoreCounters : PipeCounters {
+    bool isAic = false;
+    uint32_t blockIdx = 0;
+    std::vector<PipeCounters> atSyncAll;   // counters at each SyncAll arrival, in call order
 };
 
 struct LaunchResult {

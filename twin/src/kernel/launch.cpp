@@ -128,6 +128,8 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     const int b = aivOnly ? 0 : 1;
     const uint32_t total = aivOnly ? ls.numAiv : ls.numAiv + ls.numAic;
     const uint32_t n = participants != 0 ? std::min(participants, total) : total;
+    ++c.counters.syncAllCount;
+    c.counters.atSyncAll.push_back(static_cast<const PipeCounters &>(c.counters));
     const auto t0 = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lk(ls.mu);
     const uint64_t gen = ls.generation[b];
@@ -187,12 +189,15 @@ void ServeMatmulUntilAivDone() {
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
-void AddCubeMacsToServingAic(uint64_t macs) {
+void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
     auto &c = Core("Matmul");
     LaunchState &ls = *c.launch;
+    c.counters.cubeMacsIssued += macs;
     std::lock_guard<std::mutex> lk(ls.mu);
-    if (ls.aivPerAic == 0) { c.counters.cubeMacs += macs; return; }
-    ls.aicCounters[c.blockIdx / ls.aivPerAic].cubeMacs += macs;
+    CoreCounters &aic = ls.aivPerAic == 0 ? c.counters : ls.aicCounters[c.blockIdx / ls.aivPerAic];
+    aic.cubeMacs += macs;
+    aic.cubeGmReadBytes += gmReadBytes;
+    aic.cubeGmWriteBytes += gmWriteBytes;
 }
 
 static void EndOfKernelChecks(CoreContext &c) {
@@ -317,7 +322,11 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     for (uint32_t i = 0; i < total; ++i) {
         if (!cores[i]) continue;
         CoreCounters cc = cores[i]->counters;
-        if (i < ls.numAic) cc.cubeMacs += ls.aicCounters[i].cubeMacs;
+        if (i < ls.numAic) {
+            cc.cubeMacs += ls.aicCounters[i].cubeMacs;
+            cc.cubeGmReadBytes += ls.aicCounters[i].cubeGmReadBytes;
+            cc.cubeGmWriteBytes += ls.aicCounters[i].cubeGmWriteBytes;
+        }
         res.cores.push_back(cc);
     }
     res.ok = ls.firstError.empty();

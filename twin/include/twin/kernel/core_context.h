@@ -154,7 +154,7 @@ uint64_t CurrentTilingKey();                    // TILING_KEY_IS
 bool IsAic();                                   // ASCEND_IS_AIC
 // Blocks until the paired AIV cores of this AIC have left the kernel (Matmul service, MIX mode).
 void ServeMatmulUntilAivDone();
-void AddCubeMacsToServingAic(uint64_t macs);
+void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes);
 // Barrier across cores: aivOnly -> all AIV cores of the launch, else all cores.
 void HardSyncAll(const char *api, bool aivOnly, uint32_t participants);
 

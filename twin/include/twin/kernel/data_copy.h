@@ -115,6 +115,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T>
     std::memcpy(dst.TwinAddr(), src.TwinAddr(), bytes);
     twin::kernel::UbMarkWritten(c, dst.TwinAddr(), bytes);
     c.counters.gmToUbBytes += bytes;
+    ++c.counters.gmToUbCopies;
 }
 
 template <typename T>
@@ -129,6 +130,7 @@ __aicore__ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T>
     if (bytes == 0) return;
     twin::kernel::UbCheckRead(api, c, src.TwinAddr(), bytes);
     twin::kernel::GmStore(api, c, dst.TwinAddr(), src.TwinAddr(), bytes / sizeof(T));
+    ++c.counters.ubToGmCopies;
 }
 
 template <typename T>
@@ -178,6 +180,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T>
         twin::kernel::UbMarkWritten(c, ud, blk);
     }
     c.counters.gmToUbBytes += blk * p.blockCount;
+    ++c.counters.gmToUbCopies;
 }
 
 template <typename T>
@@ -198,6 +201,7 @@ __aicore__ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T>
         twin::kernel::UbCheckRead(api, c, us, blk);
         twin::kernel::GmStore(api, c, gd, us, blk / sizeof(T));
     }
+    ++c.counters.ubToGmCopies;
 }
 
 template <typename T>
@@ -259,6 +263,7 @@ inline void DataCopyPadIn(const char *api, const LocalTensor<T> &dst, const Glob
         twin::kernel::UbMarkWritten(c, ud, slot);
     }
     c.counters.gmToUbBytes += uint64_t(blockLen) * blockCount;
+    ++c.counters.gmToUbCopies;
 }
 
 template <typename T>
@@ -281,6 +286,7 @@ inline void DataCopyPadOut(const char *api, const GlobalTensor<T> &dst, const Lo
         twin::kernel::UbCheckRead(api, c, us, blockLen);
         twin::kernel::GmStore(api, c, gd, us, blockLen / sizeof(T));
     }
+    ++c.counters.ubToGmCopies;
 }
 }  // namespace twin_detail
 

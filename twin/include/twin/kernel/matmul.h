@@ -142,7 +142,9 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
         }
     }
     if (enAtomic) GmAtomicUnlock(out);
-    AddCubeMacsToServingAic(uint64_t(M) * N * K);
+    AddCubeWorkToServingAic(uint64_t(M) * N * K,
+                            uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) + (bias ? uint64_t(N) * sizeof(BiasT) : 0),
+                            uint64_t(M) * N * sizeof(CT));
 }
 
 }  // namespace kernel
