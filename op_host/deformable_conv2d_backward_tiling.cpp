@@ -118,14 +118,17 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     const uint32_t aivNum = plat.GetCoreNumAiv();
     uint64_t ubSize = 0;
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
-    // MIX AIC:AIV = 1:2: a block is one cube core plus two vector cores, so the block dim is limited by
-    // both counts (e.g. 7 vector cores -> 3 blocks, 6 working vector cores).
-    const uint32_t blockDim = std::min(aicNum, aivNum / 2);
+    // MIX AIC:AIV = 1:2: a block is one cube core plus two vector cores. The platform may expose fewer
+    // vector cores than 2 x cube cores (e.g. a core-count override of 7 vector cores = 4 cube cores):
+    // the launch still has two vector cores per block, and the kernel gives work units only to vector
+    // cores [0, usedVecCores); the others take part in every SyncAll and matmul End without work.
+    // On a full chip usedVecCores == 2 * blockDim.
+    const uint32_t blockDim = std::min(aicNum, (aivNum + 1) / 2);
     if (blockDim == 0) {
-        return Fail("platform: the MIX AIC:AIV = 1:2 kernel needs at least 1 cube core and 2 vector cores; got " +
+        return Fail("platform: the MIX AIC:AIV = 1:2 kernel needs at least 1 cube core and 1 vector core; got " +
                     std::to_string(aicNum) + " cube and " + std::to_string(aivNum) + " vector cores");
     }
-    const uint32_t usedAiv = 2 * blockDim;
+    const uint32_t usedAiv = std::min(aivNum, 2 * blockDim);
 
     // ---- work split (shape only)
     const int64_t segLen = Gcd(cinG, cinDg);
@@ -188,7 +191,7 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     td.set_bandLen(bandLen);
     td.set_gTileM(gTileM); td.set_gTileN(gTileN); td.set_wTileM(wTileM); td.set_wTileN(wTileN);
     td.set_wSplitK(wSplitK); td.set_wChunkK(wChunkK);
-    td.set_usedAivNum(usedAiv);
+    td.set_usedVecCores(usedAiv);
     td.set_modulated(args.modulated ? 1U : 0U);
 
     if (!MatmulTiling(plat, mmType, usedAiv, howo, kcg, coutG, gTileM, gTileN, coutG, td.gMatmul)) {

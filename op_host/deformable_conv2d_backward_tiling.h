@@ -20,9 +20,10 @@
 //                             Ka = N*HoWo split in wSplitK chunks of wChunkK = min(Ka, 2048) rows (partials
 //                             summed in chunk order in stage 3)
 //   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
-//   usedAivNum); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedAiv, ...).
-// Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, aivNum/2) cube cores, usedAivNum = 2*blockDim vector
-//   cores (a platform with < 2 vector cores is refused). Tiling key = I/O dtype.
+//   usedVecCores); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedVecCores, ...).
+// Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
+//   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
+//   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.
 // UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 128 KiB, stage 3 ~160 KiB,
 //   stage 2 <= ~150 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
@@ -91,7 +92,7 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(uint64_t, wsPart);
     TILING_DATA_FIELD_DEF(uint64_t, wsUserBytes);
     // ---- 32-bit
-    TILING_DATA_FIELD_DEF(uint32_t, usedAivNum);   // vector cores that take work units
+    TILING_DATA_FIELD_DEF(uint32_t, usedVecCores); // vector cores [0, usedVecCores) take work units
     TILING_DATA_FIELD_DEF(uint32_t, modulated);    // 1: offset has [dx|dy|mask], 0: [dx|dy]
     // ---- matmul tilings
     TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, gMatmul);  // G  = GO_g[n]^T x Wp_g

@@ -31,7 +31,7 @@ struct DcnParams {
     int64_t k, howo, cinG, coutG, cinDg, offsetBlocks;  // derived
     int64_t segLen, blockC, blocksPerSeg, numBlocks, pixelTile, pixelBands, bandLen, giaccPlane;
     int64_t gTileM, gTileN, wTileM, wTileN, wSplitK, wChunkK;
-    int64_t usedAiv;
+    int64_t usedVecCores;
     bool modulated;
 };
 
@@ -47,7 +47,7 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.segLen = td.segLen; p.blockC = td.blockC; p.blocksPerSeg = td.blocksPerSeg; p.numBlocks = td.numBlocks;
     p.pixelTile = td.pixelTile; p.pixelBands = td.pixelBands; p.bandLen = td.bandLen;
     p.giaccPlane = p.n * p.h * p.w * p.cin; p.gTileM = td.gTileM; p.gTileN = td.gTileN; p.wTileM = td.wTileM;
-    p.wTileN = td.wTileN; p.wSplitK = td.wSplitK; p.wChunkK = td.wChunkK; p.usedAiv = td.usedAivNum;
+    p.wTileN = td.wTileN; p.wSplitK = td.wSplitK; p.wChunkK = td.wChunkK; p.usedVecCores = td.usedVecCores;
 }
 
 // All GM views used by the stages.

@@ -6,7 +6,7 @@
 //                                    (per (n,c,ho): [KH][Wo][KW] -> [Wo][KH*KW] in row (n*HoWo+ho*Wo), col cl*K)
 //   giacc [pixelBands][N,H,W,Cin] fp32 = 0
 // Work units: tiles of those transposes and 4096-element zero chunks, enumerated in that order; vector
-// core i takes units i, i+usedAiv, ... Every unit writes a disjoint GM range, so the result is
+// core i takes units i, i+usedVecCores, ... Every unit writes a disjoint GM range, so the result is
 // independent of the assignment.
 #ifndef DCN_STAGE0_REARRANGE_H
 #define DCN_STAGE0_REARRANGE_H
@@ -36,7 +36,7 @@ public:
         const int64_t nZ = CeilDiv(accElems, ZERO_CHUNK);
         const int64_t total = nX + nW + nG + nD + nZ;
 
-        for (int64_t u = aivIdx; u < total; u += p.usedAiv) {
+        for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
             int64_t v = u;
             if (v < nX) {
                 runner_.RunTile(t.input, t.xt, XtJob(p, v / tx), v % tx);

@@ -64,7 +64,7 @@ public:
         AscendC::PipeBarrier<PIPE_V>();
 
         const int64_t total = p.n * p.numBlocks * p.pixelBands;
-        for (int64_t u = aivIdx; u < total; u += p.usedAiv) {
+        for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
             const int64_t nb = u / p.pixelBands;
             ProcessUnit(nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }

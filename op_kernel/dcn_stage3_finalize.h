@@ -5,7 +5,7 @@
 //   grad_weight = sum over the Ka chunks s, in chunk order, of gw[s]        (+ cast)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
-// Units (enumerated in this order, vector core i takes i, i+usedAiv, ...): offset rows x pixel chunks,
+// Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): offset rows x pixel chunks,
 // grad_input transpose tiles, grad_weight chunks, grad_bias channels. Each unit writes a disjoint range
 // and its summation order is fixed by the shape, so results do not depend on the core count.
 #ifndef DCN_STAGE3_FINALIZE_H
@@ -40,7 +40,7 @@ public:
         const int64_t total = nOff + nIn + nW + p.cout;
         const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
 
-        for (int64_t u = aivIdx; u < total; u += p.usedAiv) {
+        for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
             int64_t v = u;
             if (v < nOff) {
                 int64_t chunk = v % pixChunks, row = v / pixChunks;

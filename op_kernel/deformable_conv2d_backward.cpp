@@ -12,7 +12,7 @@
 // Stages are separated by SyncAll() over the vector cores.
 //
 // Determinism: every stage's work units are a function of the shape only (tile sizes and block sizes
-// come from the tiling, never from the core count); vector core i processes units i, i+usedAiv, ...;
+// come from the tiling, never from the core count); vector core i processes units i, i+usedVecCores, ...;
 // every unit writes a disjoint output range, and every reduction (matmul K loop, scatter into one
 // (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one unit
 // in a fixed order. The only atomic adds (stage 2, grad_input) target addresses owned by the issuing
@@ -72,7 +72,7 @@ public:
             return;
         }
         const int64_t idx = AscendC::GetBlockIdx();
-        const bool active = idx < p_.usedAiv;
+        const bool active = idx < p_.usedVecCores;
 
         if (active) {
             Stage0Rearrange<T> s0;
