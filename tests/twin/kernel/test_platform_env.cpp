@@ -18,17 +18,20 @@ TEST_CASE(env_selects_soc_and_core_override) {
     CHECK(g_envSet);
     const twin::Platform &p = twin::CurrentPlatform();
     CHECK(p.soc == "Ascend910B3");
-    CHECK(p.aivCores == 7 && p.aicCores == 4);
+    CHECK(p.aivCores == 7 && p.aicCores == 4 && p.physicalAivCores == 8);
     CHECK(p.ubBytes == 196608 && p.l1Bytes == 524288 && p.l0aBytes == 65536 && p.l0bBytes == 65536 && p.l0cBytes == 131072);
     CHECK(p.l2Bytes == 192ull * 1024 * 1024 && p.hbmBytes == 64ull * 1024 * 1024 * 1024 && p.freqMhz == 1800);
     CHECK(twin::UsableUbBytes() == 196608 - 256 - 8192);
 }
 
 TEST_CASE(override_limits_mix_launch_and_waves) {
+    // 7 vector cores -> 4 AI cores, each physically with 2 AIV: a MIX 1:2 launch of 4 blocks (8 AIV) fits.
     CHECK(ktest::ExpectOk(ktest::Run(4, twin::KernelType::MIX_AIC_1_1, [] {})));
-    auto r = ktest::Run(4, twin::KernelType::MIX_AIC_1_2, [] {});   // needs 8 AIV > 7
+    auto mix = ktest::Run(4, twin::KernelType::MIX_AIC_1_2, [] {});
+    CHECK(ktest::ExpectOk(mix) && mix.cores.size() == 12);
+    auto r = ktest::Run(5, twin::KernelType::MIX_AIC_1_2, [] {});   // 5 AIC > 4
     CHECK(!r.ok && ktest::Contains(r.error, "exceeds the physical cores"));
-    // 20 AIV-only blocks run in waves on 7 threads; every block still runs exactly once.
+    // 20 AIV-only blocks run in waves on 8 threads; every block still runs exactly once.
     ktest::Gm<int32_t> hits(20, "hits");
     auto w = ktest::Run(20, twin::KernelType::AIV_ONLY, [&] {
         AscendC::GlobalTensor<int32_t> g;

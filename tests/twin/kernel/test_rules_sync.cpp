@@ -191,7 +191,7 @@ TEST_CASE(platform_presets_and_override) {
     twin::SetPlatform("Ascend910B4");
     CHECK(twin::CurrentPlatform().aicCores == 20 && twin::CurrentPlatform().aivCores == 40 && twin::CurrentPlatform().freqMhz == 1500);
     twin::SetPlatform("Ascend910B2", 5);
-    CHECK(twin::CurrentPlatform().aivCores == 5 && twin::CurrentPlatform().aicCores == 3);
+    CHECK(twin::CurrentPlatform().aivCores == 5 && twin::CurrentPlatform().aicCores == 3 && twin::CurrentPlatform().physicalAivCores == 6);
     auto r = ktest::Run(4, KernelType::MIX_AIC_1_2, [] {});
     CHECK(!r.ok);   // 4 AIC blocks > 3 AIC cores
     bool threw = false;

@@ -2,8 +2,10 @@
 // UB capacity) and the host side (PlatformAscendC) read.
 // Numbers come from the official SoC ini files (hicann/runtime src/platform/platform_config/cann/
 // Ascend<SoC>.ini; see ../shared/docs/cann-conventions.md §5). Sizes are in bytes, freq in MHz.
-// Initial value: env TWIN_SOC (default "Ascend910B2") and TWIN_AIV_CORES (vector-core override;
-// aicCores = ceil(N/2)). SetPlatform() changes it at run time (not while a Launch is running).
+// Initial value: env TWIN_SOC (default "Ascend910B2") and TWIN_AIV_CORES (vector-core override N:
+// aivCores = N, aicCores = ceil(N/2), physicalAivCores = 2 * aicCores because every AI core has two
+// vector cores — a MIX 1:2 block always gets two AIV; launches are checked against the physical
+// counts). SetPlatform() changes it at run time (not while a Launch is running).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,7 +16,8 @@ namespace twin {
 struct Platform {
     std::string soc;          // e.g. "Ascend910B2"
     uint32_t aicCores;        // cube cores (cube_core_cnt)
-    uint32_t aivCores;        // vector cores (vector_core_cnt)
+    uint32_t aivCores;        // vector cores (vector_core_cnt); what tiling sees (GetCoreNumAiv)
+    uint32_t physicalAivCores; // vector cores that physically exist: 2 per AI core (= aivCores without override)
     uint64_t ubBytes;         // Unified Buffer per AIV (ub_size)
     uint64_t l1Bytes;         // L1 per AIC (l1_size)
     uint64_t l0aBytes;        // L0A per AIC

@@ -282,13 +282,13 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     case KernelType::MIX_AIC_1_2: ls.numAic = opt.blockDim; ls.numAiv = 2 * opt.blockDim; ls.aivPerAic = 2; break;
     }
     const bool mix = opt.type != KernelType::AIV_ONLY && opt.type != KernelType::AIC_ONLY;
-    if (mix && (ls.numAic > ls.plat.aicCores || ls.numAiv > ls.plat.aivCores)) {
+    if (mix && (ls.numAic > ls.plat.aicCores || ls.numAiv > ls.plat.physicalAivCores)) {
         res.error = std::string("Launch: blockDim ") + std::to_string(opt.blockDim) + " exceeds the physical cores of " + ls.plat.soc + " (" +
-                    std::to_string(ls.plat.aicCores) + " AIC, " + std::to_string(ls.plat.aivCores) + " AIV) for " + KernelTypeName(opt.type);
+                    std::to_string(ls.plat.aicCores) + " AIC, " + std::to_string(ls.plat.physicalAivCores) + " AIV) for " + KernelTypeName(opt.type);
         return res;
     }
     // AIV-only / AIC-only launches larger than the chip run in waves on as many threads as cores.
-    const uint32_t physical = opt.type == KernelType::AIC_ONLY ? ls.plat.aicCores : ls.plat.aivCores;
+    const uint32_t physical = opt.type == KernelType::AIC_ONLY ? ls.plat.aicCores : ls.plat.physicalAivCores;
     const uint32_t total = ls.numAic + ls.numAiv;
     ls.concurrent = mix || total <= physical;
     ls.waitingAt.assign(total, std::string());
