@@ -26,6 +26,10 @@ struct MatmulBase {
 void MatmulRegisterBegin(const char *api, void *workspace);
 void MatmulCountObject(const char *api);
 void CheckMatmulCaller(const char *api);
+// C (m x n, row-major, holds the initial values) += A (m x k) * B (k x n) with the opt-in BLAS
+// (TWIN_BLAS_LIB, see src/kernel/blas.cpp); false when no BLAS is configured.
+bool BlasSgemmRowMajor(int m, int n, int k, const float *a, const float *b, float *c);
+bool BlasAvailable();
 
 inline void RegisterObjects() {}
 template <class Obj, class... Rest>
@@ -103,30 +107,42 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
     for (int k = 0; k < K; ++k)
         for (int j = 0; j < N; ++j)
             bf[size_t(k) * N + j] = static_cast<float>(tb ? b[int64_t(j) * s.orgKb + k] : b[int64_t(k) * s.orgN + j]);
-    // Compute the whole tile first; only the write-back is serialised when atomic. Blocked over
-    // 4 rows x 64 columns for cache reuse; every element still sums k = 0..K-1 in order.
+    // Compute the whole tile first; only the write-back is serialised when atomic. Default path:
+    // blocked over 4 rows x 64 columns for cache reuse, every element summing k = 0..K-1 in order;
+    // opt-in BLAS path (TWIN_BLAS_LIB) otherwise.
     std::vector<float> tile(static_cast<size_t>(M) * N);
-    std::vector<float> arow(static_cast<size_t>(4) * K);
-    constexpr int kJB = 64;
-    for (int i0 = 0; i0 < M; i0 += 4) {
-        const int rows = std::min(4, M - i0);
-        for (int r = 0; r < rows; ++r)
-            for (int k = 0; k < K; ++k)
-                arow[size_t(r) * K + k] = static_cast<float>(ta ? a[int64_t(k) * s.orgM + i0 + r] : a[int64_t(i0 + r) * s.orgKa + k]);
-        for (int j0 = 0; j0 < N; j0 += kJB) {
-            const int cols = std::min(kJB, N - j0);
-            float accb[4][kJB];
-            for (int r = 0; r < 4; ++r)
-                for (int j = 0; j < cols; ++j) accb[r][j] = bias ? static_cast<float>(bias[j0 + j]) : 0.0f;
-            for (int k = 0; k < K; ++k) {
-                const float *brow = &bf[size_t(k) * N + j0];
-                for (int r = 0; r < rows; ++r) {
-                    const float av = arow[size_t(r) * K + k];
-                    float *accr = accb[r];
-                    for (int j = 0; j < cols; ++j) accr[j] += av * brow[j];
+    bool done = false;
+    if (M > 0 && N > 0 && K > 0 && BlasAvailable()) {
+        std::vector<float> af(static_cast<size_t>(M) * K);
+        for (int i = 0; i < M; ++i)
+            for (int k = 0; k < K; ++k) af[size_t(i) * K + k] = static_cast<float>(ta ? a[int64_t(k) * s.orgM + i] : a[int64_t(i) * s.orgKa + k]);
+        for (int i = 0; i < M; ++i)
+            for (int j = 0; j < N; ++j) tile[size_t(i) * N + j] = bias ? static_cast<float>(bias[j]) : 0.0f;
+        done = BlasSgemmRowMajor(M, N, K, af.data(), bf.data(), tile.data());
+    }
+    if (!done) {
+        std::vector<float> arow(static_cast<size_t>(4) * K);
+        constexpr int kJB = 64;
+        for (int i0 = 0; i0 < M; i0 += 4) {
+            const int rows = std::min(4, M - i0);
+            for (int r = 0; r < rows; ++r)
+                for (int k = 0; k < K; ++k)
+                    arow[size_t(r) * K + k] = static_cast<float>(ta ? a[int64_t(k) * s.orgM + i0 + r] : a[int64_t(i0 + r) * s.orgKa + k]);
+            for (int j0 = 0; j0 < N; j0 += kJB) {
+                const int cols = std::min(kJB, N - j0);
+                float accb[4][kJB];
+                for (int r = 0; r < 4; ++r)
+                    for (int j = 0; j < cols; ++j) accb[r][j] = bias ? static_cast<float>(bias[j0 + j]) : 0.0f;
+                for (int k = 0; k < K; ++k) {
+                    const float *brow = &bf[size_t(k) * N + j0];
+                    for (int r = 0; r < rows; ++r) {
+                        const float av = arow[size_t(r) * K + k];
+                        float *accr = accb[r];
+                        for (int j = 0; j < cols; ++j) accr[j] += av * brow[j];
+                    }
                 }
+                for (int r = 0; r < rows; ++r) std::copy(accb[r], accb[r] + cols, tile.begin() + size_t(i0 + r) * N + j0);
             }
-            for (int r = 0; r < rows; ++r) std::copy(accb[r], accb[r] + cols, tile.begin() + size_t(i0 + r) * N + j0);
         }
     }
     if (enAtomic) GmAtomicLock(out);
