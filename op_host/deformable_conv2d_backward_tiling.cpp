@@ -19,7 +19,7 @@ constexpr int64_t kBlockCMax = 64;        // max channels of one stage-2 block
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;
 constexpr int64_t kStage2MaxKt = 64;      // STAGE2_MAX_KT
-constexpr int64_t kStage2Rows = 128;      // pixelTile * KT <= 128 G rows per tile
+constexpr int64_t kStage2Rows = 64;       // pixelTile * KT <= 64 G rows (sample points) per tile
 constexpr int64_t kPixelAlign = 16;       // PIXEL_ALIGN
 constexpr int64_t kTransposeCap = 4096;   // TRANSPOSE_CAP
 constexpr int64_t kZeroChunk = 4096;      // ZERO_CHUNK
@@ -54,8 +54,9 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t ptp = RoundUp(pixelTile, kPixelAlign);
     const int64_t lp = RoundUp(blockC, 8);
     const int64_t plane = kt * ptp;
-    const int64_t bytes = 2 * pixelTile * kt * lp * 4 + 3 * plane * elt + 2 * 4 * lp * 4 + 2 * 4 * lp * 4 +
-                          (11 * plane + 2 * ptp) * 4 + plane * 4 + 3 * plane * 4 + 4 * lp * 4 + 4 * 8 * 4;
+    const int64_t rows = pixelTile * kt;
+    const int64_t bytes = 2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + 2 * 4 * lp * 4 +
+                          (11 * plane + 2 * ptp) * 4 + plane * 4 + 3 * plane * 4 + 4 * RoundUp(rows, 8) * 4;
     return static_cast<uint64_t>(bytes);
 }
 uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane

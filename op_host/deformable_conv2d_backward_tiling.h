@@ -10,7 +10,7 @@
 //   segLen    = gcd(CinG, CinDg)     channel segment inside one conv group AND one deformable group
 //   blockC    = min(segLen, 64)      channels of one stage-2 block; tails allowed
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
-//   pixelTile = max(1, min(HoWo, 128 / min(K, 64)))   stage-2 pixels per tile
+//   pixelTile = max(1, min(HoWo, 64 / min(K, 64)))    stage-2 pixels per tile (<= 64 sample points)
 //   pixelBands = min(8, HoWo, ceil(48 / (N*numBlocks))) output-pixel bands per (image, block); band j
 //                covers pixels [j*bandLen, (j+1)*bandLen), bandLen = ceil(HoWo/pixelBands) (48 = a constant
 //                target of stage-2 units, not the core count). Each band scatters into its own grad_input
@@ -25,7 +25,7 @@
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.
 // UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 128 KiB, stage 3 ~160 KiB,
-//   stage 2 <= ~150 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
+//   stage 2 <= ~172 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
 // User workspace (bytes; every region rounded up to 512 B, in this order):
 //   xt     N*H*W*Cin*4            input as [N,H,W,Cin] fp32

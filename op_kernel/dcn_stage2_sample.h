@@ -7,19 +7,22 @@
 // (pixel tile, kernel-point chunk, pixel, kernel point) of its band in a fixed order:
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (integer part exact, one fp32 rounding)
 //   y0 = floor(y) (Cast CAST_FLOOR), ly = y - y0, hy = 1 - ly (x likewise)      (vector, per tile)
-//   whole-sample rule: only -1 < y < H and -1 < x < W contribute; then each corner (yc, xc) with
-//   0 <= yc < H, 0 <= xc < W:
-//     giacc[j][n, yc, xc, block] += (m*w_c) * G[n, p, k, block] (vector Muls + DataCopyPad with atomic add;
+//   whole-sample rule: only -1 < y < H and -1 < x < W contribute; corners (yc, xc) outside the image
+//   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points):
+//     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
+//     adjacent corners in one transfer), then per corner ONE masked Mul X_c*G over all rows and ONE
+//     WholeReduceSum -> s_c[row] = sum_block G*X(n, yc, xc, block)
+//   then per sample point (program order):
+//     giacc[j][n, yc, xc, block] += (m*w_c) * G[n, p, k, block] (Muls + DataCopyPad with atomic add;
 //                                                               only this unit writes there, in program order)
-//     s_c = sum_block G*X(n, yc, xc, block)                     (vector Mul + WholeReduceSum over the 4 corners)
-//     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, per sample point)
+//     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, valid corners in order c = 0..3)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
-// UB (KT = min(K, 64), PT = pixelTile with PT*KT <= 128, PTP = roundup(PT, 16), LP = roundup(blockC, 8)):
-//   G tiles 2 x PT*KT*LP*4, raw offsets 3*KT*PTP*sizeof(T), coordinates (11*KT + 2)*PTP*4, floor ints
-//   KT*PTP*4, partials 3*KT*PTP*4, corner X rows and contributions 2 x 2 x 4*LP*4, products/reduction
-//   ~ 5*LP*4: at most ~150 KiB (K >= 64, blockC = 64).
+// UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64, PTP = roundup(PT, 16), LP = roundup(blockC, 8),
+//   plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets 3*plane*sizeof(T),
+//   coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, contributions 2 x 4*LP*4,
+//   corner sums 4*roundup(R, 8)*4: at most ~172 KiB (K >= 64, blockC = 64).
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -29,7 +32,7 @@ namespace dcn_kernel {
 
 constexpr int64_t STAGE2_MAX_KT = 64;
 constexpr int64_t PIXEL_ALIGN = 16;
-constexpr int64_t RED_SLOT = 8;  // red buffer: 4 corner sums (WholeReduceSum, dstRepStride 1) padded to 32 B each
+constexpr int64_t RED_ALIGN = 8;  // red buffer: per corner one sum per tile row (dstRepStride 1), 32-B aligned
 
 template <typename T>
 class Stage2Sample {
@@ -46,13 +49,14 @@ public:
 
         pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(pt_ * kt_ * lp_ * 4));
         pipe.InitBuffer(offQue_, 1, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
-        pipe.InitBuffer(xQue_, 2, static_cast<uint32_t>(4 * lp_ * 4));
+        rows_ = pt_ * kt_;
+        redStride_ = RoundUp(rows_, RED_ALIGN);
+        pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
         pipe.InitBuffer(cQue_, 2, static_cast<uint32_t>(4 * lp_ * 4));
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
         pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
-        pipe.InitBuffer(prodBuf_, static_cast<uint32_t>(4 * lp_ * 4));
-        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * RED_SLOT * 4));
+        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
@@ -180,8 +184,47 @@ private:
         PipeSync<AscendC::HardEvent::V_S>();
 
         gt = gQue_.DeQue<float>();
-        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        const int64_t rows = pt * kt;
         const float hF = static_cast<float>(p.h), wF = static_cast<float>(p.w);
+
+        // ---- X rows of the 4 corners of every point: planes xp[c][row][LP], row = i*kt + kk (the G order);
+        // rows of corners outside the image (or of points outside the whole-sample window) stay zero.
+        AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
+        AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
+        PipeSync<AscendC::HardEvent::V_MTE2>();
+        for (int64_t i = 0; i < pt; ++i) {
+            for (int64_t kk = 0; kk < kt; ++kk) {
+                uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
+                float y = ys.GetValue(idx), x = xs.GetValue(idx);
+                if (y > -1.0f && y < hF && x > -1.0f && x < wF) {
+                    LoadCornerRows(n, c0, len, xp, (i * kt + kk) * lp_, static_cast<int64_t>(y0.GetValue(idx)),
+                                   static_cast<int64_t>(x0.GetValue(idx)));
+                }
+            }
+        }
+        xQue_.EnQue(xp);
+        xp = xQue_.DeQue<float>();
+
+        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) + one WholeReduceSum per corner
+        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);
+        const AscendC::BinaryRepeatParams rep(1, 1, 1, repBlocks, repBlocks, repBlocks);
+        const int64_t planeElems = rows_ * lp_;
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<uint64_t>(len),
+                         static_cast<uint8_t>(rows), rep);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::LocalTensor<float> red = redBuf_.Get<float>();
+        PipeSync<AscendC::HardEvent::S_V>();  // the previous tile's scalar reads of red are done
+        for (int c = 0; c < 4; ++c) {
+            AscendC::WholeReduceSum(red[c * redStride_], xp[c * planeElems], static_cast<int32_t>(len),
+                                    static_cast<int32_t>(rows), 1, 1, repBlocks);
+        }
+        xQue_.FreeTensor(xp);
+        PipeSync<AscendC::HardEvent::V_S>();
+
+        // ---- per point: scatter (m*w_c)*G to grad_input, offset/mask partials from the corner sums
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
@@ -189,9 +232,14 @@ private:
                 float m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
                 float gxs = 0.0f, gys = 0.0f, gms = 0.0f;
                 if (y > -1.0f && y < hF && x > -1.0f && x < wF) {
-                    SampleCorners(n, c0, len, gt[(i * kt + kk) * lp_], static_cast<int64_t>(y0.GetValue(idx)),
-                                  static_cast<int64_t>(x0.GetValue(idx)), ly.GetValue(idx), lx.GetValue(idx),
-                                  hy.GetValue(idx), hx.GetValue(idx), m, gxs, gys, gms);
+                    const int64_t row = i * kt + kk;
+                    float sums[4];
+                    for (int c = 0; c < 4; ++c) {
+                        sums[c] = red.GetValue(static_cast<uint32_t>(c * redStride_ + row));
+                    }
+                    ScatterPoint(n, c0, len, gt[row * lp_], static_cast<int64_t>(y0.GetValue(idx)),
+                                 static_cast<int64_t>(x0.GetValue(idx)), ly.GetValue(idx), lx.GetValue(idx),
+                                 hy.GetValue(idx), hx.GetValue(idx), m, sums, gxs, gys, gms);
                 }
                 part.SetValue(idx, gxs);
                 part.SetValue(planeCnt + idx, gys);
@@ -216,13 +264,50 @@ private:
         PipeSync<AscendC::HardEvent::MTE3_S>();
     }
 
-    // One sample point inside the image: scatter to giacc and accumulate the offset/mask partials.
-    // Corner c = 2*r + q is (y0 + r, x0 + q); the two corners of one image row are adjacent in xt/giacc
-    // ([N][H][W][Cin]), so a valid pair moves with one 2-block DataCopyPad. The 4 dot products are 4 Mul
-    // and one WholeReduceSum over 4 repeats (one 64-lane repeat per corner row, len <= 64).
-    __aicore__ inline void SampleCorners(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &grow,
-                                         int64_t y0, int64_t x0, float ly, float lx, float hy, float hx, float m,
-                                         float &gxs, float &gys, float &gms)
+    // Corner c = 2*r + q of a sample point is (y0 + r, x0 + q); the two corners of one image row are
+    // adjacent in xt/giacc ([N][H][W][Cin]), so a valid pair moves with one 2-block DataCopyPad.
+    __aicore__ inline void CornerPositions(int64_t n, int64_t c0, int64_t y0, int64_t x0, bool valid[4],
+                                           int64_t pos[4]) const
+    {
+        const DcnParams &p = *p_;
+        for (int c = 0; c < 4; ++c) {
+            int64_t yc = y0 + (c >> 1), xc = x0 + (c & 1);
+            valid[c] = yc >= 0 && yc < p.h && xc >= 0 && xc < p.w;
+            pos[c] = valid[c] ? ((n * p.h + yc) * p.w + xc) * p.cin + c0 : 0;
+        }
+    }
+
+    // X rows of the valid corners of one point into the corner planes at element `rowOff` (GM -> UB).
+    __aicore__ inline void LoadCornerRows(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &xp,
+                                          int64_t rowOff, int64_t y0, int64_t x0)
+    {
+        bool valid[4];
+        int64_t pos[4];
+        CornerPositions(n, c0, y0, x0, valid, pos);
+        const int64_t planeElems = rows_ * lp_;
+        AscendC::DataCopyPadExtParams<float> noPad;
+        for (int r = 0; r < 2; ++r) {
+            const int a = 2 * r, b = 2 * r + 1;
+            if (valid[a] || valid[b]) {
+                const int first = valid[a] ? a : b;
+                AscendC::DataCopyExtParams cp;
+                cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
+                cp.blockLen = static_cast<uint32_t>(len * 4);
+                cp.srcStride = static_cast<uint32_t>((p_->cin - len) * 4);
+                // the next corner's plane row: planeElems floats further
+                cp.dstStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+                cp.rsv = 0;
+                AscendC::DataCopyPad(xp[first * planeElems + rowOff], t_->xt[pos[first]], cp, noPad);
+            }
+        }
+    }
+
+    // One sample point inside the whole-sample window: scatter (m*w_c)*G to giacc (atomic add by this
+    // unit only, program order) and accumulate the offset/mask partials from the corner sums s_c
+    // (zero for corners outside the image).
+    __aicore__ inline void ScatterPoint(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &grow,
+                                        int64_t y0, int64_t x0, float ly, float lx, float hy, float hx, float m,
+                                        const float sums[4], float &gxs, float &gys, float &gms)
     {
         const DcnParams &p = *p_;
         const DcnTensors<T> &t = *t_;
@@ -231,47 +316,10 @@ private:
         const float wdx[4] = {-hy, hy, -ly, ly};
         bool valid[4];
         int64_t pos[4];
-        for (int c = 0; c < 4; ++c) {
-            int64_t yc = y0 + (c >> 1), xc = x0 + (c & 1);
-            valid[c] = yc >= 0 && yc < p.h && xc >= 0 && xc < p.w;
-            pos[c] = valid[c] ? ((n * p.h + yc) * p.w + xc) * p.cin + c0 : 0;
-        }
+        CornerPositions(n, c0, y0, x0, valid, pos);
         const uint32_t ubGap = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
         const uint32_t gmGap = static_cast<uint32_t>((p.cin - len) * 4);
-        AscendC::DataCopyPadExtParams<float> noPad;
 
-        // X rows of the valid corners (pairs in one transfer)
-        AscendC::LocalTensor<float> xr = xQue_.AllocTensor<float>();
-        for (int r = 0; r < 2; ++r) {
-            const int a = 2 * r, b = 2 * r + 1;
-            if (valid[a] || valid[b]) {
-                const int first = valid[a] ? a : b;
-                AscendC::DataCopyExtParams cp;
-                cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
-                cp.blockLen = static_cast<uint32_t>(len * 4);
-                cp.srcStride = gmGap; cp.dstStride = ubGap; cp.rsv = 0;
-                AscendC::DataCopyPad(xr[first * lp_], t.xt[pos[first]], cp, noPad);
-            }
-        }
-        xQue_.EnQue(xr);
-        xr = xQue_.DeQue<float>();
-        for (int c = 0; c < 4; ++c) {
-            if (!valid[c]) {  // defined (zero) data in the unused rows of the 4-row instructions
-                AscendC::Duplicate(xr[c * lp_], 0.0f, static_cast<int32_t>(lp_));
-            }
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::LocalTensor<float> prod = prodBuf_.Get<float>();
-        AscendC::LocalTensor<float> red = redBuf_.Get<float>();
-        const uint8_t rowBlocks = static_cast<uint8_t>(lp_ / 8);
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(prod[c * lp_], xr[c * lp_], grow, static_cast<int32_t>(len));
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::WholeReduceSum(red, prod, static_cast<int32_t>(len), 4, 1, 1, rowBlocks);
-        xQue_.FreeTensor(xr);
-
-        // contributions (m*w_c)*G -> giacc rows, atomic add by this unit only (program order)
         const int32_t cnt = static_cast<int32_t>(len);
         AscendC::LocalTensor<float> cr = cQue_.AllocTensor<float>();
         for (int c = 0; c < 4; ++c) {
@@ -296,26 +344,24 @@ private:
         AscendC::SetAtomicNone();
         cQue_.FreeTensor(cr);
 
-        PipeSync<AscendC::HardEvent::V_S>();
         for (int c = 0; c < 4; ++c) {
             if (valid[c]) {
-                float s = red.GetValue(static_cast<uint32_t>(c));
-                gys += (m * wdy[c]) * s;
-                gxs += (m * wdx[c]) * s;
-                gms += w[c] * s;
+                gys += (m * wdy[c]) * sums[c];
+                gxs += (m * wdx[c]) * sums[c];
+                gms += w[c] * sums[c];
             }
         }
     }
 
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, giaccBase_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, redStride_, giaccBase_;
     AscendC::LocalTensor<float> coord_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
-    AscendC::TQue<AscendC::TPosition::VECIN, 2> xQue_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> cQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, prodBuf_, redBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, redBuf_;
 };
 
 }  // namespace dcn_kernel
