@@ -210,8 +210,12 @@ private:
         const AscendC::BinaryRepeatParams rep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
         for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<uint64_t>(len),
-                         static_cast<uint8_t>(rows), rep);
+            if (len == lp_) {  // no padding lanes: the rows are contiguous, count form
+                AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<int32_t>(rows * lp_));
+            } else {           // G padding lanes are undefined: masked form, len lanes per row
+                AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<uint64_t>(len),
+                             static_cast<uint8_t>(rows), rep);
+            }
         }
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
