@@ -102,11 +102,38 @@ def twin_library_paths():
         f"{TWIN_LIB_DIR_ENV} at the directory of a twin build that contains both libraries")
 
 
+def select_twin_blas():
+    """Point the twin's Matmul stand-in at a real BLAS (``TWIN_BLAS_LIB``), unless already set.
+
+    The twin computes every cube tile with one single-threaded ``sgemm`` call of the tile's shape
+    (tiles are fixed by the problem shape, so results never depend on the core count). Preferred:
+    scipy-openblas32's own library (installed by scripts/setup_env.sh, so numpy's BLAS threading is
+    untouched); fallback: numpy's bundled OpenBLAS; none found -> the twin's fixed-order C++ GEMM.
+    Set ``TWIN_BLAS_LIB=`` (empty) to force the C++ GEMM."""
+    if "TWIN_BLAS_LIB" in os.environ:
+        return os.environ["TWIN_BLAS_LIB"] or None
+    found = None
+    try:
+        import scipy_openblas32
+        found = _first_file(sorted(glob.glob(os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas*.so*"))))
+    except ImportError:
+        pass
+    if found is None:
+        spec = importlib.util.find_spec("numpy")
+        if spec is not None and spec.origin:
+            libs = os.path.join(os.path.dirname(os.path.dirname(spec.origin)), "numpy.libs")
+            found = _first_file(sorted(glob.glob(os.path.join(libs, "libscipy_openblas*.so*"))))
+    if found is not None:
+        os.environ["TWIN_BLAS_LIB"] = found
+    return found
+
+
 def get_twin_opapi():
     """The process-wide ``_C.OpApi`` bound to the CPU twin (created on first use)."""
     global _twin_opapi
     with _lock:
         if _twin_opapi is None:
+            select_twin_blas()
             ext = load_extension()
             opapi, runtime = twin_library_paths()
             _twin_opapi = ext.OpApi(opapi, runtime)
