@@ -55,8 +55,8 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t lp = RoundUp(blockC, 8);
     const int64_t plane = kt * ptp;
     const int64_t rows = pixelTile * kt;
-    const int64_t bytes = 2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + 2 * 4 * lp * 4 +
-                          (11 * plane + 2 * ptp) * 4 + plane * 4 + 3 * plane * 4 + 4 * RoundUp(rows, 8) * 4;
+    const int64_t bytes = 2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + (11 * plane + 2 * ptp) * 4 +
+                          plane * 4 + 3 * plane * 4 + 2 * 4 * RoundUp(rows, 8) * 4 + 4 * rows * 8 * 4 + rows * 8 * 4;
     return static_cast<uint64_t>(bytes);
 }
 uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane

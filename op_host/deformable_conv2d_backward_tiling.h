@@ -25,7 +25,7 @@
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.
 // UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 128 KiB, stage 3 ~160 KiB,
-//   stage 2 <= ~172 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
+//   stage 2 <= ~181 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
 // User workspace (bytes; every region rounded up to 512 B, in this order):
 //   xt     N*H*W*Cin*4            input as [N,H,W,Cin] fp32

@@ -12,17 +12,21 @@
 //     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
 //     adjacent corners in one transfer), then per corner ONE masked Mul X_c*G over all rows and ONE
 //     WholeReduceSum -> s_c[row] = sum_block G*X(n, yc, xc, block)
+//     and the contribution rows C_c[row] = (m*w_c)[row] * G[row] (coefficients set per point by the scalar
+//     unit, broadcast to 8 lanes by one Gather per corner, then ONE block-stride-0 masked Mul per corner,
+//     written over the consumed corner planes)
 //   then per sample point (program order):
-//     giacc[j][n, yc, xc, block] += (m*w_c) * G[n, p, k, block] (Muls + DataCopyPad with atomic add;
-//                                                               only this unit writes there, in program order)
+//     giacc[j][n, yc, xc, block] += C_c[row]  (DataCopyPad with atomic add, adjacent corners in one transfer;
+//                                              only this unit writes there, in program order)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, valid corners in order c = 0..3)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
 // UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64, PTP = roundup(PT, 16), LP = roundup(blockC, 8),
 //   plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets 3*plane*sizeof(T),
-//   coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, contributions 2 x 4*LP*4,
-//   corner sums 4*roundup(R, 8)*4: at most ~172 KiB (K >= 64, blockC = 64).
+//   coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums and coefficients
+//   2 x 4*roundup(R, 8)*4, broadcast coefficients 4*R*8*4, Gather table R*8*4: at most ~181 KiB (K >= 64,
+//   blockC = 64; UB limit 183.75 KiB).
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -32,6 +36,7 @@ namespace dcn_kernel {
 
 constexpr int64_t STAGE2_MAX_KT = 64;
 constexpr int64_t PIXEL_ALIGN = 16;
+constexpr int64_t BRC_LANES = 8;  // one 32-B block of fp32: a row coefficient broadcast for a block-stride-0 operand
 constexpr int64_t RED_ALIGN = 8;  // red buffer: per corner one sum per tile row (dstRepStride 1), 32-B aligned
 
 template <typename T>
@@ -52,11 +57,13 @@ public:
         rows_ = pt_ * kt_;
         redStride_ = RoundUp(rows_, RED_ALIGN);
         pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
-        pipe.InitBuffer(cQue_, 2, static_cast<uint32_t>(4 * lp_ * 4));
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
         pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
+        pipe.InitBuffer(coefBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
+        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * BRC_LANES * 4));
+        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * BRC_LANES * 4));
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
@@ -65,6 +72,14 @@ public:
         AscendC::Duplicate(raw.template ReinterpretCast<float>(), 0.0f,
                            static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
         offQue_.FreeTensor(raw);
+        AscendC::Duplicate(coefBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * redStride_));
+        // broadcast table: entry r*8 + l = byte offset of row r (Gather copies coef[r] into 8 lanes = 32 B)
+        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
+        PipeSync<AscendC::HardEvent::V_S>();
+        for (int64_t e = 0; e < rows_ * BRC_LANES; ++e) {
+            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / BRC_LANES) * 4));
+        }
+        PipeSync<AscendC::HardEvent::S_V>();
         AscendC::PipeBarrier<PIPE_V>();
 
         const int64_t total = p.n * p.numBlocks * p.pixelBands;
@@ -189,6 +204,7 @@ private:
 
         // ---- X rows of the 4 corners of every point: planes xp[c][row][LP], row = i*kt + kk (the G order);
         // rows of corners outside the image (or of points outside the whole-sample window) stay zero.
+        AscendC::LocalTensor<float> coef = coefBuf_.Get<float>();
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
         AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         PipeSync<AscendC::HardEvent::V_MTE2>();
@@ -196,9 +212,18 @@ private:
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
                 float y = ys.GetValue(idx), x = xs.GetValue(idx);
+                const int64_t row = i * kt + kk;
+                float mw[4] = {0.0f, 0.0f, 0.0f, 0.0f};
                 if (y > -1.0f && y < hF && x > -1.0f && x < wF) {
-                    LoadCornerRows(n, c0, len, xp, (i * kt + kk) * lp_, static_cast<int64_t>(y0.GetValue(idx)),
+                    LoadCornerRows(n, c0, len, xp, row * lp_, static_cast<int64_t>(y0.GetValue(idx)),
                                    static_cast<int64_t>(x0.GetValue(idx)));
+                    const float m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
+                    const float lyv = ly.GetValue(idx), lxv = lx.GetValue(idx);
+                    const float hyv = hy.GetValue(idx), hxv = hx.GetValue(idx);
+                    mw[0] = m * (hyv * hxv); mw[1] = m * (hyv * lxv); mw[2] = m * (lyv * hxv); mw[3] = m * (lyv * lxv);
+                }
+                for (int c = 0; c < 4; ++c) {
+                    coef.SetValue(static_cast<uint32_t>(c * redStride_ + row), mw[c]);
                 }
             }
         }
@@ -224,11 +249,26 @@ private:
             AscendC::WholeReduceSum(red[c * redStride_], xp[c * planeElems], static_cast<int32_t>(len),
                                     static_cast<int32_t>(rows), 1, 1, repBlocks);
         }
-        xQue_.FreeTensor(xp);
+        // ---- contributions C_c[row] = (m*w_c)[row] * G[row] into the corner planes (their X products are
+        // consumed): coefficient rows broadcast to 8 lanes by Gather, then a block-stride-0 masked Mul
+        AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
+        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Gather(brc[c * rows_ * BRC_LANES], coef, table, static_cast<uint32_t>(c * redStride_ * 4),
+                            static_cast<uint32_t>(rows * BRC_LANES));
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, repBlocks, repBlocks, 1);
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * BRC_LANES], static_cast<uint64_t>(len),
+                         static_cast<uint8_t>(rows), brcRep);
+        }
         PipeSync<AscendC::HardEvent::V_S>();
+        PipeSync<AscendC::HardEvent::V_MTE3>();
 
         // ---- per point: scatter (m*w_c)*G to grad_input, offset/mask partials from the corner sums
         AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        AscendC::SetAtomicAdd<float>();
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
@@ -241,7 +281,7 @@ private:
                     for (int c = 0; c < 4; ++c) {
                         sums[c] = red.GetValue(static_cast<uint32_t>(c * redStride_ + row));
                     }
-                    ScatterPoint(n, c0, len, gt[row * lp_], static_cast<int64_t>(y0.GetValue(idx)),
+                    ScatterPoint(n, c0, len, xp, row * lp_, static_cast<int64_t>(y0.GetValue(idx)),
                                  static_cast<int64_t>(x0.GetValue(idx)), ly.GetValue(idx), lx.GetValue(idx),
                                  hy.GetValue(idx), hx.GetValue(idx), m, sums, gxs, gys, gms);
                 }
@@ -250,6 +290,9 @@ private:
                 part.SetValue(2 * planeCnt + idx, gms);
             }
         }
+        AscendC::SetAtomicNone();
+        PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter has read the corner planes
+        xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
         offQue_.FreeTensor(raw);
 
@@ -306,34 +349,20 @@ private:
         }
     }
 
-    // One sample point inside the whole-sample window: scatter (m*w_c)*G to giacc (atomic add by this
-    // unit only, program order) and accumulate the offset/mask partials from the corner sums s_c
-    // (zero for corners outside the image).
-    __aicore__ inline void ScatterPoint(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &grow,
-                                        int64_t y0, int64_t x0, float ly, float lx, float hy, float hx, float m,
-                                        const float sums[4], float &gxs, float &gys, float &gms)
+    // One sample point inside the whole-sample window: scatter its contribution rows C_c (corner planes
+    // at element `rowOff`) to giacc (atomic add already enabled; only this unit writes there, program
+    // order) and accumulate the offset/mask partials from the corner sums s_c (zero outside the image).
+    __aicore__ inline void ScatterPoint(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &xp,
+                                        int64_t rowOff, int64_t y0, int64_t x0, float ly, float lx, float hy, float hx,
+                                        float m, const float sums[4], float &gxs, float &gys, float &gms)
     {
-        const DcnParams &p = *p_;
-        const DcnTensors<T> &t = *t_;
         const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
         const float wdy[4] = {-hx, -lx, hx, lx};
         const float wdx[4] = {-hy, hy, -ly, ly};
         bool valid[4];
         int64_t pos[4];
         CornerPositions(n, c0, y0, x0, valid, pos);
-        const uint32_t ubGap = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
-        const uint32_t gmGap = static_cast<uint32_t>((p.cin - len) * 4);
-
-        const int32_t cnt = static_cast<int32_t>(len);
-        AscendC::LocalTensor<float> cr = cQue_.AllocTensor<float>();
-        for (int c = 0; c < 4; ++c) {
-            if (valid[c]) {
-                AscendC::Muls(cr[c * lp_], grow, m * w[c], cnt);
-            }
-        }
-        cQue_.EnQue(cr);
-        cr = cQue_.DeQue<float>();
-        AscendC::SetAtomicAdd<float>();
+        const int64_t planeElems = rows_ * lp_;
         for (int r = 0; r < 2; ++r) {
             const int a = 2 * r, b = 2 * r + 1;
             if (valid[a] || valid[b]) {
@@ -341,13 +370,12 @@ private:
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
-                cp.srcStride = ubGap; cp.dstStride = gmGap; cp.rsv = 0;
-                AscendC::DataCopyPad(t.giacc[giaccBase_ + pos[first]], cr[first * lp_], cp);
+                cp.srcStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+                cp.dstStride = static_cast<uint32_t>((p_->cin - len) * 4);
+                cp.rsv = 0;
+                AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * planeElems + rowOff], cp);
             }
         }
-        AscendC::SetAtomicNone();
-        cQue_.FreeTensor(cr);
-
         for (int c = 0; c < 4; ++c) {
             if (valid[c]) {
                 gys += (m * wdy[c]) * sums[c];
@@ -364,8 +392,7 @@ private:
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
-    AscendC::TQue<AscendC::TPosition::VECOUT, 2> cQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, redBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, redBuf_, coefBuf_, brcBuf_, tableBuf_;
 };
 
 }  // namespace dcn_kernel
