@@ -11,8 +11,9 @@ cann-conventions.md §5 (CHIPS below; every assumption is listed in ASSUMPTIONS 
   vector   max(vecInstrs, vecElemOps / lanes) / (AIV x f)          one repeat (256 B) per cycle
   scalar   (scalarUbOps x c_ub + scalarGmOps x c_gm) / (AIV x f)
   GM       (gmToUbBytes + ubToGmBytes + Matmul GM bytes) / HBM bandwidth (ubToUb at UB rate on AIV)
-           Matmul GM bytes are not counted by the twin: added from the algorithm (each operand read
-           once, each fp32 result written once: a lower bound; matmul_gm_bytes below)
+           Matmul GM bytes: the twin's cubeGmReadBytes + cubeGmWriteBytes where the runtime exports
+           them, else from the algorithm (each operand read once, each fp32 result written once: a
+           lower bound; matmul_gm_bytes below)
   latency  stage-2 chain per sample point (GM round trip of the corner rows, then vector, then the
            atomic write-back): points / AIV x c_point — from the algorithm (sample points =
            N x numBlocks x K x Ho x Wo), since the twin does not count DMA transfers
@@ -45,6 +46,8 @@ import bench_cases  # noqa: E402
 
 COUNTER_NAMES = ["gmToUbBytes", "ubToGmBytes", "ubToUbBytes", "gmAtomicBytes", "vecElemOps", "vecInstrs",
                  "cubeMacs", "scalarGmOps", "scalarUbOps", "syncWaitNs", "ubPeakBytes"]
+# Newer twin counters (twin/launch.h CoreCounters); read when the runtime exports them, else absent.
+OPTIONAL_COUNTER_NAMES = ["gmToUbCopies", "ubToGmCopies", "cubeGmReadBytes", "cubeGmWriteBytes"]
 
 
 def doc_markers(dtype):
@@ -103,6 +106,14 @@ def matmul_gm_bytes(case, dtype):
     return g_mm + w_mm
 
 
+def cube_gm_bytes(counters, case, dtype):
+    """Matmul GM traffic: the twin's cubeGmReadBytes + cubeGmWriteBytes when it exports them (also a
+    lower bound: each element once per IterateAll), else the formula matmul_gm_bytes."""
+    if "cubeGmReadBytes" in counters and "cubeGmWriteBytes" in counters:
+        return counters["cubeGmReadBytes"] + counters["cubeGmWriteBytes"]
+    return matmul_gm_bytes(case, dtype)
+
+
 def sample_points(case):
     """Stage-2 (block, sample point) pairs: N x numBlocks x K x Ho x Wo, numBlocks as in the tiling."""
     seg = math.gcd(case.cin // case.groups, case.cin // case.dg)
@@ -122,7 +133,7 @@ def estimate(counters, case, dtype, chip, assumptions=ASSUMPTIONS):
         "vector": max(c["vecInstrs"], c["vecElemOps"] / lanes) / (chip.aiv * f),
         "scalar": (c["scalarUbOps"] * assumptions["scalar_ub_cycles"]
                    + c["scalarGmOps"] * assumptions["scalar_gm_cycles"]) / (chip.aiv * f),
-        "gm": (c["gmToUbBytes"] + c["ubToGmBytes"] + matmul_gm_bytes(case, dtype)) / chip.hbm_bytes_per_s,
+        "gm": (c["gmToUbBytes"] + c["ubToGmBytes"] + cube_gm_bytes(c, case, dtype)) / chip.hbm_bytes_per_s,
         "ub_copy": c["ubToUbBytes"] / (assumptions["ub_copy_bytes_per_cycle"] * chip.aiv * f),
         "latency": sample_points(case) * assumptions["point_chain_cycles"] / (chip.aiv * f),
     }
@@ -150,9 +161,11 @@ def twin_counters():
     lib.twinLastLaunchCounter.restype = ctypes.c_int
     lib.twinLastLaunchCounter.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint64)]
     out = {"cores": int(lib.twinLastLaunchCores()), "wallSeconds": float(lib.twinLastLaunchWallSeconds())}
-    for name in COUNTER_NAMES:
+    for name in COUNTER_NAMES + OPTIONAL_COUNTER_NAMES:
         v = ctypes.c_uint64(0)
         if lib.twinLastLaunchCounter(name.encode(), ctypes.byref(v)) != 0:
+            if name in OPTIONAL_COUNTER_NAMES:
+                continue
             raise RuntimeError(f"twinLastLaunchCounter: counter {name!r} unknown to this twin build")
         out[name] = int(v.value)
     return out

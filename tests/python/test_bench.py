@@ -124,6 +124,14 @@ def test_model_terms_are_work_over_rate():
     assert e["overlap"] == pytest.approx(max(e["terms"].values())) and e["bottleneck"] == "gm"
 
 
+def test_model_prefers_twin_matmul_bytes_when_exported():
+    case = bench_cases.Case("t", 1, 8, 8, 4, 4)
+    formula = perf_model.estimate(_counters(), case, "float32", UNIT_CHIP, ZERO_FIXED)["terms"]["gm"]
+    assert formula == pytest.approx(perf_model.matmul_gm_bytes(case, "float32") / 1e12)
+    c = _counters(cubeGmReadBytes=3 * 10**6, cubeGmWriteBytes=10**6)
+    assert perf_model.estimate(c, case, "float32", UNIT_CHIP, ZERO_FIXED)["terms"]["gm"] == pytest.approx(4e-6)
+
+
 def test_model_latency_term_uses_sample_points():
     case = bench_cases.Case("t", 2, 128, 8, 4, 4, groups=1, dg=1)  # segLen 128 -> 2 blocks of 64
     assert perf_model.sample_points(case) == 2 * 2 * 9 * 16
