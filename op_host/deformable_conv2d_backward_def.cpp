@@ -64,7 +64,7 @@ public:
         this->Attr("kernel_size").AttrType(REQUIRED).ListInt();
         this->Attr("stride").AttrType(REQUIRED).ListInt();
         this->Attr("padding").AttrType(REQUIRED).ListInt();
-        this->Attr("dilation").AttrType(OPTIONAL).ListInt({1, 1, 1, 1});
+        this->Attr("dilation").AttrType(REQUIRED).ListInt();  // REQUIRED: null -> 161001, as the built-in
         this->Attr("groups").AttrType(OPTIONAL).Int(1);
         this->Attr("deformable_groups").AttrType(OPTIONAL).Int(1);
         this->Attr("modulated").AttrType(OPTIONAL).Bool(true);

@@ -140,7 +140,7 @@ def test_attrs_in_declaration_order_with_kinds_and_defaults(probe_output):
         ["kernel_size", "1", "ListInt", "0"],
         ["stride", "1", "ListInt", "0"],
         ["padding", "1", "ListInt", "0"],
-        ["dilation", "0", "ListInt", "1", "1", "1", "1", "1"],
+        ["dilation", "1", "ListInt", "0"],
         ["groups", "0", "Int", "1", "1"],
         ["deformable_groups", "0", "Int", "1", "1"],
         ["modulated", "0", "Bool", "1", "1"],

@@ -277,9 +277,8 @@ def test_cpp_absurd_attrs_do_not_overflow():
 
 # Which rejections the generated aclnn layer makes itself, before the TilingFunc runs: null
 # tensors/int arrays (161001) and dtypes outside the OpDef's declared list (161002).
-# Exception: dilation is an OPTIONAL attr (default [1, 1, 1, 1]) in the OpDef, so the generated layer
-# substitutes the default for a null dilation instead of returning 161001 (see the test below).
-RAW_CASES = [c for c in CASES if (c[0].startswith("null-") and c[0] != "null-dilation")
+# (dilation is a REQUIRED attr of the OpDef, like kernel_size/stride/padding: null -> 161001 there too.)
+RAW_CASES = [c for c in CASES if c[0].startswith("null-")
              or c[0] in ("dtype-input-int32", "dtype-input-float64")]
 
 
@@ -289,12 +288,12 @@ def test_raw_generated_layer_status(case_id, build, status, argument):
     assert got_status == status
 
 
-def test_raw_generated_layer_null_dilation_means_default():
-    """Documented difference for direct C callers (docs/optype-collision.md): a null dilation is the
-    OpDef default [1, 1, 1, 1] there; the binding's precheck (and the built-in) report 161001."""
+def test_raw_generated_layer_null_dilation_is_nullptr():
+    """dilation is REQUIRED in the OpDef, so a direct C caller gets the built-in's 161001 for a null
+    dilation, with or without the binding's precheck."""
     a = doc_example()
     a["dilation"] = None
-    assert entry_verdict(a, precheck=False) == (0, "")
+    assert entry_verdict(a, precheck=False)[0] == NULLPTR
     assert entry_verdict(a, precheck=True) == (NULLPTR, "dilation")
 
 
