@@ -85,6 +85,8 @@ TEST_CASE(adds_and_scales_on_all_cores) {
     uint64_t in = 0, out = 0;
     CHECK(twinLastLaunchCounter("gmToUbBytes", &in) == 0 && in == 2 * 4752 * sizeof(float));
     CHECK(twinLastLaunchCounter("ubToGmBytes", &out) == 0 && out == 4752 * sizeof(float));
+    uint64_t copies = 0;
+    CHECK(twinLastLaunchCounter("gmToUbCopies", &copies) == 0 && copies == 2 * 19);  // x and y, one per tile
     CHECK(twinLastLaunchCounter("noSuchCounter", &out) == -1);
     int bad = 0;
     for (size_t i = 0; i < z.data.size(); ++i) { bad += z.data[i] != (x.data[i] + y.data[i]) * 0.5f; }

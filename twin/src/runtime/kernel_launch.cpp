@@ -192,9 +192,15 @@ int twinLastLaunchCounter(const char *counter, uint64_t *total) {
         else if (n == "ubToGmBytes") { *total += c.ubToGmBytes; }
         else if (n == "ubToUbBytes") { *total += c.ubToUbBytes; }
         else if (n == "gmAtomicBytes") { *total += c.gmAtomicBytes; }
+        else if (n == "gmToUbCopies") { *total += c.gmToUbCopies; }
+        else if (n == "ubToGmCopies") { *total += c.ubToGmCopies; }
         else if (n == "vecElemOps") { *total += c.vecElemOps; }
         else if (n == "vecInstrs") { *total += c.vecInstrs; }
         else if (n == "cubeMacs") { *total += c.cubeMacs; }
+        else if (n == "cubeGmReadBytes") { *total += c.cubeGmReadBytes; }
+        else if (n == "cubeGmWriteBytes") { *total += c.cubeGmWriteBytes; }
+        else if (n == "cubeMacsIssued") { *total += c.cubeMacsIssued; }
+        else if (n == "syncAllCount") { *total += c.syncAllCount; }
         else if (n == "scalarGmOps") { *total += c.scalarGmOps; }
         else if (n == "scalarUbOps") { *total += c.scalarUbOps; }
         else if (n == "syncWaitNs") { *total += c.syncWaitNs; }

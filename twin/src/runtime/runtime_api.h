@@ -36,8 +36,10 @@ void TwinNnopbaseSetErrMsg(const char *message);
 
 // Cost counters of the last kernel launched by aclnnXxx on the calling thread (twin::CoreCounters):
 // number of virtual cores, wall time, and the sum over cores of one counter (max for ubPeakBytes).
-// Counter names: gmToUbBytes, ubToGmBytes, ubToUbBytes, gmAtomicBytes, vecElemOps, vecInstrs, cubeMacs,
-// scalarGmOps, scalarUbOps, syncWaitNs, ubPeakBytes. Returns -1 for an unknown name.
+// Counter names = the twin::PipeCounters fields: gmToUbBytes, ubToGmBytes, ubToUbBytes, gmAtomicBytes,
+// gmToUbCopies, ubToGmCopies, vecElemOps, vecInstrs, cubeMacs, cubeGmReadBytes, cubeGmWriteBytes,
+// cubeMacsIssued, scalarGmOps, scalarUbOps, syncWaitNs, syncAllCount, ubPeakBytes (max over cores).
+// Returns -1 for an unknown name.
 uint32_t twinLastLaunchCores();
 double twinLastLaunchWallSeconds();
 int twinLastLaunchCounter(const char *counter, uint64_t *total);
