@@ -35,6 +35,7 @@
 namespace dcn_kernel {
 
 constexpr int64_t STAGE2_MAX_KT = 64;
+constexpr int64_t STAGE2_MAX_ROWS = 64;  // sample points per tile: pixelTile * min(K, 64) <= 64 (tiling kStage2Rows)
 constexpr int64_t PIXEL_ALIGN = 16;
 constexpr int64_t BRC_LANES = 8;  // one 32-B block of fp32: a row coefficient broadcast for a block-stride-0 operand
 constexpr int64_t RED_ALIGN = 8;  // red buffer: per corner one sum per tile row (dstRepStride 1), 32-B aligned
@@ -213,18 +214,21 @@ private:
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
                 float y = ys.GetValue(idx), x = xs.GetValue(idx);
                 const int64_t row = i * kt + kk;
-                float mw[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                if (y > -1.0f && y < hF && x > -1.0f && x < wF) {
-                    LoadCornerRows(n, c0, len, xp, row * lp_, static_cast<int64_t>(y0.GetValue(idx)),
-                                   static_cast<int64_t>(x0.GetValue(idx)));
-                    const float m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
-                    const float lyv = ly.GetValue(idx), lxv = lx.GetValue(idx);
-                    const float hyv = hy.GetValue(idx), hxv = hx.GetValue(idx);
-                    mw[0] = m * (hyv * hxv); mw[1] = m * (hyv * lxv); mw[2] = m * (lyv * hxv); mw[3] = m * (lyv * lxv);
-                }
-                for (int c = 0; c < 4; ++c) {
-                    coef.SetValue(static_cast<uint32_t>(c * redStride_ + row), mw[c]);
-                }
+                RowInfo &ri = rowInfo_[row];
+                ri.inside = y > -1.0f && y < hF && x > -1.0f && x < wF;
+                if (ri.inside) {
+                    ri.y0 = static_cast<int64_t>(y0.GetValue(idx));
+                    ri.x0 = static_cast<int64_t>(x0.GetValue(idx));
+                    LoadCornerRows(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
+                    ri.m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
+                    ri.ly = ly.GetValue(idx); ri.lx = lx.GetValue(idx);
+                    ri.hy = hy.GetValue(idx); ri.hx = hx.GetValue(idx);
+                    const float mw[4] = {ri.m * (ri.hy * ri.hx), ri.m * (ri.hy * ri.lx), ri.m * (ri.ly * ri.hx),
+                                         ri.m * (ri.ly * ri.lx)};
+                    for (int c = 0; c < 4; ++c) {
+                        coef.SetValue(static_cast<uint32_t>(c * redStride_ + row), mw[c]);
+                    }
+                }  // else: the row's coefficients keep defined old values; its contributions are never stored
             }
         }
         xQue_.EnQue(xp);
@@ -271,19 +275,17 @@ private:
         AscendC::SetAtomicAdd<float>();
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
-                uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
-                float y = ys.GetValue(idx), x = xs.GetValue(idx);
-                float m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
+                const uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
+                const int64_t row = i * kt + kk;
+                const RowInfo &ri = rowInfo_[row];
                 float gxs = 0.0f, gys = 0.0f, gms = 0.0f;
-                if (y > -1.0f && y < hF && x > -1.0f && x < wF) {
-                    const int64_t row = i * kt + kk;
+                if (ri.inside) {
                     float sums[4];
                     for (int c = 0; c < 4; ++c) {
                         sums[c] = red.GetValue(static_cast<uint32_t>(c * redStride_ + row));
                     }
-                    ScatterPoint(n, c0, len, xp, row * lp_, static_cast<int64_t>(y0.GetValue(idx)),
-                                 static_cast<int64_t>(x0.GetValue(idx)), ly.GetValue(idx), lx.GetValue(idx),
-                                 hy.GetValue(idx), hx.GetValue(idx), m, sums, gxs, gys, gms);
+                    ScatterPoint(n, c0, len, xp, row * lp_, ri.y0, ri.x0, ri.ly, ri.lx, ri.hy, ri.hx, ri.m, sums,
+                                 gxs, gys, gms);
                 }
                 part.SetValue(idx, gxs);
                 part.SetValue(planeCnt + idx, gys);
@@ -385,6 +387,14 @@ private:
         }
     }
 
+    // Per tile row (sample point), filled by the load pass and read by the scatter pass.
+    struct RowInfo {
+        int64_t y0, x0;
+        float ly, lx, hy, hx, m;
+        bool inside;  // whole-sample window -1 < y < H, -1 < x < W
+    };
+
+    RowInfo rowInfo_[STAGE2_MAX_ROWS];
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, plane_, rows_, redStride_, giaccBase_;
