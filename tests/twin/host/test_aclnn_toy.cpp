@@ -17,6 +17,9 @@
 extern "C" void twinSetPlatform(const char *soc, uint32_t aivCores);
 extern "C" uint32_t twinLastLaunchCores();
 extern "C" int twinLastLaunchCounter(const char *counter, uint64_t *total);
+extern "C" int twinLastLaunchCoreIsAic(uint32_t core);
+extern "C" int twinLastLaunchCoreCounter(uint32_t core, const char *counter, uint64_t *value);
+extern "C" int twinLastLaunchCoreSyncAllCount(uint32_t core);
 
 // The generated declarations have the types the naming rules give (inputs, attrs: Float -> double,
 // Int -> int64_t, outputs non-const, then workspaceSize and executor) — checked at compile time.
@@ -88,6 +91,13 @@ TEST_CASE(adds_and_scales_on_all_cores) {
     uint64_t copies = 0;
     CHECK(twinLastLaunchCounter("gmToUbCopies", &copies) == 0 && copies == 2 * 19);  // x and y, one per tile
     CHECK(twinLastLaunchCounter("noSuchCounter", &out) == -1);
+    // Per core: 19 AIV cores; the last one moved the 144-element tail tile, the others 256 elements.
+    uint64_t first = 0, last = 0;
+    CHECK(twinLastLaunchCoreIsAic(0) == 0 && twinLastLaunchCoreIsAic(19) == -1);
+    CHECK(twinLastLaunchCoreCounter(0, "ubToGmBytes", &first) == 0 && first == 256 * sizeof(float));
+    CHECK(twinLastLaunchCoreCounter(18, "ubToGmBytes", &last) == 0 && last == 144 * sizeof(float));
+    CHECK(twinLastLaunchCoreCounter(19, "ubToGmBytes", &last) == -1);
+    CHECK(twinLastLaunchCoreSyncAllCount(0) == 0);
     int bad = 0;
     for (size_t i = 0; i < z.data.size(); ++i) { bad += z.data[i] != (x.data[i] + y.data[i]) * 0.5f; }
     CHECK(bad == 0);

@@ -27,6 +27,31 @@ namespace {
 thread_local twin::LaunchResult g_lastLaunch;
 #endif
 
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+// One counter of a twin::PipeCounters by field name; false for an unknown name.
+bool ReadCounter(const twin::PipeCounters &c, const std::string &n, uint64_t &v) {
+    if (n == "gmToUbBytes") { v = c.gmToUbBytes; }
+    else if (n == "ubToGmBytes") { v = c.ubToGmBytes; }
+    else if (n == "ubToUbBytes") { v = c.ubToUbBytes; }
+    else if (n == "gmAtomicBytes") { v = c.gmAtomicBytes; }
+    else if (n == "gmToUbCopies") { v = c.gmToUbCopies; }
+    else if (n == "ubToGmCopies") { v = c.ubToGmCopies; }
+    else if (n == "vecElemOps") { v = c.vecElemOps; }
+    else if (n == "vecInstrs") { v = c.vecInstrs; }
+    else if (n == "cubeMacs") { v = c.cubeMacs; }
+    else if (n == "cubeGmReadBytes") { v = c.cubeGmReadBytes; }
+    else if (n == "cubeGmWriteBytes") { v = c.cubeGmWriteBytes; }
+    else if (n == "cubeMacsIssued") { v = c.cubeMacsIssued; }
+    else if (n == "scalarGmOps") { v = c.scalarGmOps; }
+    else if (n == "scalarUbOps") { v = c.scalarUbOps; }
+    else if (n == "syncWaitNs") { v = c.syncWaitNs; }
+    else if (n == "syncAllCount") { v = c.syncAllCount; }
+    else if (n == "ubPeakBytes") { v = c.ubPeakBytes; }
+    else { return false; }
+    return true;
+}
+#endif
+
 // Copies a strided view into a dense row-major buffer (what AutoContiguous does before the kernel).
 // Rows along the last dim are copied with one memcpy when that dim has stride 1.
 std::vector<uint8_t> MakeContiguous(const aclTensor *t) {
@@ -186,29 +211,61 @@ int twinLastLaunchCounter(const char *counter, uint64_t *total) {
     if (counter == nullptr || total == nullptr) { return -1; }
     *total = 0;
 #ifdef TWIN_HAVE_KERNEL_RUNTIME
-    const std::string n = counter;
+    const bool isMax = std::string(counter) == "ubPeakBytes";
     for (const auto &c : g_lastLaunch.cores) {
-        if (n == "gmToUbBytes") { *total += c.gmToUbBytes; }
-        else if (n == "ubToGmBytes") { *total += c.ubToGmBytes; }
-        else if (n == "ubToUbBytes") { *total += c.ubToUbBytes; }
-        else if (n == "gmAtomicBytes") { *total += c.gmAtomicBytes; }
-        else if (n == "gmToUbCopies") { *total += c.gmToUbCopies; }
-        else if (n == "ubToGmCopies") { *total += c.ubToGmCopies; }
-        else if (n == "vecElemOps") { *total += c.vecElemOps; }
-        else if (n == "vecInstrs") { *total += c.vecInstrs; }
-        else if (n == "cubeMacs") { *total += c.cubeMacs; }
-        else if (n == "cubeGmReadBytes") { *total += c.cubeGmReadBytes; }
-        else if (n == "cubeGmWriteBytes") { *total += c.cubeGmWriteBytes; }
-        else if (n == "cubeMacsIssued") { *total += c.cubeMacsIssued; }
-        else if (n == "syncAllCount") { *total += c.syncAllCount; }
-        else if (n == "scalarGmOps") { *total += c.scalarGmOps; }
-        else if (n == "scalarUbOps") { *total += c.scalarUbOps; }
-        else if (n == "syncWaitNs") { *total += c.syncWaitNs; }
-        else if (n == "ubPeakBytes") { *total = c.ubPeakBytes > *total ? c.ubPeakBytes : *total; }
-        else { return -1; }
+        uint64_t v = 0;
+        if (!ReadCounter(c, counter, v)) { return -1; }
+        *total = isMax ? (v > *total ? v : *total) : *total + v;
+    }
+    if (g_lastLaunch.cores.empty()) {
+        uint64_t v = 0;
+        return ReadCounter(twin::PipeCounters{}, counter, v) ? 0 : -1;
     }
     return 0;
 #else
+    return -1;
+#endif
+}
+
+int twinLastLaunchCoreIsAic(uint32_t core) {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (core >= g_lastLaunch.cores.size()) { return -1; }
+    return g_lastLaunch.cores[core].isAic ? 1 : 0;
+#else
+    (void)core;
+    return -1;
+#endif
+}
+
+int twinLastLaunchCoreCounter(uint32_t core, const char *counter, uint64_t *value) {
+    if (counter == nullptr || value == nullptr) { return -1; }
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (core >= g_lastLaunch.cores.size()) { return -1; }
+    return ReadCounter(g_lastLaunch.cores[core], counter, *value) ? 0 : -1;
+#else
+    (void)core;
+    return -1;
+#endif
+}
+
+int twinLastLaunchCoreSyncAllCount(uint32_t core) {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (core >= g_lastLaunch.cores.size()) { return -1; }
+    return static_cast<int>(g_lastLaunch.cores[core].atSyncAll.size());
+#else
+    (void)core;
+    return -1;
+#endif
+}
+
+int twinLastLaunchCoreSyncAllCounter(uint32_t core, uint32_t syncIndex, const char *counter, uint64_t *value) {
+    if (counter == nullptr || value == nullptr) { return -1; }
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (core >= g_lastLaunch.cores.size() || syncIndex >= g_lastLaunch.cores[core].atSyncAll.size()) { return -1; }
+    return ReadCounter(g_lastLaunch.cores[core].atSyncAll[syncIndex], counter, *value) ? 0 : -1;
+#else
+    (void)core;
+    (void)syncIndex;
     return -1;
 #endif
 }

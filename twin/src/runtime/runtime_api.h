@@ -43,6 +43,13 @@ void TwinNnopbaseSetErrMsg(const char *message);
 uint32_t twinLastLaunchCores();
 double twinLastLaunchWallSeconds();
 int twinLastLaunchCounter(const char *counter, uint64_t *total);
+// Per core (index into twin::LaunchResult::cores: AIC cores first, then AIV, each in block order):
+// whether it is an AIC (1/0), one counter, and the counters snapshotted at each SyncAll arrival.
+// All return -1 for an out-of-range core/index or an unknown counter name.
+int twinLastLaunchCoreIsAic(uint32_t core);
+int twinLastLaunchCoreCounter(uint32_t core, const char *counter, uint64_t *value);
+int twinLastLaunchCoreSyncAllCount(uint32_t core);
+int twinLastLaunchCoreSyncAllCounter(uint32_t core, uint32_t syncIndex, const char *counter, uint64_t *value);
 
 // Test / binding knob: selects the active twin platform (soc preset name, optional AIV core count).
 void twinSetPlatform(const char *soc, uint32_t aivCores);
