@@ -15,11 +15,14 @@
 namespace optiling {
 namespace {
 
-constexpr int64_t kBlockCMax = 64;        // max channels of one stage-2 block
+constexpr int64_t kBlockCMax = 64;        // max channels of one stage-2 block (one 64-lane fp32 repeat per row)
+constexpr int64_t kBlockCWide = 128;      // wide block (2 repeats per row) when segLen % 128 == 0 and K <= 32
+constexpr int64_t kWideMaxK = 32;
+constexpr int64_t kRepeatLanes = 64;      // REPEAT_LANES
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;
 constexpr int64_t kStage2MaxKt = 64;      // STAGE2_MAX_KT
-constexpr int64_t kStage2Rows = 64;       // pixelTile * KT <= 64 G rows (sample points) per tile
+constexpr int64_t kStage2Rows = 64;       // pixelTile * KT <= 64 G rows (sample points) per tile (32 for wide blocks)
 constexpr int64_t kPixelAlign = 16;       // PIXEL_ALIGN
 constexpr int64_t kTransposeCap = 4096;   // TRANSPOSE_CAP
 constexpr int64_t kZeroChunk = 4096;      // ZERO_CHUNK
@@ -55,8 +58,10 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t lp = RoundUp(blockC, 8);
     const int64_t plane = kt * ptp;
     const int64_t rows = pixelTile * kt;
+    const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
     const int64_t bytes = 2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + (11 * plane + 2 * ptp) * 4 +
-                          plane * 4 + 3 * plane * 4 + 2 * 4 * RoundUp(rows, 8) * 4 + 4 * rows * 8 * 4 + rows * 8 * 4;
+                          plane * 4 + 3 * plane * 4 + 4 * RoundUp(rows * hpr, 8) * 4 + 4 * RoundUp(rows, 8) * 4 +
+                          4 * rows * hpr * 8 * 4 + rows * hpr * 8 * 4;
     return static_cast<uint64_t>(bytes);
 }
 uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
@@ -136,11 +141,15 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     // Block width: as wide as possible. Narrower blocks would add stage-2 parallelism for small N*Cin
     // but multiply the per-sample-point work (measured on the twin: 8-channel blocks made the c3
     // suite row ~4x slower on 2 CPU cores), so the width is min(segLen, 64): a function of the shape.
-    const int64_t blockC = std::min(segLen, kBlockCMax);
+    // Wide (128-channel) blocks halve the per-sample-point DMA/scalar work of stage 2; they need whole
+    // 128-channel blocks (count-form rows of 2 full repeats) and <= 32 kernel points (UB: <= 32 rows).
+    const bool wide = segLen % kBlockCWide == 0 && k <= kWideMaxK;
+    const int64_t blockC = wide ? kBlockCWide : std::min(segLen, kBlockCMax);
     const int64_t blocksPerSeg = CeilDiv(segLen, blockC);
     const int64_t numBlocks = (cin / segLen) * blocksPerSeg;
     const int64_t kt = std::min(k, kStage2MaxKt);
-    const int64_t pixelTile = std::max<int64_t>(1, std::min(howo, kStage2Rows / kt));
+    const int64_t stage2Rows = wide ? kStage2Rows / 2 : kStage2Rows;
+    const int64_t pixelTile = std::max<int64_t>(1, std::min(howo, stage2Rows / kt));
     int64_t pixelBands = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, n * numBlocks))});
     const int64_t bandLen = CeilDiv(howo, pixelBands);
     pixelBands = CeilDiv(howo, bandLen);  // no empty band

@@ -8,9 +8,10 @@
 //
 // Work split (every quantity is a function of the shape only, never of the core count):
 //   segLen    = gcd(CinG, CinDg)     channel segment inside one conv group AND one deformable group
-//   blockC    = min(segLen, 64)      channels of one stage-2 block; tails allowed
+//   blockC    = 128 if segLen % 128 == 0 and K <= 32 (wide: 2 vector repeats per row), else min(segLen, 64)
+//               channels of one stage-2 block; tails allowed (never for wide blocks)
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
-//   pixelTile = max(1, min(HoWo, 64 / min(K, 64)))    stage-2 pixels per tile (<= 64 sample points)
+//   pixelTile = max(1, min(HoWo, R / min(K, 64)))     stage-2 pixels per tile, R = 64 sample points (32 wide)
 //   pixelBands = min(8, HoWo, ceil(48 / (N*numBlocks))) output-pixel bands per (image, block); band j
 //                covers pixels [j*bandLen, (j+1)*bandLen), bandLen = ceil(HoWo/pixelBands) (48 = a constant
 //                target of stage-2 units, not the core count). Each band scatters into its own grad_input

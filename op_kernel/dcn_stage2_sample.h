@@ -22,6 +22,9 @@
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
+// Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 2 full 64-lane repeats; the reduction gives 2
+// sums per row (added by the scalar unit, lower half first) and each repeat gets its own broadcast block.
+//
 // UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64, PTP = roundup(PT, 16), LP = roundup(blockC, 8),
 //   plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets 3*plane*sizeof(T),
 //   coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums and coefficients
@@ -37,6 +40,7 @@ namespace dcn_kernel {
 constexpr int64_t STAGE2_MAX_KT = 64;
 constexpr int64_t STAGE2_MAX_ROWS = 64;  // sample points per tile: pixelTile * min(K, 64) <= 64 (tiling kStage2Rows)
 constexpr int64_t PIXEL_ALIGN = 16;
+constexpr int64_t REPEAT_LANES = 64;  // fp32 lanes of one 256-B vector repeat
 constexpr int64_t BRC_LANES = 8;  // one 32-B block of fp32: a row coefficient broadcast for a block-stride-0 operand
 constexpr int64_t RED_ALIGN = 8;  // red buffer: per corner one sum per tile row (dstRepStride 1), 32-B aligned
 
@@ -56,15 +60,18 @@ public:
         pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(pt_ * kt_ * lp_ * 4));
         pipe.InitBuffer(offQue_, 1, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
         rows_ = pt_ * kt_;
-        redStride_ = RoundUp(rows_, RED_ALIGN);
+        // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
+        hpr_ = lp_ > REPEAT_LANES ? lp_ / REPEAT_LANES : 1;
+        coefStride_ = RoundUp(rows_, RED_ALIGN);
+        redStride_ = RoundUp(rows_ * hpr_, RED_ALIGN);
         pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
         pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
-        pipe.InitBuffer(coefBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
-        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * BRC_LANES * 4));
-        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * BRC_LANES * 4));
+        pipe.InitBuffer(coefBuf_, static_cast<uint32_t>(4 * coefStride_ * 4));
+        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * BRC_LANES * 4));
+        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * BRC_LANES * 4));
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
@@ -73,12 +80,13 @@ public:
         AscendC::Duplicate(raw.template ReinterpretCast<float>(), 0.0f,
                            static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
         offQue_.FreeTensor(raw);
-        AscendC::Duplicate(coefBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * redStride_));
-        // broadcast table: entry r*8 + l = byte offset of row r (Gather copies coef[r] into 8 lanes = 32 B)
+        AscendC::Duplicate(coefBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * coefStride_));
+        // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
+        // 32-B block per repeat of the row)
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         PipeSync<AscendC::HardEvent::V_S>();
-        for (int64_t e = 0; e < rows_ * BRC_LANES; ++e) {
-            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / BRC_LANES) * 4));
+        for (int64_t e = 0; e < rows_ * hpr_ * BRC_LANES; ++e) {
+            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (BRC_LANES * hpr_)) * 4));
         }
         PipeSync<AscendC::HardEvent::S_V>();
         AscendC::PipeBarrier<PIPE_V>();
@@ -226,7 +234,7 @@ private:
                     const float mw[4] = {ri.m * (ri.hy * ri.hx), ri.m * (ri.hy * ri.lx), ri.m * (ri.ly * ri.hx),
                                          ri.m * (ri.ly * ri.lx)};
                     for (int c = 0; c < 4; ++c) {
-                        coef.SetValue(static_cast<uint32_t>(c * redStride_ + row), mw[c]);
+                        coef.SetValue(static_cast<uint32_t>(c * coefStride_ + row), mw[c]);
                     }
                 }  // else: the row's coefficients keep defined old values; its contributions are never stored
             }
@@ -235,7 +243,9 @@ private:
         xp = xQue_.DeQue<float>();
 
         // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) + one WholeReduceSum per corner
-        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);
+        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
+        const uint64_t repMask = static_cast<uint64_t>(hpr_ > 1 ? REPEAT_LANES : len);
+        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
         const AscendC::BinaryRepeatParams rep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
         for (int c = 0; c < 4; ++c) {
@@ -250,22 +260,21 @@ private:
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
         PipeSync<AscendC::HardEvent::S_V>();  // the previous tile's scalar reads of red are done
         for (int c = 0; c < 4; ++c) {
-            AscendC::WholeReduceSum(red[c * redStride_], xp[c * planeElems], static_cast<int32_t>(len),
-                                    static_cast<int32_t>(rows), 1, 1, repBlocks);
+            AscendC::WholeReduceSum(red[c * redStride_], xp[c * planeElems], static_cast<int32_t>(repMask),
+                                    static_cast<int32_t>(repeats), 1, 1, repBlocks);
         }
         // ---- contributions C_c[row] = (m*w_c)[row] * G[row] into the corner planes (their X products are
         // consumed): coefficient rows broadcast to 8 lanes by Gather, then a block-stride-0 masked Mul
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         for (int c = 0; c < 4; ++c) {
-            AscendC::Gather(brc[c * rows_ * BRC_LANES], coef, table, static_cast<uint32_t>(c * redStride_ * 4),
-                            static_cast<uint32_t>(rows * BRC_LANES));
+            AscendC::Gather(brc[c * rows_ * hpr_ * BRC_LANES], coef, table, static_cast<uint32_t>(c * coefStride_ * 4),
+                            static_cast<uint32_t>(rows * hpr_ * BRC_LANES));
         }
         AscendC::PipeBarrier<PIPE_V>();
         const AscendC::BinaryRepeatParams brcRep(1, 1, 0, repBlocks, repBlocks, 1);
         for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * BRC_LANES], static_cast<uint64_t>(len),
-                         static_cast<uint8_t>(rows), brcRep);
+            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * BRC_LANES], repMask, repeats, brcRep);
         }
         PipeSync<AscendC::HardEvent::V_S>();
         PipeSync<AscendC::HardEvent::V_MTE3>();
@@ -282,7 +291,8 @@ private:
                 if (ri.inside) {
                     float sums[4];
                     for (int c = 0; c < 4; ++c) {
-                        sums[c] = red.GetValue(static_cast<uint32_t>(c * redStride_ + row));
+                        const uint32_t at = static_cast<uint32_t>(c * redStride_ + row * hpr_);
+                        sums[c] = hpr_ > 1 ? red.GetValue(at) + red.GetValue(at + 1) : red.GetValue(at);
                     }
                     ScatterPoint(n, c0, len, xp, row * lp_, ri.y0, ri.x0, ri.ly, ri.lx, ri.hy, ri.hx, ri.m, sums,
                                  gxs, gys, gms);
@@ -397,7 +407,7 @@ private:
     RowInfo rowInfo_[STAGE2_MAX_ROWS];
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, redStride_, giaccBase_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, coefStride_, redStride_, giaccBase_;
     AscendC::LocalTensor<float> coord_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;

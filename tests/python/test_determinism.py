@@ -15,6 +15,7 @@ from test_kernel_common import Case, make_inputs, require_twin, run_twin, set_ve
 CASES = [
     Case("dg2_groups2_tails", 2, 20, 12, 7, 9, groups=2, dg=2),
     Case("v1_dg4_stride2", 2, 16, 8, 9, 8, dg=4, stride=(2, 2), modulated=False),
+    Case("wide_blocks_c256", 1, 256, 8, 5, 6),  # 128-channel stage-2 blocks (2 vector repeats per row)
 ]
 CORE_COUNTS = (1, 2, 7, 48)
 _TWIN_LACKS_OVERRIDE = "exceeds the physical cores"

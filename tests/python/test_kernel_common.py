@@ -137,7 +137,7 @@ def workspace_formula(case, dtype):
     howo, k = ho * wo, case.kh * case.kw
     cin_g, cin_dg = case.cin // case.groups, case.cin // case.dg
     seg = _gcd(cin_g, cin_dg)
-    block_c = min(seg, 64)
+    block_c = 128 if seg % 128 == 0 and k <= 32 else min(seg, 64)
     num_blocks = (case.cin // seg) * (-(-seg // block_c))
     bands = min(8, howo, max(1, -(-48 // (case.n * num_blocks))))
     bands = -(-howo // -(-howo // bands))
