@@ -17,10 +17,13 @@
 // (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one unit
 // in a fixed order. The only atomic adds (stage 2, grad_input) target addresses owned by the issuing
 // unit alone and are issued in program order. Hence results are bitwise identical across runs and
-// core counts (tested at 2, 7 and 48 vector cores; 1 vector core cannot launch a MIX 1:2 kernel).
+// core counts (tests/python/test_determinism.py: 1, 2, 7 and 48 vector cores).
+// Idle vector cores: a block always has two vector cores, but the tiling may give work to fewer
+// (usedVecCores < 2*blockDim when the platform exposes an odd or reduced count); a vector core with
+// GetBlockIdx() >= usedVecCores does no unit work but joins every SyncAll and ends both matmuls.
 //
-// Limits beyond the contract's validation: a platform needs >= 2 vector cores; N*Ho*Wo <= INT32_MAX
-// (matmul tiling fields are int32); UB per vector core >= ~160 KiB + 8 KiB reserve (A2/A3: 192 KiB).
+// Limits beyond the contract's validation: N*Ho*Wo <= INT32_MAX (matmul tiling fields are int32);
+// UB per vector core >= ~181 KiB + 8 KiB reserve (stage 2 with K >= 64 and 64-channel blocks; A2/A3: 192 KiB).
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "dcn_common.h"
