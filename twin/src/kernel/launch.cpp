@@ -1,4 +1,4 @@
-// twin::Launch: virtual AI cores as threads, violation recording, SyncAll barrier with deadlock
+// twin::Launch: virtual AI cores as threads (persistent pool, twin/kernel/core_thread_pool.h), violation recording, SyncAll barrier with deadlock
 // detection, Matmul service wait (MIX), end-of-kernel checks.
 #include "twin/launch.h"
 
@@ -9,9 +9,9 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "twin/kernel/core_context.h"
+#include "twin/kernel/core_thread_pool.h"
 #include "twin/platform.h"
 
 namespace twin {
@@ -210,7 +210,9 @@ static void EndOfKernelChecks(CoreContext &c) {
 }
 
 static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()> &entry) {
+    // Pool threads are reused across launches: start every core from clean thread-local state.
     g_twinCore = &c;
+    ClearCurrentPipe();
     try {
         entry();
         EndOfKernelChecks(c);
@@ -221,6 +223,7 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
         Record(ls, "kernel: core " + CoreName(c) + ": unknown C++ exception");
     }
     g_twinCore = nullptr;
+    ClearCurrentPipe();
     {
         std::lock_guard<std::mutex> lk(ls.mu);
         ls.finished[Slot(ls, c)] = 1;
@@ -297,28 +300,23 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
-    std::vector<std::thread> threads;
     std::atomic<uint32_t> next{0};
     if (ls.concurrent) {
         for (uint32_t i = 0; i < total; ++i) cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
-        threads.reserve(total);
-        for (uint32_t i = 0; i < total; ++i) threads.emplace_back([&ls, &cores, &entry, i] { RunCore(ls, *cores[i], entry); });
+        RunOnDistinctThreads(total, [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
     } else {
-        for (uint32_t w = 0; w < physical; ++w) {
-            threads.emplace_back([&ls, &cores, &entry, &next, total] {
-                for (uint32_t i = next++; i < total; i = next++) {
-                    if (ls.aborted) break;
-                    cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
-                    RunCore(ls, *cores[i], entry);
-                    cores[i]->ubStorage.clear();
-                    cores[i]->ubStorage.shrink_to_fit();
-                    cores[i]->shadowStorage.clear();
-                    cores[i]->shadowStorage.shrink_to_fit();
-                }
-            });
-        }
+        RunOnDistinctThreads(physical, [&ls, &cores, &entry, &next, total](uint32_t) {
+            for (uint32_t i = next++; i < total; i = next++) {
+                if (ls.aborted) break;
+                cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
+                RunCore(ls, *cores[i], entry);
+                cores[i]->ubStorage.clear();
+                cores[i]->ubStorage.shrink_to_fit();
+                cores[i]->shadowStorage.clear();
+                cores[i]->shadowStorage.shrink_to_fit();
+            }
+        });
     }
-    for (auto &t : threads) t.join();
     for (uint32_t i = 0; i < total; ++i) {
         if (!cores[i]) continue;
         CoreCounters cc = cores[i]->counters;

@@ -198,3 +198,9 @@ TEventID TPipe::FetchEventIDImpl(HardEvent evt) {
 TPipe *GetTPipePtr() { return g_currentPipe; }
 
 }  // namespace AscendC
+
+namespace twin {
+namespace kernel {
+void ClearCurrentPipe() { AscendC::g_currentPipe = nullptr; }
+}  // namespace kernel
+}  // namespace twin

@@ -155,6 +155,8 @@ bool IsAic();                                   // ASCEND_IS_AIC
 // Blocks until the paired AIV cores of this AIC have left the kernel (Matmul service, MIX mode).
 void ServeMatmulUntilAivDone();
 void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes);
+// Forgets GetTPipePtr()'s pipe on this thread (pool threads are reused across launches).
+void ClearCurrentPipe();
 // Barrier across cores: aivOnly -> all AIV cores of the launch, else all cores.
 void HardSyncAll(const char *api, bool aivOnly, uint32_t participants);
 

@@ -1,0 +1,100 @@
+// Persistent core threads of twin::Launch: the cores of one launch run on distinct threads at the
+// same time, later launches reuse those threads (no growth), thread-local core state starts clean
+// on a reused thread (also after a violation), and two launches from different caller threads
+// get disjoint workers and both meet their own SyncAll barriers.
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "kernel_operator.h"
+#include "kernel_test_util.h"
+#include "twin/kernel/core_thread_pool.h"
+
+using namespace AscendC;
+using twin::KernelType;
+
+namespace {
+std::set<std::thread::id> ThreadsOfLaunch(uint32_t cores, bool *distinct) {
+    std::mutex mu;
+    std::vector<std::thread::id> ids;
+    auto r = ktest::Run(cores, KernelType::MIX_AIV_1_0, [&] {
+        KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            ids.push_back(std::this_thread::get_id());
+        }
+        SyncAll();   // every core resident at once, else this deadlocks
+    });
+    CHECK(ktest::ExpectOk(r));
+    std::set<std::thread::id> s(ids.begin(), ids.end());
+    *distinct = s.size() == cores && ids.size() == cores;
+    return s;
+}
+}  // namespace
+
+TEST_CASE(cores_run_on_distinct_reused_threads) {
+    bool distinct = false;
+    const auto first = ThreadsOfLaunch(8, &distinct);
+    CHECK(distinct);
+    const uint32_t poolAfterFirst = twin::kernel::CoreThreadPoolSize();
+    CHECK(poolAfterFirst >= 8);
+    for (int i = 0; i < 3; ++i) {
+        const auto again = ThreadsOfLaunch(8, &distinct);
+        CHECK(distinct);
+        CHECK(std::includes(first.begin(), first.end(), again.begin(), again.end()) || again == first);
+    }
+    CHECK(twin::kernel::CoreThreadPoolSize() == poolAfterFirst);
+    // a smaller launch takes a subset, a larger one grows the pool by the difference only
+    ThreadsOfLaunch(3, &distinct);
+    CHECK(distinct);
+    CHECK(twin::kernel::CoreThreadPoolSize() == poolAfterFirst);
+}
+
+TEST_CASE(reused_thread_starts_with_clean_core_state) {
+    // launch 1 fails mid-kernel with a pipe alive and a flag set; launch 2 on the same threads
+    // must see no pipe and no pending flag.
+    auto bad = ktest::Run(4, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        SetFlag<HardEvent::V_S>(0);
+        if (GetBlockIdx() == 1) WaitFlag<HardEvent::S_V>(0);   // violation: wait without set
+        WaitFlag<HardEvent::V_S>(0);
+    });
+    CHECK(ktest::ExpectViolation(bad, {"WaitFlag", "core AIV 1"}));
+    bool pipeSeen = false;
+    std::mutex mu;
+    auto good = ktest::Run(4, KernelType::AIV_ONLY, [&] {
+        std::lock_guard<std::mutex> lk(mu);
+        pipeSeen = pipeSeen || GetTPipePtr() != nullptr;
+    });
+    CHECK(ktest::ExpectOk(good));
+    CHECK(!pipeSeen);
+}
+
+TEST_CASE(concurrent_launches_from_two_callers) {
+    auto one = [](int32_t tag, std::vector<int32_t> *seen) {
+        ktest::Gm<int32_t> slots(6 * 8, "slots");
+        auto r = ktest::Run(6, KernelType::MIX_AIV_1_0, [&] {
+            KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
+            const int64_t me = GetBlockIdx(), n = GetBlockNum();
+            GlobalTensor<int32_t> s;
+            s.SetGlobalBuffer((__gm__ int32_t *)slots.addr(), n * 8);
+            s.SetValue(me * 8, static_cast<int32_t>(tag + me));
+            SyncAll();
+            s.SetValue(me * 8 + 1, s.GetValue(((me + 1) % n) * 8));
+        });
+        CHECK(ktest::ExpectOk(r));
+        for (int c = 0; c < 6; ++c) seen->push_back(slots[c * 8 + 1]);
+    };
+    std::vector<int32_t> a, b;
+    std::thread ta(one, 1000, &a), tb(one, 2000, &b);
+    ta.join();
+    tb.join();
+    CHECK(a.size() == 6 && b.size() == 6);
+    for (int c = 0; c < 6 && a.size() == 6 && b.size() == 6; ++c) {
+        CHECK(a[c] == 1000 + (c + 1) % 6);
+        CHECK(b[c] == 2000 + (c + 1) % 6);
+    }
+}
+
+TEST_MAIN()
