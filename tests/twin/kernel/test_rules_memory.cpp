@@ -86,6 +86,57 @@ TEST_CASE(uninitialized_ub_read_in_vector_op) {
     CHECK(ktest::ExpectViolation(r, {"Add", "core AIV 0", "uninitialized UB"}));
 }
 
+// The mask-form fast paths (prefix masks: one shadow check per 32-B block) still catch a read of an
+// unwritten block in the middle of a repeat, for binary, tensor-scalar and reduce instructions.
+TEST_CASE(uninitialized_ub_read_in_mask_forms) {
+    auto kernel = [](int which) {
+        return ktest::Run(1, KernelType::AIV_ONLY, [which] {
+            TPipe pipe;
+            TBuf<TPosition::VECCALC> buf;
+            pipe.InitBuffer(buf, 4096);
+            LocalTensor<float> a = buf.Get<float>(), w = a[256], d = a[512];
+            Duplicate(a, 1.0f, 40);    // blocks 0..4 of a written; block 5 (elements 40..47) not
+            Duplicate(w, 2.0f, 8);     // one block, broadcast with block stride 0
+            if (which == 0) Mul(d, a, w, 48, 1, {1, 1, 0, 8, 8, 0});
+            if (which == 1) Muls(d, a, 3.0f, 48, 1, {1, 1, 8, 8});
+            if (which == 2) WholeReduceSum(d, a, 48, 1, 1, 1, 8);
+            if (which == 3) Mul(d, a, w, 40, 1, {1, 1, 0, 8, 8, 0});   // within the written part: fine
+        });
+    };
+    CHECK(ktest::ExpectViolation(kernel(0), {"Mul", "core AIV 0", "uninitialized UB", "first unwritten 32-B block at UB offset 160"}));
+    CHECK(ktest::ExpectViolation(kernel(1), {"Muls", "core AIV 0", "uninitialized UB", "first unwritten 32-B block at UB offset 160"}));
+    CHECK(ktest::ExpectViolation(kernel(2), {"WholeReduceSum", "core AIV 0", "uninitialized UB", "first unwritten 32-B block at UB offset 160"}));
+    CHECK(ktest::ExpectOk(kernel(3)));
+}
+
+// Prefix-mask fast path and bit-mask path agree element by element (broadcast src1, strided dst).
+TEST_CASE(mask_forms_prefix_and_bitmask_agree) {
+    ktest::Gm<float> out(2 * 128, "out");
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 8192);
+        LocalTensor<float> a = buf.Get<float>(), w = a[256], d1 = a[512], d2 = a[1024];
+        for (int i = 0; i < 128; ++i) a.SetValue(i, float(i) * 0.5f - 7.0f);
+        for (int i = 0; i < 8; ++i) w.SetValue(i, float(i + 2));
+        Duplicate(d1, 0.0f, 256);
+        Duplicate(d2, 0.0f, 256);
+        Mul(d1, a, w, 44, 2, {2, 1, 0, 16, 8, 0});                 // prefix: fast path
+        uint64_t bits[2] = {(1ull << 44) - 1, 0};
+        Mul(d2, a, w, bits, 2, {2, 1, 0, 16, 8, 0});               // same elements as a bit mask
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float *)out.addr());
+        DataCopy(g, d1, 128);
+        DataCopy(g[128], d2, 128);
+    });
+    CHECK(ktest::ExpectOk(r));
+    bool same = true;
+    for (int i = 0; i < 128; ++i) same = same && out[i] == out[128 + i];
+    CHECK(same);
+    // element e of repeat r: dst at r*128 + (e/8)*16 + e%8 = a[r*64 + e] * w[e%8]
+    CHECK(out[16 + 3] == (float(64 * 0 + 8 + 3) * 0.5f - 7.0f) * float(3 + 2));
+}
+
 TEST_CASE(gm_out_of_bounds_read) {
     ktest::Gm<float> in(64), out(64);
     CHECK(ktest::ExpectViolation(CopyKernel(in, out, 0, 64, 8), {"DataCopy(GM->UB)", "core AIV 1", "out-of-bounds GM access"}));

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <climits>
 #include <cstdlib>
 #include <mutex>
 
@@ -17,6 +18,7 @@ namespace {
 
 constexpr int kCblasRowMajor = 101;
 constexpr int kCblasNoTrans = 111;
+constexpr int kCblasTrans = 112;
 using Sgemm32 = void (*)(int, int, int, int32_t, int32_t, int32_t, float, const float *, int32_t, const float *, int32_t, float, float *, int32_t);
 using Sgemm64 = void (*)(int, int, int, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *, int64_t, float, float *, int64_t);
 using SetThreads32 = void (*)(int32_t);
@@ -63,6 +65,23 @@ bool BlasSgemmRowMajor(int m, int n, int k, const float *a, const float *b, floa
     }
     if (blas.sgemm64 != nullptr) {
         blas.sgemm64(kCblasRowMajor, kCblasNoTrans, kCblasNoTrans, m, n, k, 1.0f, a, k, b, n, 1.0f, c, n);
+        return true;
+    }
+    return false;
+}
+
+bool BlasSgemmStrided(bool transA, bool transB, int m, int n, int k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                      int64_t ldc) {
+    const Blas &blas = Load();
+    const int ta = transA ? kCblasTrans : kCblasNoTrans, tb = transB ? kCblasTrans : kCblasNoTrans;
+    if (blas.sgemm32 != nullptr) {
+        if (lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) return false;
+        blas.sgemm32(kCblasRowMajor, ta, tb, m, n, k, 1.0f, a, static_cast<int32_t>(lda), b, static_cast<int32_t>(ldb), 1.0f, c,
+                     static_cast<int32_t>(ldc));
+        return true;
+    }
+    if (blas.sgemm64 != nullptr) {
+        blas.sgemm64(kCblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c, ldc);
         return true;
     }
     return false;

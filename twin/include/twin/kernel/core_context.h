@@ -131,6 +131,11 @@ inline void UbCheckRead(const char *api, const CoreContext &c, const void *p, si
     if (bytes == 0) return;
     const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
     const size_t b0 = off / 32, n = (off + bytes - 1) / 32 - b0 + 1;
+    if (n <= 8) {   // the common small read: a few shadow bytes, no library call
+        for (size_t i = 0; i < n; ++i)
+            if (c.shadow[b0 + i] == 0) UbUnwritten(api, p, bytes, b0 + i);
+        return;
+    }
     const void *bad = std::memchr(c.shadow + b0, 0, n);
     if (bad != nullptr) UbUnwritten(api, p, bytes, static_cast<size_t>(static_cast<const uint8_t *>(bad) - c.shadow));
 }

@@ -255,10 +255,10 @@ inline void DataCopyPadIn(const char *api, const LocalTensor<T> &dst, const Glob
         const uint32_t slotElems = static_cast<uint32_t>(slot / sizeof(T));
         // Pad/dummy elements: isPad -> paddingValue; no padding requested -> the chip repeats the
         // block's first element; otherwise undefined (poison stays).
-        for (uint32_t k = 0; k < slotElems; ++k) {
-            if (k >= left && k < left + n) continue;
-            if (isPad) ud[k] = padValue;
-            else if (left == 0 && right == 0) ud[k] = gs[0];
+        if (isPad || (left == 0 && right == 0)) {
+            const T fill = isPad ? padValue : gs[0];
+            for (uint32_t k = 0; k < left; ++k) ud[k] = fill;
+            for (uint32_t k = left + n; k < slotElems; ++k) ud[k] = fill;
         }
         twin::kernel::UbMarkWritten(c, ud, slot);
     }

@@ -30,6 +30,10 @@ void CheckMatmulCaller(const char *api);
 // (TWIN_BLAS_LIB, see src/kernel/blas.cpp); false when no BLAS is configured.
 bool BlasSgemmRowMajor(int m, int n, int k, const float *a, const float *b, float *c);
 bool BlasAvailable();
+// Same with row-major operands read in place: A is m x k (transA: stored k x m), leading dimension
+// lda elements; B is k x n (transB: stored n x k), ldb; C has row stride ldc.
+bool BlasSgemmStrided(bool transA, bool transB, int m, int n, int k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                      int64_t ldc);
 
 inline void RegisterObjects() {}
 template <class Obj, class... Rest>
@@ -103,6 +107,26 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
     else for (int j = 0; j < N; ++j) CheckGm(api, c, b + int64_t(j) * s.orgKb, sizeof(BT) * K, false);
     if (bias) CheckGm(api, c, bias, sizeof(BiasT) * N, false);
     for (int i = 0; i < M; ++i) CheckGm(api, c, out + int64_t(i) * ldc, sizeof(CT) * N, true);
+    // fp32 operands with the BLAS: read A and B in place (no staging copies); a plain (non-atomic)
+    // fp32 C is initialised with the bias and accumulated in place, which is the same arithmetic as
+    // computing the tile and storing it.
+    if constexpr (std::is_same<AT, float>::value && std::is_same<BT, float>::value) {
+        if (M > 0 && N > 0 && K > 0 && BlasAvailable()) {
+            const int64_t lda = ta ? s.orgM : s.orgKa, ldb = tb ? s.orgKb : s.orgN;
+            if constexpr (std::is_same<CT, float>::value) {
+                if (enAtomic == 0) {
+                    for (int i = 0; i < M; ++i)
+                        for (int j = 0; j < N; ++j) out[int64_t(i) * ldc + j] = bias ? static_cast<float>(bias[j]) : 0.0f;
+                    if (BlasSgemmStrided(ta, tb, M, N, K, a, lda, b, ldb, out, ldc)) {
+                        AddCubeWorkToServingAic(uint64_t(M) * N * K,
+                                                uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) + (bias ? uint64_t(N) * sizeof(BiasT) : 0),
+                                                uint64_t(M) * N * sizeof(CT));
+                        return;
+                    }
+                }
+            }
+        }
+    }
     std::vector<float> bf(static_cast<size_t>(K) * N);
     for (int k = 0; k < K; ++k)
         for (int j = 0; j < N; ++j)

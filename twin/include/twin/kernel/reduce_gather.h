@@ -66,23 +66,30 @@ inline void WholeReduceSumImpl(const LocalTensor<T> &dst, const LocalTensor<T> &
     if (R == 0) return;
     twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
     twin::kernel::CheckLocalRange(api, c, dst, (R - 1) * static_cast<uint64_t>(dstRepStride) + 1, "dst");
-    float vals[128];
-    size_t nv = 0;
-    uint64_t cur = 0;
-    auto flush = [&](uint64_t r) {
+    // Element offsets of one repeat, computed once; per element only a shadow-byte test (the full
+    // memchr check runs only to report an unwritten element).
+    uint32_t off[256];
+    const uint32_t planned = m.counter ? per : m.n;
+    for (uint32_t i = 0; i < planned; ++i) off[i] = static_cast<uint32_t>(twin::kernel::ElemOffset(ops[0], 0, m.counter ? i : m.idx[i]));
+    const uint64_t repElems = static_cast<uint64_t>(ops[0].repStride) * (32 / sizeof(T));
+    float vals[256];
+    for (uint64_t r = 0; r < R; ++r) {
+        uint32_t nv = planned;
+        if (m.counter) {
+            const uint64_t left = m.counterTotal - r * per;
+            if (left < per) nv = static_cast<uint32_t>(left);
+        }
+        const T *sr = src.TwinAddr() + r * repElems;
+        for (uint32_t i = 0; i < nv; ++i) {
+            const T *p = sr + off[i];
+            if (!twin::kernel::ShadowWritten(c, p)) twin::kernel::UbCheckRead(api, c, p, sizeof(T));
+            vals[i] = static_cast<float>(*p);
+        }
         c.counters.vecElemOps += nv;
         T *d = dst.TwinAddr() + r * dstRepStride;
         *d = twin::kernel::TreeSum<T>(vals, nv);
         twin::kernel::ShadowWriteElem(c, d);
-        nv = 0;
-    };
-    twin::kernel::ForEachMasked(m, R, per, [&](uint64_t r, uint32_t e) {
-        while (cur < r) flush(cur++);
-        const T *p = src.TwinAddr() + twin::kernel::ElemOffset(ops[0], r, e);
-        twin::kernel::UbCheckRead(api, c, p, sizeof(T));
-        vals[nv++] = static_cast<float>(*p);
-    });
-    while (cur < R) flush(cur++);
+    }
 }
 }  // namespace twin_detail
 
@@ -129,7 +136,8 @@ __aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &s
         if (byteOff + sizeof(T) > srcBytes)
             twin::kernel::Violation(api, "srcBaseOffset + srcOffset[" + std::to_string(i) + "] = " + std::to_string(byteOff) +
                                          " bytes is outside src (" + std::to_string(srcBytes) + " bytes; offsets are in bytes)");
-        twin::kernel::UbCheckRead(api, c, sb + byteOff, sizeof(T));
+        // an aligned element lies in one 32-B block: one shadow byte decides
+        if (!twin::kernel::ShadowWritten(c, sb + byteOff)) twin::kernel::UbCheckRead(api, c, sb + byteOff, sizeof(T));
         std::memcpy(d + i, sb + byteOff, sizeof(T));
     }
     twin::kernel::CountDone(c, dst, count);

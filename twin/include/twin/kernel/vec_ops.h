@@ -60,8 +60,15 @@ inline uint32_t CountInRepeat(const MaskPlan &m, const MaskedLayout &L, uint64_t
     return left < per ? static_cast<uint32_t>(left) : per;
 }
 
-inline bool ShadowWritten(const CoreContext &c, const void *p) {
-    return c.shadow[static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase) >> 5] != 0;
+// Prefix plans (a continuous mask, or counter mode): the enabled elements of a repeat are 0..cnt-1,
+// so inside each 32-B block of every operand they are contiguous. The fast paths below check the
+// shadow once per block (the element-wise check could only differ after a write to the same block,
+// which turns the byte to "written") and run a tight loop over the block, in the same element order.
+inline bool PrefixPlan(const MaskPlan &m) { return m.counter || (m.n > 0 && m.idx[m.n - 1] == m.n - 1); }
+inline uint32_t PrefixCount(const MaskPlan &m, uint64_t r, uint32_t per) {
+    if (!m.counter) return m.n;
+    const uint64_t left = m.counterTotal - r * per;
+    return left < per ? static_cast<uint32_t>(left) : per;
 }
 
 template <typename T, typename F>
@@ -76,11 +83,30 @@ inline void BinaryMasked(const char *api, bool isSetMask, const MaskPlan &m, int
                          {reinterpret_cast<uint8_t *>(src1.TwinAddr()), sizeof(T), p.src1BlkStride, p.src1RepStride, src1.TwinCapacity(), "src1"}};
     const uint64_t R = PrepareMasked(api, c, m, repeat, ops, 3, per);
     if (R == 0) return;
-    static thread_local MaskedLayout L;
-    BuildLayout(L, m, per, ops, 3);
     T *d = dst.TwinAddr();
     const T *a = src0.TwinAddr(), *b = src1.TwinAddr();
     uint64_t n = 0;
+    if (PrefixPlan(m)) {
+        for (uint64_t r = 0; r < R; ++r) {
+            const uint32_t cnt = PrefixCount(m, r, per);
+            T *dr = d + r * p.dstRepStride * perBlk;
+            const T *ar = a + r * p.src0RepStride * perBlk, *br = b + r * p.src1RepStride * perBlk;
+            for (uint32_t e0 = 0, blk = 0; e0 < cnt; e0 += perBlk, ++blk) {
+                const uint32_t len = std::min(perBlk, cnt - e0);
+                T *pd = dr + blk * p.dstBlkStride * perBlk;
+                const T *pa = ar + blk * p.src0BlkStride * perBlk, *pb = br + blk * p.src1BlkStride * perBlk;
+                if (!ShadowWritten(c, pa)) UbCheckRead(api, c, pa, sizeof(T));
+                if (!ShadowWritten(c, pb)) UbCheckRead(api, c, pb, sizeof(T));
+                for (uint32_t k = 0; k < len; ++k) pd[k] = static_cast<T>(f(pa[k], pb[k]));
+                ShadowWriteElem(c, pd);
+            }
+            n += cnt;
+        }
+        c.counters.vecElemOps += n;
+        return;
+    }
+    static thread_local MaskedLayout L;
+    BuildLayout(L, m, per, ops, 3);
     for (uint64_t r = 0; r < R; ++r) {
         const uint32_t cnt = CountInRepeat(m, L, r, per);
         T *dr = d + r * p.dstRepStride * perBlk;
@@ -120,11 +146,29 @@ inline void UnaryMasked(const char *api, const MaskPlan &m, int64_t repeat, cons
                          {reinterpret_cast<uint8_t *>(src.TwinAddr()), sizeof(T), p.srcBlkStride, p.srcRepStride, src.TwinCapacity(), "src"}};
     const uint64_t R = PrepareMasked(api, c, m, repeat, ops, 2, per);
     if (R == 0) return;
-    static thread_local MaskedLayout L;
-    BuildLayout(L, m, per, ops, 2);
     T *d = dst.TwinAddr();
     const T *s = src.TwinAddr();
     uint64_t n = 0;
+    if (PrefixPlan(m)) {
+        for (uint64_t r = 0; r < R; ++r) {
+            const uint32_t cnt = PrefixCount(m, r, per);
+            T *dr = d + r * p.dstRepStride * perBlk;
+            const T *sr = s + r * p.srcRepStride * perBlk;
+            for (uint32_t e0 = 0, blk = 0; e0 < cnt; e0 += perBlk, ++blk) {
+                const uint32_t len = std::min(perBlk, cnt - e0);
+                T *pd = dr + blk * p.dstBlkStride * perBlk;
+                const T *ps = sr + blk * p.srcBlkStride * perBlk;
+                if (!ShadowWritten(c, ps)) UbCheckRead(api, c, ps, sizeof(T));
+                for (uint32_t k = 0; k < len; ++k) pd[k] = static_cast<T>(f(ps[k]));
+                ShadowWriteElem(c, pd);
+            }
+            n += cnt;
+        }
+        c.counters.vecElemOps += n;
+        return;
+    }
+    static thread_local MaskedLayout L;
+    BuildLayout(L, m, per, ops, 2);
     for (uint64_t r = 0; r < R; ++r) {
         const uint32_t cnt = CountInRepeat(m, L, r, per);
         T *dr = d + r * p.dstRepStride * perBlk;
