@@ -237,6 +237,33 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
     ls.cv.notify_all();
 }
 
+// Recycled UB arenas (and their shadows): a launch at 48 vector cores needs ~9.4 MB of arena; taking
+// it from freed heap memory every time costs page faults. Contents are re-poisoned on reuse, so a
+// recycled arena is indistinguishable from a fresh one. At most kMaxPooledArenas are kept.
+namespace {
+constexpr size_t kMaxPooledArenas = 96;
+std::mutex g_arenaMu;
+std::vector<std::vector<uint8_t>> g_ubArenas, g_shadowArenas;
+
+std::vector<uint8_t> TakeArena(std::vector<std::vector<uint8_t>> &pool) {
+    std::lock_guard<std::mutex> lk(g_arenaMu);
+    if (pool.empty()) return {};
+    std::vector<uint8_t> v = std::move(pool.back());
+    pool.pop_back();
+    return v;
+}
+
+void ReturnArenas(CoreContext &c) {
+    std::lock_guard<std::mutex> lk(g_arenaMu);
+    if (!c.ubStorage.empty() && g_ubArenas.size() < kMaxPooledArenas) g_ubArenas.push_back(std::move(c.ubStorage));
+    if (!c.shadowStorage.empty() && g_shadowArenas.size() < kMaxPooledArenas) g_shadowArenas.push_back(std::move(c.shadowStorage));
+    c.ubStorage = std::vector<uint8_t>();
+    c.shadowStorage = std::vector<uint8_t>();
+    c.ubBase = nullptr;
+    c.shadow = nullptr;
+}
+}  // namespace
+
 static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t idx) {
     auto c = std::make_unique<CoreContext>();
     c->launch = &ls;
@@ -254,9 +281,11 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
     if (!aic) {
         c->ubBytes = ls.plat.ubBytes;
         c->ubCapacity = ls.plat.ubBytes - kUbSystemReservedBytes - kUbAscReservedBytes;
+        c->ubStorage = TakeArena(g_ubArenas);
         c->ubStorage.assign(c->ubBytes + 64, kUbPoisonByte);
         uintptr_t base = reinterpret_cast<uintptr_t>(c->ubStorage.data());
         c->ubBase = reinterpret_cast<uint8_t *>((base + 63) / 64 * 64);
+        c->shadowStorage = TakeArena(g_shadowArenas);
         c->shadowStorage.assign(c->ubBytes / 32, 0);
         c->shadow = c->shadowStorage.data();
     }
@@ -310,13 +339,12 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
                 if (ls.aborted) break;
                 cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
                 RunCore(ls, *cores[i], entry);
-                cores[i]->ubStorage.clear();
-                cores[i]->ubStorage.shrink_to_fit();
-                cores[i]->shadowStorage.clear();
-                cores[i]->shadowStorage.shrink_to_fit();
+                ReturnArenas(*cores[i]);
             }
         });
     }
+    for (uint32_t i = 0; i < total; ++i)
+        if (cores[i]) ReturnArenas(*cores[i]);
     for (uint32_t i = 0; i < total; ++i) {
         if (!cores[i]) continue;
         CoreCounters cc = cores[i]->counters;
