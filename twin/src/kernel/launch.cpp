@@ -42,7 +42,10 @@ struct LaunchState {
     uint32_t aivPerAic = 0;                // 2 for MIX_AIC_1_2, 1 for MIX_AIC_1_1
     bool concurrent = true;                // all cores resident at once (false: AIV waves)
     std::mutex mu;
-    std::condition_variable cv;
+    std::condition_variable cv;            // SyncAll barriers and finishing cores
+    // One per AIC serving Matmul: only its own AIV cores' exits (or an abort) wake it, so a
+    // finishing AIV does not wake every other AIC (that wake-up storm cost ms per launch).
+    std::unique_ptr<std::condition_variable[]> aicCv;
     std::atomic<bool> aborted{false};
     std::string firstError;
     // barriers: [0] AIV-only, [1] all cores
@@ -75,6 +78,7 @@ static void Record(LaunchState &ls, const std::string &msg) {
         ls.aborted = true;
     }
     ls.cv.notify_all();
+    for (uint32_t i = 0; i < ls.numAic; ++i) ls.aicCv[i].notify_all();
 }
 
 [[noreturn]] void Violation(const char *api, const std::string &rule) {
@@ -183,7 +187,7 @@ void ServeMatmulUntilAivDone() {
     ls.waitingAt[Slot(ls, c)] = "REGIST_MATMUL_OBJ (serving Matmul)";
     while (ls.aivDoneOfAic[c.blockIdx] < ls.aivPerAic) {
         if (ls.aborted) { lk.unlock(); throw KernelAbort{}; }
-        ls.cv.wait(lk);
+        ls.aicCv[c.blockIdx].wait(lk);
     }
     ls.waitingAt[Slot(ls, c)].clear();
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
@@ -235,6 +239,7 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
         }
     }
     ls.cv.notify_all();
+    if (!c.isAic && ls.aivPerAic != 0) ls.aicCv[c.blockIdx / ls.aivPerAic].notify_all();
 }
 
 // Recycled UB arenas (and their shadows): a launch at 48 vector cores needs ~9.4 MB of arena; taking
@@ -326,6 +331,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.waitingAt.assign(total, std::string());
     ls.finished.assign(total, 0);
     ls.aivDoneOfAic.assign(ls.numAic, 0);
+    ls.aicCv.reset(new std::condition_variable[ls.numAic]);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
