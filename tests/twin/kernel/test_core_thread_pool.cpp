@@ -3,6 +3,7 @@
 // on a reused thread (also after a violation), and two launches from different caller threads
 // get disjoint workers and both meet their own SyncAll barriers.
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -94,6 +95,42 @@ TEST_CASE(concurrent_launches_from_two_callers) {
     for (int c = 0; c < 6 && a.size() == 6 && b.size() == 6; ++c) {
         CHECK(a[c] == 1000 + (c + 1) % 6);
         CHECK(b[c] == 2000 + (c + 1) % 6);
+    }
+}
+
+// UB arenas are recycled across launches: a buffer handed out by InitBuffer still starts as poison
+// (0xFF bytes), never as a previous launch's data. Observable through DataCopyPad's undefined
+// padding elements (isPad=false with rightPadding: they keep the UB contents).
+TEST_CASE(recycled_ub_arena_is_poisoned_by_init_buffer) {
+    ktest::Gm<float> in(8, "in"), out(8, "out");
+    for (int i = 0; i < 8; ++i) in[i] = float(i + 1);
+    auto fill = ktest::Run(2, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 1024);
+        LocalTensor<float> t = buf.Get<float>();
+        Duplicate(t, 1.0f, 256);
+    });
+    CHECK(ktest::ExpectOk(fill));
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 1024);
+        LocalTensor<float> t = buf.Get<float>();
+        GlobalTensor<float> gi, go;
+        gi.SetGlobalBuffer((__gm__ float *)in.addr(), 8);
+        go.SetGlobalBuffer((__gm__ float *)out.addr(), 8);
+        DataCopyPad(t, gi, DataCopyExtParams(1, 4 * sizeof(float), 0, 0, 0), DataCopyPadExtParams<float>(false, 0, 2, 0.0f));
+        SetFlag<HardEvent::MTE2_MTE3>(0);
+        WaitFlag<HardEvent::MTE2_MTE3>(0);
+        DataCopy(go, t, 8);
+    });
+    CHECK(ktest::ExpectOk(r));
+    CHECK(out[0] == 1.0f && out[3] == 4.0f);
+    for (int i = 4; i < 8; ++i) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, &out[i], sizeof(bits));
+        CHECK(bits == 0xFFFFFFFFu);
     }
 }
 

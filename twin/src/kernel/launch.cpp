@@ -243,8 +243,8 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
 }
 
 // Recycled UB arenas (and their shadows): a launch at 48 vector cores needs ~9.4 MB of arena; taking
-// it from freed heap memory every time costs page faults. Contents are re-poisoned on reuse, so a
-// recycled arena is indistinguishable from a fresh one. At most kMaxPooledArenas are kept.
+// it from freed heap memory every time costs page faults. Shadows are cleared on reuse and InitBuffer
+// poisons every UB byte it hands out, so a recycled arena is indistinguishable from a fresh one. At most kMaxPooledArenas are kept.
 namespace {
 constexpr size_t kMaxPooledArenas = 96;
 std::mutex g_arenaMu;
@@ -287,7 +287,9 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
         c->ubBytes = ls.plat.ubBytes;
         c->ubCapacity = ls.plat.ubBytes - kUbSystemReservedBytes - kUbAscReservedBytes;
         c->ubStorage = TakeArena(g_ubArenas);
-        c->ubStorage.assign(c->ubBytes + 64, kUbPoisonByte);
+        // A recycled arena of the same size keeps its old bytes: none of them is reachable, since
+        // every byte InitBuffer hands out is poisoned there and tensors stay inside their buffers.
+        if (c->ubStorage.size() != c->ubBytes + 64) c->ubStorage.assign(c->ubBytes + 64, kUbPoisonByte);
         uintptr_t base = reinterpret_cast<uintptr_t>(c->ubStorage.data());
         c->ubBase = reinterpret_cast<uint8_t *>((base + 63) / 64 * 64);
         c->shadowStorage = TakeArena(g_shadowArenas);
