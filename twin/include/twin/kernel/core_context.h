@@ -149,7 +149,8 @@ inline void CheckGm(const char *api, CoreContext &c, const void *p, size_t bytes
     if (b >= c.gmCacheBase && bytes <= c.gmCacheBytes && b - c.gmCacheBase <= static_cast<ptrdiff_t>(c.gmCacheBytes - bytes)) return;
     GmCheckSlow(api, c, p, bytes, write);
 }
-// Atomic read-modify-write of GM (serialised across cores by address-striped locks).
+// Atomic read-modify-write of GM (serialised across cores by one process-wide lock; the address
+// argument is kept so the lock could be striped by address later).
 void GmAtomicLock(const void *p);
 void GmAtomicUnlock(const void *p);
 
