@@ -61,6 +61,20 @@ bool aclTensor::IsContiguous() const {
     return true;
 }
 
+namespace {
+// The aclCreate*Array family: copy `size` values (null only when size == 0); null + message on misuse.
+template <typename Array, typename T>
+Array *CreateArray(const char *api, const T *value, uint64_t size) {
+    if (size > 0 && value == nullptr) {
+        twin_rt::SetErrMsg(std::string(api) + ": value is null but size > 0");
+        return nullptr;
+    }
+    auto *a = new Array;
+    a->values.assign(value, value + size);
+    return a;
+}
+}  // namespace
+
 extern "C" {
 aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
                            int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
@@ -108,40 +122,23 @@ aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
     return ACLNN_SUCCESS;
 }
 
+
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
-    if (size > 0 && value == nullptr) {
-        twin_rt::SetErrMsg("aclCreateIntArray: value is null but size > 0");
-        return nullptr;
-    }
-    auto *a = new aclIntArray;
-    a->values.assign(value, value + size);
-    return a;
+    return CreateArray<aclIntArray>("aclCreateIntArray", value, size);
 }
 aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
     delete array;
     return ACLNN_SUCCESS;
 }
 aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size) {
-    if (size > 0 && value == nullptr) {
-        twin_rt::SetErrMsg("aclCreateFloatArray: value is null but size > 0");
-        return nullptr;
-    }
-    auto *a = new aclFloatArray;
-    a->values.assign(value, value + size);
-    return a;
+    return CreateArray<aclFloatArray>("aclCreateFloatArray", value, size);
 }
 aclnnStatus aclDestroyFloatArray(const aclFloatArray *array) {
     delete array;
     return ACLNN_SUCCESS;
 }
 aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
-    if (size > 0 && value == nullptr) {
-        twin_rt::SetErrMsg("aclCreateBoolArray: value is null but size > 0");
-        return nullptr;
-    }
-    auto *a = new aclBoolArray;
-    a->values.assign(value, value + size);
-    return a;
+    return CreateArray<aclBoolArray>("aclCreateBoolArray", value, size);
 }
 aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
     delete array;
