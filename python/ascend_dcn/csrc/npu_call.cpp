@@ -9,6 +9,7 @@
 #include "torch_npu/csrc/core/npu/NPUException.h"
 #include "torch_npu/csrc/core/npu/NPUGuard.h"
 #include "torch_npu/csrc/core/npu/NPUStream.h"
+#include "torch_npu/csrc/core/npu/npu_log.h"
 #include "torch_npu/csrc/framework/OpCommand.h"
 
 namespace ascend_dcn {
@@ -209,8 +210,12 @@ int NpuCall::RunPhase2(aclrtStream stream)
 {
     void *workspace = workspace_.defined() && workspaceSize_ > 0 ? workspace_.data_ptr() : nullptr;
     const aclnnStatus status = lib_->Functions().execute(workspace, workspaceSize_, executor_, stream);
-    if (status != 0 && !releasable_) {
-        executor_ = nullptr;  // a failed phase 2 still consumed the (non-repeatable) executor
+    if (status != 0) {
+        // torch_npu raises for the non-zero status with CANN's error message; its operator log
+        // gets our status name as well.
+        const std::string message = lib_->RecentErrorMessage();
+        ASCEND_LOGE("%s failed with status %d (%s): %s", kExecuteApi, static_cast<int>(status),
+                    AclnnStatusName(status), message.c_str());
     }
     return status;
 }
