@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "dcn_checked_math.h"
 #include "deformable_conv2d_backward_check.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -42,7 +43,6 @@ int64_t Gcd(int64_t a, int64_t b)
 }
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-uint64_t AlignWs(uint64_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
 
 ge::graphStatus Fail(const std::string &msg)
 {
@@ -171,22 +171,36 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     }
 
     // ---- user workspace layout
-    const uint64_t hw = static_cast<uint64_t>(h * w);
+    // Workspace regions: every size product and the running offset are overflow-checked
+    // (dcn_checked_math.h); the total is bounded by the device memory below.
     uint64_t off = 0;
-    auto region = [&off](uint64_t bytes) {
-        uint64_t at = off;
-        off += AlignWs(bytes);
+    bool wsFits = true;
+    auto region = [&off, &wsFits](std::initializer_list<int64_t> factors) {
+        const uint64_t at = off;
+        uint64_t bytes = 0;
+        wsFits = wsFits && dcn::CheckedBytes(factors, &bytes) && dcn::CheckedAlignUp(bytes, kWsAlign, &bytes) &&
+                 dcn::CheckedAdd(off, bytes, &off);
         return at;
     };
     DeformableConv2dBackwardTilingData td;
-    td.set_wsXt(region(n * hw * cin * 4));
-    td.set_wsGiacc(region(static_cast<uint64_t>(pixelBands) * n * hw * cin * 4));
-    td.set_wsG(region(static_cast<uint64_t>(n * howo * k * cin) * 4));
-    td.set_wsWp(region(static_cast<uint64_t>(cout * cinG * k * elt)));
-    td.set_wsGot(region(static_cast<uint64_t>(n * howo * cout * elt)));
-    td.set_wsDcol(region(static_cast<uint64_t>(n * howo * cin * k * elt)));
-    td.set_wsGw(region(static_cast<uint64_t>(wSplitK * cout * cinG * k) * 4));
-    td.set_wsPart(region(static_cast<uint64_t>(n * numBlocks * 3 * k * howo) * 4));
+    td.set_wsXt(region({n, h, w, cin, 4}));
+    td.set_wsGiacc(region({pixelBands, n, h, w, cin, 4}));
+    td.set_wsG(region({n, howo, k, cin, 4}));
+    td.set_wsWp(region({cout, cinG, k, elt}));
+    td.set_wsGot(region({n, howo, cout, elt}));
+    td.set_wsDcol(region({n, howo, cin, k, elt}));
+    td.set_wsGw(region({wSplitK, cout, cinG, k, 4}));
+    td.set_wsPart(region({n, numBlocks, 3, k, howo, 4}));
+    uint64_t hbm = 0;
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::HBM, hbm);
+    const uint64_t libApiWs = plat.GetLibApiWorkSpaceSize();
+    uint64_t wsTotal = 0;
+    const bool wsTotalFits = wsFits && dcn::CheckedAdd(off, libApiWs, &wsTotal);
+    if (!wsTotalFits || (hbm > 0 && wsTotal > hbm)) {
+        return Fail("workspace: the shape needs " +
+                    (wsTotalFits ? std::to_string(wsTotal) + " bytes" : std::string("2^64 bytes or more")) +
+                    ", more than the device memory of " + std::to_string(hbm) + " bytes");
+    }
     td.set_wsUserBytes(off);
 
     td.set_n(n); td.set_cin(cin); td.set_h(h); td.set_w(w); td.set_cout(cout); td.set_kh(kh); td.set_kw(kw);
@@ -221,11 +235,12 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     raw->SetDataSize(td.GetDataSize());
     context->SetBlockDim(blockDim);  // MIX AIC:AIV = 1:2 -> block dim counts cube cores
     context->SetTilingKey(key);
+    context->SetScheduleMode(1);  // batch mode: the kernel's SyncAll needs every core resident (SyncAll docs)
     size_t *ws = context->GetWorkspaceSizes(1);
     if (ws == nullptr) {
         return Fail("workspace sizes unavailable");
     }
-    ws[0] = static_cast<size_t>(plat.GetLibApiWorkSpaceSize()) + static_cast<size_t>(off);
+    ws[0] = static_cast<size_t>(wsTotal);
     return ge::GRAPH_SUCCESS;
 }
 
