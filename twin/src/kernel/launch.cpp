@@ -2,6 +2,8 @@
 // detection, Matmul service wait (MIX), end-of-kernel checks.
 #include "twin/launch.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -270,7 +272,13 @@ constexpr size_t kMaxPooledArenas = 96;
 std::mutex g_arenaMu;
 std::vector<std::vector<uint8_t>> g_ubArenas, g_shadowArenas;
 
+// Held across fork() so a forked child never inherits it locked by another thread.
+void ArenaLockForFork() { g_arenaMu.lock(); }
+void ArenaUnlockAfterFork() { g_arenaMu.unlock(); }
+const int g_arenaAtFork = pthread_atfork(ArenaLockForFork, ArenaUnlockAfterFork, ArenaUnlockAfterFork);
+
 std::vector<uint8_t> TakeArena(std::vector<std::vector<uint8_t>> &pool) {
+    (void)g_arenaAtFork;
     std::lock_guard<std::mutex> lk(g_arenaMu);
     if (pool.empty()) return {};
     std::vector<uint8_t> v = std::move(pool.back());
