@@ -158,15 +158,16 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> Backward(
     return std::make_tuple(t.gradInput, t.gradWeight, t.gradOffset, t.gradBias);
 }
 
-// PrivateUse1 kernel: the schema of ascend_dcn::deformable_conv2d_backward has SymInt[] lists.
+// PrivateUse1 kernel, typed exactly as the schema torch.library.custom_op infers for
+// ascend_dcn::deformable_conv2d_backward: (Tensor x5, SymInt[] x4, SymInt, SymInt, bool).
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> BackwardKernel(
     const at::Tensor &input, const at::Tensor &gradOutput, const at::Tensor &offsetOut, const at::Tensor &weight,
     const at::Tensor &offset, c10::SymIntArrayRef kernelSize, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding,
-    c10::SymIntArrayRef dilation, int64_t groups, int64_t deformableGroups, bool modulated)
+    c10::SymIntArrayRef dilation, c10::SymInt groups, c10::SymInt deformableGroups, bool modulated)
 {
     return Backward(input, gradOutput, offsetOut, weight, offset, C10_AS_INTARRAYREF_SLOW(kernelSize),
                     C10_AS_INTARRAYREF_SLOW(stride), C10_AS_INTARRAYREF_SLOW(padding),
-                    C10_AS_INTARRAYREF_SLOW(dilation), groups, deformableGroups, modulated);
+                    C10_AS_INTARRAYREF_SLOW(dilation), groups.expect_int(), deformableGroups.expect_int(), modulated);
 }
 
 }  // namespace
