@@ -47,6 +47,11 @@
 #include "register/tilingdata_base.h"
 #include "tiling/tiling_api.h"
 
+#include <cstdint>
+
+// Tiling keys (DCN_TILING_KEY_*) and every host<->kernel constant: one definition, in op_kernel.
+#include "../op_kernel/dcn_tiling_constants.h"
+
 namespace optiling {
 
 BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
@@ -101,11 +106,6 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(DeformableConv2dBackward, DeformableConv2dBackwardTilingData)
-
-// Tiling keys: the I/O dtype (the kernel is instantiated once per key).
-constexpr uint64_t DCN_TILING_KEY_FLOAT32 = 0;
-constexpr uint64_t DCN_TILING_KEY_FLOAT16 = 1;
-constexpr uint64_t DCN_TILING_KEY_BFLOAT16 = 2;
 
 ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context);
 

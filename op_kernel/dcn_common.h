@@ -11,6 +11,7 @@
 
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
+#include "dcn_tiling_constants.h"
 
 namespace dcn_kernel {
 
@@ -22,7 +23,6 @@ __aicore__ inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) *
 __aicore__ inline int64_t MinI(int64_t a, int64_t b) { return a < b ? a : b; }
 __aicore__ inline int64_t MaxI(int64_t a, int64_t b) { return a > b ? a : b; }
 
-constexpr int64_t UB_BLOCK_BYTES = 32;
 
 // Shape, attributes and work split (copied from the tiling data; all int64).
 struct DcnParams {

@@ -37,12 +37,6 @@
 
 namespace dcn_kernel {
 
-constexpr int64_t STAGE2_MAX_KT = 64;
-constexpr int64_t STAGE2_MAX_ROWS = 64;  // sample points per tile: pixelTile * min(K, 64) <= 64 (tiling kStage2Rows)
-constexpr int64_t PIXEL_ALIGN = 16;
-constexpr int64_t REPEAT_LANES = 64;  // fp32 lanes of one 256-B vector repeat
-constexpr int64_t BRC_LANES = 8;  // one 32-B block of fp32: a row coefficient broadcast for a block-stride-0 operand
-constexpr int64_t RED_ALIGN = 8;  // red buffer: per corner one sum per tile row (dstRepStride 1), 32-B aligned
 
 template <typename T>
 class Stage2Sample {
@@ -51,9 +45,9 @@ public:
     {
         p_ = &p;
         t_ = &t;
-        kt_ = MinI(p.k, STAGE2_MAX_KT);
+        kt_ = MinI(p.k, dcn_tiling::kStage2MaxKt);
         pt_ = p.pixelTile;
-        ptp_ = RoundUp(pt_, PIXEL_ALIGN);
+        ptp_ = RoundUp(pt_, dcn_tiling::kPixelAlign);
         lp_ = RoundUp(p.blockC, 8);
         plane_ = kt_ * ptp_;
 
@@ -61,17 +55,17 @@ public:
         pipe.InitBuffer(offQue_, 1, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
         rows_ = pt_ * kt_;
         // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
-        hpr_ = lp_ > REPEAT_LANES ? lp_ / REPEAT_LANES : 1;
-        coefStride_ = RoundUp(rows_, RED_ALIGN);
-        redStride_ = RoundUp(rows_ * hpr_, RED_ALIGN);
+        hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
+        coefStride_ = RoundUp(rows_, dcn_tiling::kRedAlign);
+        redStride_ = RoundUp(rows_ * hpr_, dcn_tiling::kRedAlign);
         pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
         pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
         pipe.InitBuffer(coefBuf_, static_cast<uint32_t>(4 * coefStride_ * 4));
-        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * BRC_LANES * 4));
-        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * BRC_LANES * 4));
+        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
@@ -85,8 +79,8 @@ public:
         // 32-B block per repeat of the row)
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         PipeSync<AscendC::HardEvent::V_S>();
-        for (int64_t e = 0; e < rows_ * hpr_ * BRC_LANES; ++e) {
-            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (BRC_LANES * hpr_)) * 4));
+        for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
+            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
         }
         PipeSync<AscendC::HardEvent::S_V>();
         AscendC::PipeBarrier<PIPE_V>();
@@ -143,7 +137,7 @@ private:
             cp.blockCount = static_cast<uint16_t>(kt);
             cp.blockLen = static_cast<uint32_t>(pt * elt);
             cp.srcStride = static_cast<uint32_t>((p.howo - pt) * elt);
-            cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<T> noPad;
             int64_t ch = j * p.dg * p.k + dgi * p.k + k0;
@@ -157,7 +151,7 @@ private:
             cp.blockCount = static_cast<uint16_t>(kt);
             cp.blockLen = static_cast<uint32_t>(len * 4);
             cp.srcStride = static_cast<uint32_t>((p.cinG - len) * 4);
-            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<float> noPad;
             int64_t src = (((n * p.groups + gc) * p.howo + p0 + i) * p.k + k0) * p.cinG + cl0;
@@ -244,7 +238,7 @@ private:
 
         // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) + one WholeReduceSum per corner
         const uint8_t repBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
-        const uint64_t repMask = static_cast<uint64_t>(hpr_ > 1 ? REPEAT_LANES : len);
+        const uint64_t repMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
         const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
         const AscendC::BinaryRepeatParams rep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
@@ -268,13 +262,13 @@ private:
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         for (int c = 0; c < 4; ++c) {
-            AscendC::Gather(brc[c * rows_ * hpr_ * BRC_LANES], coef, table, static_cast<uint32_t>(c * coefStride_ * 4),
-                            static_cast<uint32_t>(rows * hpr_ * BRC_LANES));
+            AscendC::Gather(brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], coef, table, static_cast<uint32_t>(c * coefStride_ * 4),
+                            static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
         }
         AscendC::PipeBarrier<PIPE_V>();
         const AscendC::BinaryRepeatParams brcRep(1, 1, 0, repBlocks, repBlocks, 1);
         for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * BRC_LANES], repMask, repeats, brcRep);
+            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], repMask, repeats, brcRep);
         }
         PipeSync<AscendC::HardEvent::V_S>();
         PipeSync<AscendC::HardEvent::V_MTE3>();
@@ -314,7 +308,7 @@ private:
             AscendC::DataCopyExtParams cp;
             cp.blockCount = static_cast<uint16_t>(kt);
             cp.blockLen = static_cast<uint32_t>(pt * 4);
-            cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.dstStride = static_cast<uint32_t>((p.howo - pt) * 4);
             cp.rsv = 0;
             int64_t dst = (((n * p.numBlocks + b) * 3 + j) * p.k + k0) * p.howo + p0;
@@ -354,7 +348,7 @@ private:
                 cp.blockLen = static_cast<uint32_t>(len * 4);
                 cp.srcStride = static_cast<uint32_t>((p_->cin - len) * 4);
                 // the next corner's plane row: planeElems floats further
-                cp.dstStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+                cp.dstStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.rsv = 0;
                 AscendC::DataCopyPad(xp[first * planeElems + rowOff], t_->xt[pos[first]], cp, noPad);
             }
@@ -382,7 +376,7 @@ private:
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
-                cp.srcStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+                cp.srcStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.dstStride = static_cast<uint32_t>((p_->cin - len) * 4);
                 cp.rsv = 0;
                 AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * planeElems + rowOff], cp);
@@ -404,7 +398,7 @@ private:
         bool inside;  // whole-sample window -1 < y < H, -1 < x < W
     };
 
-    RowInfo rowInfo_[STAGE2_MAX_ROWS];
+    RowInfo rowInfo_[dcn_tiling::kStage2Rows];
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, coefStride_, redStride_, giaccBase_;

@@ -1,0 +1,156 @@
+// Named tiling steps of DeformableConv2dBackward (see deformable_conv2d_backward_tiling_plan.h).
+#include "deformable_conv2d_backward_tiling_plan.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "../op_kernel/dcn_tiling_constants.h"
+
+namespace dcn {
+namespace {
+
+using namespace dcn_tiling;
+
+int64_t Gcd(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+uint64_t AlignWs(uint64_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
+
+// Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls).
+uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt)
+{
+    const int64_t kt = std::min(k, kStage2MaxKt);
+    const int64_t ptp = RoundUp(pixelTile, kPixelAlign);
+    const int64_t lp = RoundUp(blockC, 8);
+    const int64_t plane = kt * ptp;
+    const int64_t rows = pixelTile * kt;
+    const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
+    const int64_t gTiles = 2 * rows * lp * 4;
+    const int64_t rawOffsets = 3 * plane * elt;
+    const int64_t cornerPlanes = 4 * rows * lp * 4;
+    const int64_t coords = (11 * plane + 2 * ptp) * 4;
+    const int64_t floorInts = plane * 4;
+    const int64_t partials = 3 * plane * 4;
+    const int64_t sums = 4 * RoundUp(rows * hpr, kRedAlign) * 4;
+    const int64_t coefs = 4 * RoundUp(rows, kRedAlign) * 4;
+    const int64_t broadcast = 4 * rows * hpr * kBrcLanes * 4;
+    const int64_t table = rows * hpr * kBrcLanes * 4;
+    return static_cast<uint64_t>(gTiles + rawOffsets + cornerPlanes + coords + floorInts + partials + sums + coefs +
+                                 broadcast + table);
+}
+
+uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
+
+}  // namespace
+
+bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &error)
+{
+    // MIX AIC:AIV = 1:2: a block is one cube core plus two vector cores. The platform may expose fewer
+    // vector cores than 2 x cube cores (e.g. a core-count override of 7 vector cores = 4 blocks): the
+    // launch still has two vector cores per block, and only vector cores [0, usedVecCores) take work;
+    // the others join every SyncAll and matmul End. On a full chip usedVecCores == 2 * blockDim.
+    cores.blockDim = std::min(platform.aicNum, (platform.aivNum + 1) / 2);
+    if (cores.blockDim == 0) {
+        error = "platform: the MIX AIC:AIV = 1:2 kernel needs at least 1 cube core and 1 vector core; got " +
+                std::to_string(platform.aicNum) + " cube and " + std::to_string(platform.aivNum) + " vector cores";
+        return false;
+    }
+    cores.usedVecCores = std::min(platform.aivNum, 2 * cores.blockDim);
+    return true;
+}
+
+WorkSplit PlanWorkSplit(const TilingShape &s)
+{
+    WorkSplit w;
+    const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
+    const int64_t cinDg = s.cin / s.dg;
+    // Stage 2 channel blocks: segments inside one conv group AND one deformable group, cut into blocks
+    // as wide as possible (narrower blocks multiply the per-sample-point work). Wide (128-channel)
+    // blocks need whole 128-channel blocks and <= 32 kernel points (UB: <= 32 rows per tile).
+    w.segLen = Gcd(cinG, cinDg);
+    const bool wide = w.segLen % kBlockCWide == 0 && k <= kWideMaxK;
+    w.blockC = wide ? kBlockCWide : std::min(w.segLen, kBlockCMax);
+    w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
+    w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
+    const int64_t kt = std::min(k, kStage2MaxKt);
+    const int64_t rows = wide ? kStage2RowsWide : kStage2Rows;
+    w.pixelTile = std::max<int64_t>(1, std::min(howo, rows / kt));
+    // Pixel bands: enough stage-2 units for a full chip (a constant target, not the core count).
+    const int64_t bands = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, s.n * w.numBlocks))});
+    w.bandLen = CeilDiv(howo, bands);
+    w.pixelBands = CeilDiv(howo, w.bandLen);  // no empty band
+    // Stage 1 matmul tiles and grad_weight Ka chunks.
+    const int64_t kcg = k * cinG, ka = s.n * howo;
+    w.gTileM = std::min(howo, kGTileM);
+    w.gTileN = std::min(kcg, kGTileN);
+    w.wTileM = std::min(coutG, kWTileM);
+    w.wTileN = std::min(kcg, kWTileN);
+    w.wChunkK = std::min(ka, kWChunkK);
+    w.wSplitK = CeilDiv(ka, w.wChunkK);
+    return w;
+}
+
+UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
+{
+    UbBudget ub;
+    ub.stage0 = TransposeUbBytes() + kZeroChunk * 4;
+    ub.stage2 = Stage2UbBytes(s.kh * s.kw, w.pixelTile, w.blockC, s.elt);
+    ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4;
+    ub.need = std::max({ub.stage0, ub.stage2, ub.stage3});
+    return ub;
+}
+
+WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
+{
+    const uint64_t n = s.n, cin = s.cin, hw = s.h * s.w, howo = s.ho * s.wo, k = s.kh * s.kw;
+    const uint64_t elt = s.elt, cout = s.cout, cinG = s.cin / s.groups;
+    WorkspaceLayout ws;
+    uint64_t off = 0;
+    auto region = [&off](uint64_t bytes) {
+        const uint64_t at = off;
+        off += AlignWs(bytes);
+        return at;
+    };
+    ws.xt = region(n * hw * cin * 4);
+    ws.giacc = region(static_cast<uint64_t>(w.pixelBands) * n * hw * cin * 4);
+    ws.g = region(n * howo * k * cin * 4);
+    ws.wp = region(cout * cinG * k * elt);
+    ws.got = region(n * howo * cout * elt);
+    ws.dcol = region(n * howo * cin * k * elt);
+    ws.gw = region(static_cast<uint64_t>(w.wSplitK) * cout * cinG * k * 4);
+    ws.part = region(n * static_cast<uint64_t>(w.numBlocks) * 3 * k * howo * 4);
+    ws.userBytes = off;
+    return ws;
+}
+
+bool MakeTilingPlan(const TilingShape &shape, const TilingPlatform &platform, TilingPlan &plan, std::string &error)
+{
+    if (!PlanCores(platform, plan.cores, error)) {
+        return false;
+    }
+    plan.split = PlanWorkSplit(shape);
+    const int64_t howo = shape.ho * shape.wo, ka = shape.n * howo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
+    if (ka > INT32_MAX || howo > INT32_MAX || kcg > INT32_MAX) {
+        error = "gradOutput: N*Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(ka);
+        return false;
+    }
+    plan.ub = PlanUbBytes(shape, plan.split);
+    const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
+    if (plan.ub.need > ubLimit) {
+        error = "UB budget: need " + std::to_string(plan.ub.need) + " bytes, platform allows " + std::to_string(ubLimit);
+        return false;
+    }
+    plan.ws = PlanWorkspace(shape, plan.split);
+    return true;
+}
+
+}  // namespace dcn
