@@ -16,6 +16,12 @@
 //                covers pixels [j*bandLen, (j+1)*bandLen), bandLen = ceil(HoWo/pixelBands) (48 = a constant
 //                target of stage-2 units, not the core count). Each band scatters into its own grad_input
 //                accumulator plane; stage 3 adds the planes in band order.
+//   winOutRows, winRows: stage-2 UB window (PlanWindow): the input rows a window of winOutRows output rows
+//                reaches, (winOutRows-1)*strideH + (KH-1)*dilationH + 1 + 2*kWindowMargin, clipped to H,
+//                times W x roundup(blockC, 8) fp32 for the input and again for grad_input, must fit in the
+//                UB stage 2 leaves free (UB - 8 KiB - the tile buffers); winOutRows = Ho when the whole image
+//                fits, 0 = no window. Corners in window rows are read from / accumulated in UB; the window's
+//                grad_input rows are added to the unit's accumulator plane once per window.
 //   stage-1 G matmul tiles:   gTileM x gTileN = min(HoWo,128) x min(K*CinG,256) over [HoWo, K*CinG] per (n, group)
 //   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group,
 //                             Ka = N*HoWo split in wSplitK chunks of wChunkK = min(Ka, 2048) rows (partials
@@ -87,6 +93,8 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(int64_t, wTileN);
     TILING_DATA_FIELD_DEF(int64_t, wSplitK);
     TILING_DATA_FIELD_DEF(int64_t, wChunkK);
+    TILING_DATA_FIELD_DEF(int64_t, winOutRows);
+    TILING_DATA_FIELD_DEF(int64_t, winRows);
     // ---- 64-bit: user-workspace byte offsets (from the user workspace base)
     TILING_DATA_FIELD_DEF(uint64_t, wsXt);
     TILING_DATA_FIELD_DEF(uint64_t, wsGiacc);

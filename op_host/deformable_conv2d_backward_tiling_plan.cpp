@@ -48,6 +48,15 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
                                  broadcast + table);
 }
 
+// Input rows the stage-2 window needs for `outRows` output rows (kernel reach + margin both sides).
+int64_t WindowSpanRows(const TilingShape &s, int64_t outRows)
+{
+    return (outRows - 1) * s.strideH + (s.kh - 1) * s.dilationH + 1 + 2 * kWindowMargin;
+}
+
+// UB bytes per window input row: the input rows (xwin) and the grad_input rows (gwin), W x LP fp32 each.
+int64_t WindowRowBytes(const TilingShape &s, const WorkSplit &w) { return 2 * s.w * RoundUp(w.blockC, 8) * 4; }
+
 uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
 
 }  // namespace
@@ -99,11 +108,33 @@ WorkSplit PlanWorkSplit(const TilingShape &s)
     return w;
 }
 
+void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
+{
+    // The window takes the UB stage 2 leaves free: as many output rows as fit (all Ho when the image
+    // fits), none when not even one output row fits (then every corner goes through GM).
+    w.winOutRows = 0;
+    w.winRows = 0;
+    const uint64_t base = Stage2UbBytes(s.kh * s.kw, w.pixelTile, w.blockC, s.elt);
+    if (base >= ubLimit || s.w > kMaxDmaBlocks) {  // one DataCopyPad per window row: W blocks
+        return;
+    }
+    const int64_t fitRows = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowRowBytes(s, w)));
+    if (WindowSpanRows(s, s.ho) <= fitRows) {
+        w.winOutRows = s.ho;
+    } else if (WindowSpanRows(s, 1) <= fitRows) {
+        w.winOutRows = (fitRows - WindowSpanRows(s, 1)) / s.strideH + 1;
+    }
+    if (w.winOutRows > 0) {
+        w.winRows = std::min(WindowSpanRows(s, w.winOutRows), s.h);
+    }
+}
+
 UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
 {
     UbBudget ub;
     ub.stage0 = TransposeUbBytes() + kZeroChunk * 4;
-    ub.stage2 = Stage2UbBytes(s.kh * s.kw, w.pixelTile, w.blockC, s.elt);
+    ub.stage2 = Stage2UbBytes(s.kh * s.kw, w.pixelTile, w.blockC, s.elt) +
+                static_cast<uint64_t>(w.winRows * WindowRowBytes(s, w));
     ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4;
     ub.need = std::max({ub.stage0, ub.stage2, ub.stage3});
     return ub;
@@ -143,8 +174,9 @@ bool MakeTilingPlan(const TilingShape &shape, const TilingPlatform &platform, Ti
         error = "gradOutput: N*Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(ka);
         return false;
     }
-    plan.ub = PlanUbBytes(shape, plan.split);
     const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
+    PlanWindow(shape, ubLimit, plan.split);
+    plan.ub = PlanUbBytes(shape, plan.split);
     if (plan.ub.need > ubLimit) {
         error = "UB budget: need " + std::to_string(plan.ub.need) + " bytes, platform allows " + std::to_string(ubLimit);
         return false;

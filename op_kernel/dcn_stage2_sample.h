@@ -22,6 +22,15 @@
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
+// UB window (tiling winOutRows > 0): the unit's pixels are cut at output-row boundaries into windows of
+// winOutRows output rows. Per window, the input rows the window's kernel points reach plus kWindowMargin
+// rows above and below (clipped to the image) are loaded once, all W columns x the block's channels,
+// into xwin [row][W][LP] (one DataCopyPad per input row), and a grad_input window gwin of the same shape
+// is zeroed. A corner pair whose image row lies in the window is copied from xwin (one UB->UB copy) and
+// its contributions are added into gwin (one vector Add per corner, in program order); corners in other
+// rows take the GM path above. At the end of the window, gwin is added to the unit's accumulator plane
+// (one atomic DataCopyPad per input row; only this unit writes there, in program order).
+//
 // Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 2 full 64-lane repeats; the reduction gives 2
 // sums per row (added by the scalar unit, lower half first) and each repeat gets its own broadcast block.
 //
@@ -66,6 +75,17 @@ public:
         pipe.InitBuffer(coefBuf_, static_cast<uint32_t>(4 * coefStride_ * 4));
         pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+        winLo_ = 0;
+        winHi_ = 0;
+        if (p.winRows > 0) {
+            const uint32_t winBytes = static_cast<uint32_t>(p.winRows * p.w * lp_ * 4);
+            pipe.InitBuffer(xwinBuf_, winBytes);
+            pipe.InitBuffer(gwinBuf_, winBytes);
+            xwin_ = xwinBuf_.Get<float>();
+            gwin_ = gwinBuf_.Get<float>();
+            // padding lanes of the window rows (never loaded) are defined once
+            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>(p.winRows * p.w * lp_));
+        }
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
@@ -103,8 +123,84 @@ private:
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
         const int64_t pBegin = band * p.bandLen, pEnd = MinI(p.howo, pBegin + p.bandLen);
         giaccBase_ = band * p.giaccPlane;
-        for (int64_t p0 = pBegin; p0 < pEnd; p0 += pt_) {
-            const int64_t pt = MinI(pt_, pEnd - p0);
+        if (p.winRows == 0) {
+            ProcessPixels(n, b, gc, cl0, dgi, c0, len, pBegin, pEnd);
+            return;
+        }
+        for (int64_t from = pBegin; from < pEnd;) {
+            const int64_t oh0 = from / p.wo;
+            const int64_t to = MinI(pEnd, (oh0 + p.winOutRows) * p.wo);
+            OpenWindow(n, c0, len, oh0, (to - 1) / p.wo);
+            ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
+            FlushWindow(n, c0, len);
+            from = to;
+        }
+    }
+
+    // Input rows [winLo_, winHi_) reached by output rows ohFirst..ohLast (+ margin, clipped) -> xwin;
+    // gwin = 0. The previous window's UB copies (V) are done before xwin is overwritten (V_MTE2).
+    __aicore__ inline void OpenWindow(int64_t n, int64_t c0, int64_t len, int64_t ohFirst, int64_t ohLast)
+    {
+        const DcnParams &p = *p_;
+        const int64_t m = dcn_tiling::kWindowMargin;
+        const int64_t lo = MaxI(0, ohFirst * p.strideH - p.padTop - m);
+        const int64_t hi = MinI(p.h, ohLast * p.strideH - p.padTop + (p.kh - 1) * p.dilationH + m + 1);
+        winLo_ = lo;
+        winHi_ = hi > lo ? hi : lo;
+        const int64_t rows = winHi_ - winLo_;
+        if (rows == 0) {
+            return;
+        }
+        PipeSync<AscendC::HardEvent::V_MTE2>();
+        AscendC::DataCopyExtParams cp;
+        cp.blockCount = static_cast<uint16_t>(p.w);
+        cp.blockLen = static_cast<uint32_t>(len * 4);
+        cp.srcStride = static_cast<uint32_t>((p.cin - len) * 4);
+        cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
+                                             dcn_tiling::kUbBlockBytes);
+        cp.rsv = 0;
+        AscendC::DataCopyPadExtParams<float> noPad;
+        for (int64_t y = winLo_; y < winHi_; ++y) {
+            AscendC::DataCopyPad(xwin_[(y - winLo_) * p.w * lp_], t_->xt[((n * p.h + y) * p.w) * p.cin + c0], cp, noPad);
+        }
+        AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>(rows * p.w * lp_));
+        PipeSync<AscendC::HardEvent::MTE2_V>();
+        AscendC::PipeBarrier<PIPE_V>();
+    }
+
+    // gwin rows -> the unit's accumulator plane (atomic add; only this unit writes there).
+    __aicore__ inline void FlushWindow(int64_t n, int64_t c0, int64_t len)
+    {
+        const DcnParams &p = *p_;
+        if (winHi_ == winLo_) {
+            return;
+        }
+        PipeSync<AscendC::HardEvent::V_MTE3>();
+        AscendC::DataCopyExtParams cp;
+        cp.blockCount = static_cast<uint16_t>(p.w);
+        cp.blockLen = static_cast<uint32_t>(len * 4);
+        cp.srcStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
+                                             dcn_tiling::kUbBlockBytes);
+        cp.dstStride = static_cast<uint32_t>((p.cin - len) * 4);
+        cp.rsv = 0;
+        AscendC::SetAtomicAdd<float>();
+        for (int64_t y = winLo_; y < winHi_; ++y) {
+            AscendC::DataCopyPad(t_->giacc[giaccBase_ + ((n * p.h + y) * p.w) * p.cin + c0], gwin_[(y - winLo_) * p.w * lp_],
+                                 cp);
+        }
+        AscendC::SetAtomicNone();
+        PipeSync<AscendC::HardEvent::MTE3_V>();
+        winLo_ = 0;
+        winHi_ = 0;
+    }
+
+    // Output pixels [from, to) of one unit, in tiles of pixelTile pixels x kernel-point chunks.
+    __aicore__ inline void ProcessPixels(int64_t n, int64_t b, int64_t gc, int64_t cl0, int64_t dgi, int64_t c0,
+                                         int64_t len, int64_t from, int64_t to)
+    {
+        const DcnParams &p = *p_;
+        for (int64_t p0 = from; p0 < to; p0 += pt_) {
+            const int64_t pt = MinI(pt_, to - p0);
             AscendC::LocalTensor<float> hb = coord_[11 * plane_];
             AscendC::LocalTensor<float> wb = coord_[11 * plane_ + ptp_];
             PipeSync<AscendC::HardEvent::V_S>();
@@ -211,6 +307,7 @@ private:
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
         AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         PipeSync<AscendC::HardEvent::V_MTE2>();
+        AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
@@ -235,6 +332,7 @@ private:
         }
         xQue_.EnQue(xp);
         xp = xQue_.DeQue<float>();
+        AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
 
         // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) + one WholeReduceSum per corner
         const uint8_t repBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
@@ -298,6 +396,7 @@ private:
         }
         AscendC::SetAtomicNone();
         PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter has read the corner planes
+        AscendC::PipeBarrier<PIPE_V>();           // ... and so have the window adds
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
         offQue_.FreeTensor(raw);
@@ -343,6 +442,17 @@ private:
             const int a = 2 * r, b = 2 * r + 1;
             if (valid[a] || valid[b]) {
                 const int first = valid[a] ? a : b;
+                const int64_t yc = y0 + r;
+                if (yc >= winLo_ && yc < winHi_) {  // from the UB window: one copy for the pair
+                    AscendC::DataCopyParams uc;
+                    uc.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
+                    uc.blockLen = static_cast<uint16_t>(lp_ / 8);
+                    uc.srcStride = 0;
+                    uc.dstStride = static_cast<uint16_t>((planeElems - lp_) / 8);
+                    const int64_t xc = x0 + (first & 1);
+                    AscendC::DataCopy(xp[first * planeElems + rowOff], xwin_[((yc - winLo_) * p_->w + xc) * lp_], uc);
+                    continue;
+                }
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
@@ -369,10 +479,25 @@ private:
         int64_t pos[4];
         CornerPositions(n, c0, y0, x0, valid, pos);
         const int64_t planeElems = rows_ * lp_;
+        bool barrier = false;
         for (int r = 0; r < 2; ++r) {
             const int a = 2 * r, b = 2 * r + 1;
             if (valid[a] || valid[b]) {
                 const int first = valid[a] ? a : b;
+                const int64_t yc = y0 + r;
+                if (yc >= winLo_ && yc < winHi_) {  // into the UB window, corner by corner, program order
+                    if (!barrier) {  // an earlier point's adds may target the same window rows
+                        AscendC::PipeBarrier<PIPE_V>();
+                        barrier = true;
+                    }
+                    for (int c = first; c <= b; ++c) {
+                        if (valid[c]) {
+                            const int64_t at = ((yc - winLo_) * p_->w + x0 + (c & 1)) * lp_;
+                            AscendC::Add(gwin_[at], gwin_[at], xp[c * planeElems + rowOff], static_cast<int32_t>(len));
+                        }
+                    }
+                    continue;
+                }
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
@@ -402,11 +527,13 @@ private:
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, coefStride_, redStride_, giaccBase_;
-    AscendC::LocalTensor<float> coord_;
+    int64_t winLo_, winHi_;  // input rows held by the UB window (empty: winLo_ == winHi_)
+    AscendC::LocalTensor<float> coord_, xwin_, gwin_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, redBuf_, coefBuf_, brcBuf_, tableBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_;
 };
 
 }  // namespace dcn_kernel

@@ -17,6 +17,7 @@ namespace dcn_tiling {
 // ---- hardware granules
 constexpr int64_t kUbBlockBytes = 32;     // UB block (DataCopy / vector operand alignment)
 constexpr int64_t kRepeatLanes = 64;      // fp32 lanes of one 256-B vector repeat
+constexpr int64_t kMaxDmaBlocks = 4095;   // blockCount limit of one DataCopy / DataCopyPad
 constexpr int64_t kBrcLanes = 8;          // fp32 lanes of one 32-B block (block-stride-0 broadcast operand)
 
 // ---- stage 2 (bilinear scatter), dcn_stage2_sample.h
@@ -30,6 +31,8 @@ constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded t
 constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp32 (32 B)
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)
+constexpr int64_t kWindowMargin = 3;      // input rows kept in the UB window above and below the kernel's
+                                          // reach: corners with |dy| < 3 come from / go to UB
 
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
 constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer

@@ -15,33 +15,39 @@ namespace {
 
 struct Row {
     const char *name;
-    dcn::TilingShape shape;  // n cin h w cout kh kw ho wo groups dg elt key
-    int64_t split[13];       // segLen blockC blocksPerSeg numBlocks pixelTile pixelBands bandLen
-                             // gTileM gTileN wTileM wTileN wSplitK wChunkK
+    dcn::TilingShape shape;  // n cin h w cout kh kw ho wo groups dg strideH dilationH elt key
+    int64_t split[15];       // segLen blockC blocksPerSeg numBlocks pixelTile pixelBands bandLen
+                             // gTileM gTileN wTileM wTileN wSplitK wChunkK winOutRows winRows
     uint64_t ws[9];          // xt giacc g wp got dcol gw part userBytes
 };
 
 const Row kRows[] = {
-    {"r3_c4", {2, 256, 50, 84, 256, 3, 3, 50, 84, 1, 1, 4, 0},
-     {256, 128, 2, 2, 3, 8, 525, 128, 256, 128, 256, 5, 2048},
+    {"win_k1_c64", {48, 64, 12, 16, 8, 1, 1, 12, 16, 1, 1, 1, 1, 4, 0},
+     {64, 64, 1, 1, 64, 1, 192, 128, 64, 8, 64, 5, 2048, 2, 8},
+     {0, 2359296, 4718592, 7077888, 7079936, 7374848, 9734144, 9744384, 9854976}},
+    {"win_k3_s2", {1, 16, 60, 90, 8, 3, 3, 30, 45, 1, 1, 2, 1, 4, 0},
+     {16, 16, 1, 1, 7, 8, 169, 128, 144, 8, 144, 1, 1350, 2, 11},
+     {0, 345600, 3110400, 3888128, 3892736, 3936256, 4713984, 4718592, 4864512}},
+    {"r3_c4", {2, 256, 50, 84, 256, 3, 3, 50, 84, 1, 1, 1, 1, 4, 0},
+     {256, 128, 2, 2, 3, 8, 525, 128, 256, 128, 256, 5, 2048, 0, 0},
      {0, 8601600, 77414400, 154828800, 157188096, 165789696, 243204096, 255000576, 256815104}},
-    {"r6_g32", {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 2, 1},
-     {16, 16, 1, 32, 7, 1, 4200, 128, 144, 16, 144, 5, 2048},
+    {"r6_g32", {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 1, 1, 2, 1},
+     {16, 16, 1, 32, 7, 1, 4200, 128, 144, 16, 144, 5, 2048, 5, 13},
      {0, 17203200, 34406400, 189235200, 189382656, 197984256, 275398656, 276873216, 305903616}},
-    {"r11_dg16", {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 2, 2},
-     {8, 8, 1, 16, 7, 1, 4096, 128, 256, 64, 256, 16, 2048},
+    {"r11_dg16", {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 2, 2},
+     {8, 8, 1, 16, 7, 1, 4096, 128, 256, 64, 256, 16, 2048, 29, 37},
      {0, 16777216, 33554432, 184549376, 184696832, 188891136, 264388608, 269107200, 325730304}},
-    {"r1_s2", {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 4, 0},
-     {128, 128, 1, 1, 3, 8, 2100, 128, 256, 128, 256, 17, 2048},
+    {"r1_s2", {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 2, 1, 4, 0},
+     {128, 128, 1, 1, 3, 8, 2100, 128, 256, 128, 256, 17, 2048, 0, 0},
      {0, 68812800, 619315200, 774144000, 774733824, 791937024, 946765824, 956792832, 960421888}},
-    {"odd_small", {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 4, 0},
-     {2, 2, 1, 6, 7, 7, 4, 25, 54, 4, 54, 1, 25},
+    {"odd_small", {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 4, 0},
+     {2, 2, 1, 6, 7, 7, 4, 25, 54, 4, 54, 1, 25, 5, 5},
      {0, 1536, 10240, 21504, 23552, 24576, 35840, 37888, 54272}},
-    {"k5_long_ka", {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 4, 0},
-     {8, 8, 1, 1, 2, 8, 113, 128, 200, 8, 200, 2, 2048},
+    {"k5_long_ka", {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 4, 0},
+     {8, 8, 1, 1, 2, 8, 113, 128, 200, 8, 200, 2, 2048, 30, 30},
      {0, 86528, 777728, 2937856, 2944512, 3031040, 5191168, 5203968, 6014464}},
-    {"wide_k7", {1, 256, 9, 9, 64, 7, 7, 9, 9, 1, 1, 2, 1},
-     {256, 64, 4, 4, 1, 8, 11, 81, 256, 64, 256, 1, 81},
+    {"wide_k7", {1, 256, 9, 9, 64, 7, 7, 9, 9, 1, 1, 1, 1, 2, 1},
+     {256, 64, 4, 4, 1, 8, 11, 81, 256, 64, 256, 1, 81, 0, 0},
      {0, 82944, 746496, 4810752, 6416384, 6427136, 8459264, 11670528, 11861504}},
 };
 
@@ -55,11 +61,11 @@ constexpr uint64_t kUb = 196608;  // A2/A3 UB per vector core
 
 void CheckSplit(const Row &r, const dcn::WorkSplit &w)
 {
-    const int64_t got[13] = {w.segLen, w.blockC, w.blocksPerSeg, w.numBlocks, w.pixelTile, w.pixelBands, w.bandLen,
-                             w.gTileM, w.gTileN, w.wTileM, w.wTileN, w.wSplitK, w.wChunkK};
-    const char *names[13] = {"segLen", "blockC", "blocksPerSeg", "numBlocks", "pixelTile", "pixelBands", "bandLen",
-                             "gTileM", "gTileN", "wTileM", "wTileN", "wSplitK", "wChunkK"};
-    for (int i = 0; i < 13; ++i) {
+    const int64_t got[15] = {w.segLen, w.blockC, w.blocksPerSeg, w.numBlocks, w.pixelTile, w.pixelBands, w.bandLen,
+                             w.gTileM, w.gTileN, w.wTileM, w.wTileN, w.wSplitK, w.wChunkK, w.winOutRows, w.winRows};
+    const char *names[15] = {"segLen", "blockC", "blocksPerSeg", "numBlocks", "pixelTile", "pixelBands", "bandLen",
+                             "gTileM", "gTileN", "wTileM", "wTileN", "wSplitK", "wChunkK", "winOutRows", "winRows"};
+    for (int i = 0; i < 15; ++i) {
         if (got[i] != r.split[i]) {
             std::fprintf(stderr, "%s: %s = %lld, expected %lld\n", r.name, names[i], static_cast<long long>(got[i]),
                          static_cast<long long>(r.split[i]));
