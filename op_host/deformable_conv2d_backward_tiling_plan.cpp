@@ -38,14 +38,15 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t rawOffsets = 3 * plane * elt;
     const int64_t cornerPlanes = 4 * rows * lp * 4;
     const int64_t coords = (11 * plane + 2 * ptp) * 4;
-    const int64_t floorInts = plane * 4;
-    const int64_t partials = 3 * plane * 4;
-    const int64_t sums = 4 * RoundUp(rows * hpr, kRedAlign) * 4;
-    const int64_t coefs = 4 * RoundUp(rows, kRedAlign) * 4;
+    const int64_t partials = 3 * plane * 4;  // also the floor ints of the coordinates
+    const int64_t rs = RoundUp(rows, kRedAlign);
+    const int64_t sums = 4 * rs * 4;
+    const int64_t rowVecs = kStage2RowVecs * rs * 4;
     const int64_t broadcast = 4 * rows * hpr * kBrcLanes * 4;
     const int64_t table = rows * hpr * kBrcLanes * 4;
-    return static_cast<uint64_t>(gTiles + rawOffsets + cornerPlanes + coords + floorInts + partials + sums + coefs +
-                                 broadcast + table);
+    const int64_t orderTables = rs * 4 + plane * 4;
+    return static_cast<uint64_t>(gTiles + rawOffsets + cornerPlanes + coords + partials + sums + rowVecs + broadcast +
+                                 table + orderTables);
 }
 
 // Input rows the stage-2 window needs for `outRows` output rows (kernel reach + margin both sides).

@@ -47,6 +47,16 @@
 namespace dcn_kernel {
 
 
+// Row vectors of a tile (dcn_tiling::kStage2RowVecs of rs = roundup(rows, 8) floats each): mw_0..3 (then
+// gx, gy, gm, tmp), ly, lx, hy, hx, m, two temporaries.
+constexpr int64_t RV_LY = 4;
+constexpr int64_t RV_LX = 5;
+constexpr int64_t RV_HY = 6;
+constexpr int64_t RV_HX = 7;
+constexpr int64_t RV_M = 8;
+constexpr int64_t RV_T1 = 9;
+constexpr int64_t RV_T2 = 10;
+
 template <typename T>
 class Stage2Sample {
 public:
@@ -65,16 +75,16 @@ public:
         rows_ = pt_ * kt_;
         // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
         hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
-        coefStride_ = RoundUp(rows_, dcn_tiling::kRedAlign);
-        redStride_ = RoundUp(rows_ * hpr_, dcn_tiling::kRedAlign);
+        rs_ = RoundUp(rows_, dcn_tiling::kRedAlign);
         pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
-        pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
-        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
-        pipe.InitBuffer(coefBuf_, static_cast<uint32_t>(4 * coefStride_ * 4));
+        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
+        pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(dcn_tiling::kStage2RowVecs * rs_ * 4));
         pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+        pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(rs_ * 4));
+        pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(plane_ * 4));
         winLo_ = 0;
         winHi_ = 0;
         if (p.winRows > 0) {
@@ -94,7 +104,8 @@ public:
         AscendC::Duplicate(raw.template ReinterpretCast<float>(), 0.0f,
                            static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
         offQue_.FreeTensor(raw);
-        AscendC::Duplicate(coefBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * coefStride_));
+        AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(dcn_tiling::kStage2RowVecs * rs_));
+        AscendC::Duplicate(redBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * rs_));
         // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
         // 32-B block per repeat of the row)
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
@@ -102,6 +113,7 @@ public:
         for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
             table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
         }
+        BuildOrderTables(kt_);
         PipeSync<AscendC::HardEvent::S_V>();
         AscendC::PipeBarrier<PIPE_V>();
 
@@ -255,7 +267,8 @@ private:
         }
         gQue_.EnQue(gt);
 
-        // ---- coordinates (vector over the [kk][pp] planes)
+        // ---- coordinates (vector over the [kk][pp] planes; the floor ints reuse the partials planes,
+        // whose previous contents were stored by the previous tile before its MTE3_V sync)
         raw = offQue_.DeQue<T>();
         AscendC::LocalTensor<float> off;
         if constexpr (IsSameType<T, float>::value) {
@@ -269,7 +282,8 @@ private:
         AscendC::LocalTensor<float> ly = coord_[4 * plane_], lx = coord_[5 * plane_];
         AscendC::LocalTensor<float> hy = coord_[6 * plane_], hx = coord_[7 * plane_];
         AscendC::LocalTensor<float> hb = coord_[11 * plane_], wb = coord_[11 * plane_ + ptp_];
-        AscendC::LocalTensor<int32_t> fl = intBuf_.Get<int32_t>();
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        AscendC::LocalTensor<int32_t> fl = part.template ReinterpretCast<int32_t>();
         for (int64_t kk = 0; kk < kt; ++kk) {
             int64_t k = k0 + kk, khi = k / p.kw, kwi = k - khi * p.kw;
             AscendC::Adds(ys[kk * ptp_], hb, static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
@@ -297,13 +311,45 @@ private:
         AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
         PipeSync<AscendC::HardEvent::V_S>();
 
-        gt = gQue_.DeQue<float>();
+        // ---- per-row weights (row order i*kt + kk, vector): Gather the planes into rows, then
+        //   mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
+        if (kt != tableKt_) {
+            BuildOrderTables(kt);
+        }
         const int64_t rows = pt * kt;
+        const uint32_t rowCnt = static_cast<uint32_t>(rows);
+        AscendC::LocalTensor<float> rv = rowBuf_.Get<float>();
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>();
+        AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
+        AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
+        AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
+        AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
+        AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
+        AscendC::Gather(rHy, coord_, rowTab, static_cast<uint32_t>(6 * plane_ * 4), rowCnt);
+        AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
+        const int32_t rc = static_cast<int32_t>(rows);
+        if (p.modulated) {
+            AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Mul(rT1, rM, rHy, rc);  // m*hy
+            AscendC::Mul(rT2, rM, rLy, rc);  // m*ly
+        } else {
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Adds(rT1, rHy, 0.0f, rc);
+            AscendC::Adds(rT2, rLy, 0.0f, rc);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rv[0 * rs_], rT1, rHx, rc);
+        AscendC::Mul(rv[1 * rs_], rT1, rLx, rc);
+        AscendC::Mul(rv[2 * rs_], rT2, rHx, rc);
+        AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
+
+        gt = gQue_.DeQue<float>();
         const float hF = static_cast<float>(p.h), wF = static_cast<float>(p.w);
 
         // ---- X rows of the 4 corners of every point: planes xp[c][row][LP], row = i*kt + kk (the G order);
-        // rows of corners outside the image (or of points outside the whole-sample window) stay zero.
-        AscendC::LocalTensor<float> coef = coefBuf_.Get<float>();
+        // rows of corners outside the image (or of points outside the whole-sample window) stay zero, so
+        // their corner sums are 0 and the vector partials below need no masks.
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
         AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         PipeSync<AscendC::HardEvent::V_MTE2>();
@@ -319,90 +365,114 @@ private:
                     ri.y0 = static_cast<int64_t>(y0.GetValue(idx));
                     ri.x0 = static_cast<int64_t>(x0.GetValue(idx));
                     LoadCornerRows(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
-                    ri.m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
-                    ri.ly = ly.GetValue(idx); ri.lx = lx.GetValue(idx);
-                    ri.hy = hy.GetValue(idx); ri.hx = hx.GetValue(idx);
-                    const float mw[4] = {ri.m * (ri.hy * ri.hx), ri.m * (ri.hy * ri.lx), ri.m * (ri.ly * ri.hx),
-                                         ri.m * (ri.ly * ri.lx)};
-                    for (int c = 0; c < 4; ++c) {
-                        coef.SetValue(static_cast<uint32_t>(c * coefStride_ + row), mw[c]);
-                    }
-                }  // else: the row's coefficients keep defined old values; its contributions are never stored
+                }
             }
         }
         xQue_.EnQue(xp);
         xp = xQue_.DeQue<float>();
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
 
-        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) + one WholeReduceSum per corner
-        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
-        const uint64_t repMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
-        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
-        const AscendC::BinaryRepeatParams rep(1, 1, 1, repBlocks, repBlocks, repBlocks);
+        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, for 2-repeat rows
+        // one Add of the upper half onto the lower half, then one WholeReduceSum per corner
+        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);  // blocks from one row to the next
+        const uint64_t redMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
         for (int c = 0; c < 4; ++c) {
             if (len == lp_) {  // no padding lanes: the rows are contiguous, count form
                 AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<int32_t>(rows * lp_));
             } else {           // G padding lanes are undefined: masked form, len lanes per row
                 AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<uint64_t>(len),
-                             static_cast<uint8_t>(rows), rep);
+                             static_cast<uint8_t>(rows), rowRep);
             }
         }
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
-        PipeSync<AscendC::HardEvent::S_V>();  // the previous tile's scalar reads of red are done
+        if (hpr_ > 1) {
+            for (int c = 0; c < 4; ++c) {
+                AscendC::Add(xp[c * planeElems], xp[c * planeElems], xp[c * planeElems + dcn_tiling::kRepeatLanes],
+                             static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(rows), rowRep);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+        }
         for (int c = 0; c < 4; ++c) {
-            AscendC::WholeReduceSum(red[c * redStride_], xp[c * planeElems], static_cast<int32_t>(repMask),
-                                    static_cast<int32_t>(repeats), 1, 1, repBlocks);
+            AscendC::WholeReduceSum(red[c * rs_], xp[c * planeElems], static_cast<int32_t>(redMask),
+                                    static_cast<int32_t>(rows), 1, 1, repBlocks);
         }
         // ---- contributions C_c[row] = (m*w_c)[row] * G[row] into the corner planes (their X products are
         // consumed): coefficient rows broadcast to 8 lanes by Gather, then a block-stride-0 masked Mul
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         for (int c = 0; c < 4; ++c) {
-            AscendC::Gather(brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], coef, table, static_cast<uint32_t>(c * coefStride_ * 4),
+            AscendC::Gather(brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], rv, table, static_cast<uint32_t>(c * rs_ * 4),
                             static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
         }
         AscendC::PipeBarrier<PIPE_V>();
-        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, repBlocks, repBlocks, 1);
+        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
+        const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
+        const uint64_t mulMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, halfBlocks, halfBlocks, 1);
         for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], repMask, repeats, brcRep);
+            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], mulMask, repeats, brcRep);
         }
-        PipeSync<AscendC::HardEvent::V_S>();
+
+        // ---- offset/mask partials per row (vector), s_c = 0 for corners outside the image:
+        //   gx = m*(hy*(s1 - s0) + ly*(s3 - s2)),  gy = m*(hx*(s2 - s0) + lx*(s3 - s1)),
+        //   gm = hy*(hx*s0 + lx*s1) + ly*(hx*s2 + lx*s3)
+        // written over the mw rows (their broadcast is done), then Gathered into the [j][kk][pp] planes
+        AscendC::LocalTensor<float> s0 = red[0], s1 = red[rs_], s2 = red[2 * rs_], s3 = red[3 * rs_];
+        AscendC::LocalTensor<float> gx = rv[0], gy = rv[rs_], gm = rv[2 * rs_], tmp = rv[3 * rs_];
+        AscendC::Sub(rT1, s1, s0, rc);
+        AscendC::Sub(rT2, s3, s2, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rT1, rT1, rHy, rc);
+        AscendC::Mul(rT2, rT2, rLy, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(gx, rT1, rT2, rc);
+        AscendC::Sub(rT1, s2, s0, rc);
+        AscendC::Sub(rT2, s3, s1, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rT1, rT1, rHx, rc);
+        AscendC::Mul(rT2, rT2, rLx, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(gy, rT1, rT2, rc);
+        AscendC::Mul(rT1, rHx, s0, rc);
+        AscendC::Mul(rT2, rLx, s1, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(rT1, rT1, rT2, rc);
+        AscendC::Mul(tmp, rHx, s2, rc);
+        AscendC::Mul(rT2, rLx, s3, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(rT2, tmp, rT2, rc);
+        AscendC::Mul(rT1, rT1, rHy, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rT2, rT2, rLy, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(gm, rT1, rT2, rc);
+        if (p.modulated) {
+            AscendC::Mul(gx, gx, rM, rc);
+            AscendC::Mul(gy, gy, rM, rc);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
+        AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
+        AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt);     // dy <- gy
+        if (p.modulated) {
+            AscendC::Gather(part[2 * plane_], rv, planeTab, static_cast<uint32_t>(2 * rs_ * 4), planeCnt);  // mask
+        }
         PipeSync<AscendC::HardEvent::V_MTE3>();
 
-        // ---- per point: scatter (m*w_c)*G to grad_input, offset/mask partials from the corner sums
-        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        // ---- per point: scatter (m*w_c)*G to grad_input (GM atomics or UB window adds, program order)
         AscendC::SetAtomicAdd<float>();
-        for (int64_t i = 0; i < pt; ++i) {
-            for (int64_t kk = 0; kk < kt; ++kk) {
-                const uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
-                const int64_t row = i * kt + kk;
-                const RowInfo &ri = rowInfo_[row];
-                float gxs = 0.0f, gys = 0.0f, gms = 0.0f;
-                if (ri.inside) {
-                    float sums[4];
-                    for (int c = 0; c < 4; ++c) {
-                        const uint32_t at = static_cast<uint32_t>(c * redStride_ + row * hpr_);
-                        sums[c] = hpr_ > 1 ? red.GetValue(at) + red.GetValue(at + 1) : red.GetValue(at);
-                    }
-                    ScatterPoint(n, c0, len, xp, row * lp_, ri.y0, ri.x0, ri.ly, ri.lx, ri.hy, ri.hx, ri.m, sums,
-                                 gxs, gys, gms);
-                }
-                part.SetValue(idx, gxs);
-                part.SetValue(planeCnt + idx, gys);
-                part.SetValue(2 * planeCnt + idx, gms);
+        for (int64_t row = 0; row < rows; ++row) {
+            const RowInfo &ri = rowInfo_[row];
+            if (ri.inside) {
+                ScatterPoint(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
             }
         }
         AscendC::SetAtomicNone();
-        PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter has read the corner planes
-        AscendC::PipeBarrier<PIPE_V>();           // ... and so have the window adds
-        xQue_.FreeTensor(xp);
-        gQue_.FreeTensor(gt);
-        offQue_.FreeTensor(raw);
 
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
-        PipeSync<AscendC::HardEvent::S_MTE3>();
         for (int64_t j = 0; j < p.offsetBlocks; ++j) {
             AscendC::DataCopyExtParams cp;
             cp.blockCount = static_cast<uint16_t>(kt);
@@ -413,7 +483,31 @@ private:
             int64_t dst = (((n * p.numBlocks + b) * 3 + j) * p.k + k0) * p.howo + p0;
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
-        PipeSync<AscendC::HardEvent::MTE3_S>();
+        PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter and the partials store have read UB
+        AscendC::PipeBarrier<PIPE_V>();           // ... and so have the window adds
+        xQue_.FreeTensor(xp);
+        gQue_.FreeTensor(gt);
+        offQue_.FreeTensor(raw);
+    }
+
+    // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
+    //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
+    //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
+    __aicore__ inline void BuildOrderTables(int64_t kt)
+    {
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>();
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
+        PipeSync<AscendC::HardEvent::V_S>();  // earlier Gathers have read the tables
+        for (int64_t e = 0; e < rs_; ++e) {
+            const int64_t i = e / kt, kk = e - i * kt;
+            rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));
+        }
+        for (int64_t e = 0; e < plane_; ++e) {
+            const int64_t kk = e / ptp_, i = e - kk * ptp_;
+            planeTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(i < pt_ && kk < kt ? (i * kt + kk) * 4 : 0));
+        }
+        PipeSync<AscendC::HardEvent::S_V>();
+        tableKt_ = kt;
     }
 
     // Corner c = 2*r + q of a sample point is (y0 + r, x0 + q); the two corners of one image row are
@@ -467,14 +561,10 @@ private:
 
     // One sample point inside the whole-sample window: scatter its contribution rows C_c (corner planes
     // at element `rowOff`) to giacc (atomic add already enabled; only this unit writes there, program
-    // order) and accumulate the offset/mask partials from the corner sums s_c (zero outside the image).
+    // order) or, for corner rows held by the UB window, into gwin (vector Add, program order).
     __aicore__ inline void ScatterPoint(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &xp,
-                                        int64_t rowOff, int64_t y0, int64_t x0, float ly, float lx, float hy, float hx,
-                                        float m, const float sums[4], float &gxs, float &gys, float &gms)
+                                        int64_t rowOff, int64_t y0, int64_t x0)
     {
-        const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
-        const float wdy[4] = {-hx, -lx, hx, lx};
-        const float wdx[4] = {-hy, hy, -ly, ly};
         bool valid[4];
         int64_t pos[4];
         CornerPositions(n, c0, y0, x0, valid, pos);
@@ -507,32 +597,25 @@ private:
                 AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * planeElems + rowOff], cp);
             }
         }
-        for (int c = 0; c < 4; ++c) {
-            if (valid[c]) {
-                gys += (m * wdy[c]) * sums[c];
-                gxs += (m * wdx[c]) * sums[c];
-                gms += w[c] * sums[c];
-            }
-        }
     }
 
     // Per tile row (sample point), filled by the load pass and read by the scatter pass.
     struct RowInfo {
         int64_t y0, x0;
-        float ly, lx, hy, hx, m;
         bool inside;  // whole-sample window -1 < y < H, -1 < x < W
     };
 
     RowInfo rowInfo_[dcn_tiling::kStage2Rows];
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, coefStride_, redStride_, giaccBase_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, giaccBase_, tableKt_;
     int64_t winLo_, winHi_;  // input rows held by the UB window (empty: winLo_ == winHi_)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, redBuf_, coefBuf_, brcBuf_, tableBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, partBuf_, redBuf_, rowBuf_, brcBuf_, tableBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> rowTabBuf_, planeTabBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_;
 };
 

@@ -28,6 +28,7 @@ constexpr int64_t kStage2MaxKt = 64;      // kernel points per tile
 constexpr int64_t kStage2Rows = 64;       // sample points (G rows) per tile: pixelTile * min(K, 64) <= 64
 constexpr int64_t kStage2RowsWide = 32;   // the same for wide blocks (UB)
 constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
+constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
 constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp32 (32 B)
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)
