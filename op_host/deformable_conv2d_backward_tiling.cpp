@@ -52,6 +52,7 @@ dcn::TilingShape ShapeOf(const dcn::BackwardArgs &args, matmul_tiling::DataType 
     s.ho = args.gradOutput.shape[2]; s.wo = args.gradOutput.shape[3];
     s.groups = args.groups; s.dg = args.deformableGroups;
     s.strideH = args.stride[2]; s.dilationH = args.dilation[2];
+    s.strideW = args.stride[3]; s.dilationW = args.dilation[3];
     s.key = DCN_TILING_KEY_FLOAT32; s.elt = 4; mmType = matmul_tiling::DataType::DT_FLOAT;
     if (args.input.dtype == ge::DT_FLOAT16) {
         s.key = DCN_TILING_KEY_FLOAT16; s.elt = 2; mmType = matmul_tiling::DataType::DT_FLOAT16;
@@ -86,7 +87,8 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_numBlocks(w.numBlocks); td.set_pixelTile(w.pixelTile); td.set_pixelBands(w.pixelBands);
     td.set_bandLen(w.bandLen); td.set_gTileM(w.gTileM); td.set_gTileN(w.gTileN); td.set_wTileM(w.wTileM);
     td.set_wTileN(w.wTileN); td.set_wSplitK(w.wSplitK); td.set_wChunkK(w.wChunkK);
-    td.set_winOutRows(w.winOutRows); td.set_winRows(w.winRows);
+    td.set_winOutRows(w.winOutRows); td.set_winOutCols(w.winOutCols);
+    td.set_winRows(w.winRows); td.set_winCols(w.winCols);
     const dcn::WorkspaceLayout &ws = plan.ws;
     td.set_wsXt(ws.xt); td.set_wsGiacc(ws.giacc); td.set_wsG(ws.g); td.set_wsWp(ws.wp); td.set_wsGot(ws.got);
     td.set_wsDcol(ws.dcol); td.set_wsGw(ws.gw); td.set_wsPart(ws.part); td.set_wsUserBytes(ws.userBytes);

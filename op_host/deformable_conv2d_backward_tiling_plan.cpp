@@ -49,14 +49,58 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
                                  table + orderTables);
 }
 
-// Input rows the stage-2 window needs for `outRows` output rows (kernel reach + margin both sides).
-int64_t WindowSpanRows(const TilingShape &s, int64_t outRows)
+// Input rows / columns a stage-2 window of `out` output rows / columns reaches (kernel reach + margin
+// both sides), before clipping to the image.
+int64_t WindowSpanRows(const TilingShape &s, int64_t out)
 {
-    return (outRows - 1) * s.strideH + (s.kh - 1) * s.dilationH + 1 + 2 * kWindowMargin;
+    return (out - 1) * s.strideH + (s.kh - 1) * s.dilationH + 1 + 2 * kWindowMargin;
+}
+int64_t WindowSpanCols(const TilingShape &s, int64_t out)
+{
+    return (out - 1) * s.strideW + (s.kw - 1) * s.dilationW + 1 + 2 * kWindowMargin;
 }
 
-// UB bytes per window input row: the input rows (xwin) and the grad_input rows (gwin), W x LP fp32 each.
-int64_t WindowRowBytes(const TilingShape &s, const WorkSplit &w) { return 2 * s.w * RoundUp(w.blockC, 8) * 4; }
+// UB bytes per window input pixel: input (xwin) and grad_input (gwin), LP fp32 each.
+int64_t WindowPixelBytes(int64_t blockC) { return 2 * RoundUp(blockC, 8) * 4; }
+
+// Stage-2 tile pixels for a block width (shape only).
+int64_t PixelTile(const TilingShape &s, int64_t blockC)
+{
+    const int64_t k = s.kh * s.kw, kt = std::min(k, kStage2MaxKt);
+    const int64_t rows = blockC == kBlockCWide ? kStage2RowsWide : kStage2Rows;
+    return std::max<int64_t>(1, std::min(s.ho * s.wo, rows / kt));
+}
+
+// The best window (output rows x output columns) whose clipped halo fits `fitPixels` input pixels:
+// highest ratio of output pixels to halo pixels, then the larger window. false: not even 1 x 1 fits.
+bool BestWindow(const TilingShape &s, int64_t fitPixels, int64_t &outRows, int64_t &outCols, int64_t &rows,
+                int64_t &cols)
+{
+    outRows = outCols = rows = cols = 0;
+    for (int64_t wr = 1; wr <= s.ho; ++wr) {
+        const int64_t r = std::min(WindowSpanRows(s, wr), s.h);
+        const int64_t maxCols = std::min(fitPixels / r, kMaxDmaBlocks);
+        int64_t wc = 0;
+        if (std::min(WindowSpanCols(s, s.wo), s.w) <= maxCols) {
+            wc = s.wo;
+        } else if (WindowSpanCols(s, 1) <= maxCols) {
+            wc = (maxCols - WindowSpanCols(s, 1)) / s.strideW + 1;
+        }
+        if (wc == 0) {
+            break;  // more rows only leave fewer columns
+        }
+        const int64_t c = std::min(WindowSpanCols(s, wc), s.w);
+        // better: wr*wc / (r*c) > outRows*outCols / (rows*cols), or equal and larger
+        const int64_t lhs = wr * wc * (rows * cols), rhs = outRows * outCols * (r * c);
+        if (outRows == 0 || lhs > rhs || (lhs == rhs && wr * wc > outRows * outCols)) {
+            outRows = wr;
+            outCols = wc;
+            rows = r;
+            cols = c;
+        }
+    }
+    return outRows > 0;
+}
 
 uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
 
@@ -78,22 +122,34 @@ bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &er
     return true;
 }
 
-WorkSplit PlanWorkSplit(const TilingShape &s)
+WorkSplit PlanWorkSplit(const TilingShape &s, uint64_t ubLimit)
 {
     WorkSplit w;
     const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
     const int64_t cinDg = s.cin / s.dg;
     // Stage 2 channel blocks: segments inside one conv group AND one deformable group, cut into blocks
-    // as wide as possible (narrower blocks multiply the per-sample-point work). Wide (128-channel)
-    // blocks need whole 128-channel blocks and <= 32 kernel points (UB: <= 32 rows per tile).
+    // as wide as possible. Wide (128-channel) blocks need whole 128-channel blocks and <= 32 kernel
+    // points (UB: <= 32 rows per tile).
     w.segLen = Gcd(cinG, cinDg);
     const bool wide = w.segLen % kBlockCWide == 0 && k <= kWideMaxK;
     w.blockC = wide ? kBlockCWide : std::min(w.segLen, kBlockCMax);
+    // ... then halved while the UB window (PlanWindow) covers fewer than kWindowMinOut output pixels and
+    // the narrower block's window covers more: a corner from UB costs far less than a corner DMA, more
+    // than the per-point work the narrower block adds.
+    PlanWindow(s, ubLimit, w);
+    while (w.winOutRows * w.winOutCols < std::min(kWindowMinOut, howo) && w.blockC > kWindowMinBlockC &&
+           w.blockC % 16 == 0) {
+        WorkSplit narrower = w;
+        narrower.blockC = w.blockC / 2;
+        PlanWindow(s, ubLimit, narrower);
+        if (narrower.winOutRows * narrower.winOutCols <= w.winOutRows * w.winOutCols) {
+            break;
+        }
+        w = narrower;
+    }
     w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
     w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
-    const int64_t kt = std::min(k, kStage2MaxKt);
-    const int64_t rows = wide ? kStage2RowsWide : kStage2Rows;
-    w.pixelTile = std::max<int64_t>(1, std::min(howo, rows / kt));
+    w.pixelTile = PixelTile(s, w.blockC);
     // Pixel bands: enough stage-2 units for a full chip (a constant target, not the core count).
     const int64_t bands = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, s.n * w.numBlocks))});
     w.bandLen = CeilDiv(howo, bands);
@@ -111,23 +167,15 @@ WorkSplit PlanWorkSplit(const TilingShape &s)
 
 void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
 {
-    // The window takes the UB stage 2 leaves free: as many output rows as fit (all Ho when the image
-    // fits), none when not even one output row fits (then every corner goes through GM).
-    w.winOutRows = 0;
-    w.winRows = 0;
-    const uint64_t base = Stage2UbBytes(s.kh * s.kw, w.pixelTile, w.blockC, s.elt);
-    if (base >= ubLimit || s.w > kMaxDmaBlocks) {  // one DataCopyPad per window row: W blocks
+    // The window takes the UB the stage-2 tile buffers leave free (every shape-dependent byte of the
+    // stage, so a bigger tile shrinks the window); none when not even a 1 x 1 output window fits.
+    w.winOutRows = w.winOutCols = w.winRows = w.winCols = 0;
+    const uint64_t base = Stage2UbBytes(s.kh * s.kw, PixelTile(s, w.blockC), w.blockC, s.elt);
+    if (base >= ubLimit) {
         return;
     }
-    const int64_t fitRows = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowRowBytes(s, w)));
-    if (WindowSpanRows(s, s.ho) <= fitRows) {
-        w.winOutRows = s.ho;
-    } else if (WindowSpanRows(s, 1) <= fitRows) {
-        w.winOutRows = (fitRows - WindowSpanRows(s, 1)) / s.strideH + 1;
-    }
-    if (w.winOutRows > 0) {
-        w.winRows = std::min(WindowSpanRows(s, w.winOutRows), s.h);
-    }
+    const int64_t fitPixels = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC)));
+    BestWindow(s, fitPixels, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
 }
 
 UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
@@ -135,7 +183,7 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
     UbBudget ub;
     ub.stage0 = TransposeUbBytes() + kZeroChunk * 4;
     ub.stage2 = Stage2UbBytes(s.kh * s.kw, w.pixelTile, w.blockC, s.elt) +
-                static_cast<uint64_t>(w.winRows * WindowRowBytes(s, w));
+                static_cast<uint64_t>(w.winRows * w.winCols * WindowPixelBytes(w.blockC));
     ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4;
     ub.need = std::max({ub.stage0, ub.stage2, ub.stage3});
     return ub;
@@ -169,14 +217,13 @@ bool MakeTilingPlan(const TilingShape &shape, const TilingPlatform &platform, Ti
     if (!PlanCores(platform, plan.cores, error)) {
         return false;
     }
-    plan.split = PlanWorkSplit(shape);
+    const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
+    plan.split = PlanWorkSplit(shape, ubLimit);
     const int64_t howo = shape.ho * shape.wo, ka = shape.n * howo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
     if (ka > INT32_MAX || howo > INT32_MAX || kcg > INT32_MAX) {
         error = "gradOutput: N*Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(ka);
         return false;
     }
-    const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
-    PlanWindow(shape, ubLimit, plan.split);
     plan.ub = PlanUbBytes(shape, plan.split);
     if (plan.ub.need > ubLimit) {
         error = "UB budget: need " + std::to_string(plan.ub.need) + " bytes, platform allows " + std::to_string(ubLimit);

@@ -5,8 +5,9 @@
 //
 // Steps (each a pure function of its arguments):
 //   PlanCores(platform)           blockDim, usedVecCores            (the only step that sees the core count)
-//   PlanWorkSplit(shape)          stage-2 channel blocks, pixel tile and bands, matmul tiles, Ka chunks
-//   PlanWindow(shape, split, ub)  stage-2 UB window rows from the UB left over by stage 2 (no core count)
+//   PlanWorkSplit(shape, ub)      stage-2 channel blocks (narrowed for a useful UB window), pixel tile and
+//                                 bands, matmul tiles, Ka chunks (platform UB, never the core count)
+//   PlanWindow(shape, ub, split)  stage-2 UB window from the UB left over by the stage-2 tile buffers
 //   PlanUbBytes(shape, split)     peak UB bytes of stage 0 / 2 / 3  (mirror the kernel's InitBuffer calls)
 //   PlanWorkspace(shape, split)   user-workspace regions (byte offsets, 512-B aligned, in layout order)
 // Formulas: deformable_conv2d_backward_tiling.h. Constants: op_kernel/dcn_tiling_constants.h.
@@ -22,7 +23,7 @@ namespace dcn {
 struct TilingShape {
     int64_t n = 0, cin = 0, h = 0, w = 0, cout = 0, kh = 0, kw = 0, ho = 0, wo = 0;
     int64_t groups = 1, dg = 1;
-    int64_t strideH = 1, dilationH = 1;
+    int64_t strideH = 1, dilationH = 1, strideW = 1, dilationW = 1;
     int64_t elt = 4;          // bytes of the I/O dtype T
     uint64_t key = 0;         // DCN_TILING_KEY_* of T
 };
@@ -42,8 +43,9 @@ struct WorkSplit {
     int64_t segLen = 0, blockC = 0, blocksPerSeg = 0, numBlocks = 0;
     int64_t pixelTile = 0, pixelBands = 0, bandLen = 0;
     int64_t gTileM = 0, gTileN = 0, wTileM = 0, wTileN = 0, wSplitK = 0, wChunkK = 0;
-    // Stage-2 UB window (PlanWindow): output rows per window and input rows it holds; 0 = no window.
-    int64_t winOutRows = 0, winRows = 0;
+    // Stage-2 UB window (PlanWindow): output rows x columns per window, input rows x columns it holds
+    // (capacity); 0 = no window.
+    int64_t winOutRows = 0, winOutCols = 0, winRows = 0, winCols = 0;
 };
 
 // User-workspace regions: byte offsets from the user workspace base, in layout order.
@@ -65,7 +67,7 @@ struct TilingPlan {
 };
 
 bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &error);
-WorkSplit PlanWorkSplit(const TilingShape &shape);
+WorkSplit PlanWorkSplit(const TilingShape &shape, uint64_t ubLimit);
 void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
 UbBudget PlanUbBytes(const TilingShape &shape, const WorkSplit &split);
 WorkspaceLayout PlanWorkspace(const TilingShape &shape, const WorkSplit &split);

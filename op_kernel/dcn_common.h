@@ -31,7 +31,7 @@ struct DcnParams {
     int64_t k, howo, cinG, coutG, cinDg, offsetBlocks;  // derived
     int64_t segLen, blockC, blocksPerSeg, numBlocks, pixelTile, pixelBands, bandLen, giaccPlane;
     int64_t gTileM, gTileN, wTileM, wTileN, wSplitK, wChunkK;
-    int64_t winOutRows, winRows;  // stage-2 UB window (0 = none)
+    int64_t winOutRows, winOutCols, winRows, winCols;  // stage-2 UB window (0 = none)
     int64_t usedVecCores;
     bool modulated;
 };
@@ -50,7 +50,9 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.giaccPlane = p.n * p.h * p.w * p.cin; p.gTileM = td.gTileM; p.gTileN = td.gTileN; p.wTileM = td.wTileM;
     p.wTileN = td.wTileN; p.wSplitK = td.wSplitK; p.wChunkK = td.wChunkK; p.usedVecCores = td.usedVecCores;
     p.winOutRows = td.winOutRows;
+    p.winOutCols = td.winOutCols;
     p.winRows = td.winRows;
+    p.winCols = td.winCols;
 }
 
 // All GM views used by the stages.

@@ -22,14 +22,15 @@
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
-// UB window (tiling winOutRows > 0): the unit's pixels are cut at output-row boundaries into windows of
-// winOutRows output rows. Per window, the input rows the window's kernel points reach plus kWindowMargin
-// rows above and below (clipped to the image) are loaded once, all W columns x the block's channels,
-// into xwin [row][W][LP] (one DataCopyPad per input row), and a grad_input window gwin of the same shape
-// is zeroed. A corner pair whose image row lies in the window is copied from xwin (one UB->UB copy) and
-// its contributions are added into gwin (one vector Add per corner, in program order); corners in other
-// rows take the GM path above. At the end of the window, gwin is added to the unit's accumulator plane
-// (one atomic DataCopyPad per input row; only this unit writes there, in program order).
+// UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
+// output pixels (row-major over the image, intersected with the unit's band). Per window, the input
+// rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image) are
+// loaded once, x the block's channels, into xwin [row][cols][LP] (one DataCopyPad per input row), and a
+// grad_input window gwin of the same shape is zeroed. A corner pair whose pixels both lie in the window
+// is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
+// corner, in program order); other pairs take the GM path above. At the end of the window, gwin is added
+// to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
+// in program order).
 //
 // Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 2 full 64-lane repeats; the reduction gives 2
 // sums per row (added by the scalar unit, lower half first) and each repeat gets its own broadcast block.
@@ -85,16 +86,15 @@ public:
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
         pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(rs_ * 4));
         pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(plane_ * 4));
-        winLo_ = 0;
-        winHi_ = 0;
+        CloseWindowState();
         if (p.winRows > 0) {
-            const uint32_t winBytes = static_cast<uint32_t>(p.winRows * p.w * lp_ * 4);
+            const uint32_t winBytes = static_cast<uint32_t>(p.winRows * p.winCols * lp_ * 4);
             pipe.InitBuffer(xwinBuf_, winBytes);
             pipe.InitBuffer(gwinBuf_, winBytes);
             xwin_ = xwinBuf_.Get<float>();
             gwin_ = gwinBuf_.Get<float>();
-            // padding lanes of the window rows (never loaded) are defined once
-            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>(p.winRows * p.w * lp_));
+            // padding lanes of the window pixels (never loaded) are defined once
+            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>(p.winRows * p.winCols * lp_));
         }
 
         // Defined contents in the padding columns of the coordinate planes.
@@ -139,33 +139,75 @@ private:
             ProcessPixels(n, b, gc, cl0, dgi, c0, len, pBegin, pEnd);
             return;
         }
-        for (int64_t from = pBegin; from < pEnd;) {
-            const int64_t oh0 = from / p.wo;
-            const int64_t to = MinI(pEnd, (oh0 + p.winOutRows) * p.wo);
-            OpenWindow(n, c0, len, oh0, (to - 1) / p.wo);
-            ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
-            FlushWindow(n, c0, len);
-            from = to;
+        const int64_t ohLast = (pEnd - 1) / p.wo;
+        for (int64_t oh0 = pBegin / p.wo; oh0 <= ohLast; oh0 += p.winOutRows) {
+            const int64_t ohEnd = MinI(oh0 + p.winOutRows, ohLast + 1);
+            if (p.winOutCols >= p.wo) {  // full-width window: one contiguous pixel range (tiles span rows)
+                const int64_t from = MaxI(pBegin, oh0 * p.wo), to = MinI(pEnd, ohEnd * p.wo);
+                OpenWindow(n, c0, len, oh0, ohEnd - 1, 0, p.wo - 1);
+                ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
+                FlushWindow(n, c0, len);
+                continue;
+            }
+            for (int64_t ow0 = 0; ow0 < p.wo; ow0 += p.winOutCols) {
+                const int64_t owEnd = MinI(ow0 + p.winOutCols, p.wo);
+                // the window's pixels inside the band: one contiguous range per output row
+                const int64_t first = MaxI(pBegin, oh0 * p.wo + ow0);
+                const int64_t last = MinI(pEnd, (ohEnd - 1) * p.wo + owEnd);
+                if (first >= last) {
+                    continue;
+                }
+                OpenWindow(n, c0, len, oh0, ohEnd - 1, ow0, owEnd - 1);
+                for (int64_t oh = oh0; oh < ohEnd; ++oh) {
+                    const int64_t from = MaxI(pBegin, oh * p.wo + ow0), to = MinI(pEnd, oh * p.wo + owEnd);
+                    if (from < to) {
+                        ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
+                    }
+                }
+                FlushWindow(n, c0, len);
+            }
         }
     }
 
-    // Input rows [winLo_, winHi_) reached by output rows ohFirst..ohLast (+ margin, clipped) -> xwin;
-    // gwin = 0. The previous window's UB copies (V) are done before xwin is overwritten (V_MTE2).
-    __aicore__ inline void OpenWindow(int64_t n, int64_t c0, int64_t len, int64_t ohFirst, int64_t ohLast)
+    __aicore__ inline void CloseWindowState()
+    {
+        winLo_ = 0;
+        winHi_ = 0;
+        winXLo_ = 0;
+        winXHi_ = 0;
+        winW_ = 0;
+    }
+
+    __aicore__ inline bool InWindow(int64_t y, int64_t x) const
+    {
+        return y >= winLo_ && y < winHi_ && x >= winXLo_ && x < winXHi_;
+    }
+
+    // Input rows [winLo_, winHi_) x columns [winXLo_, winXHi_) reached by output rows ohFirst..ohLast and
+    // columns owFirst..owLast (+ margin, clipped) -> xwin; gwin = 0. The previous window's UB copies (V)
+    // are done before xwin is overwritten (V_MTE2).
+    __aicore__ inline void OpenWindow(int64_t n, int64_t c0, int64_t len, int64_t ohFirst, int64_t ohLast,
+                                      int64_t owFirst, int64_t owLast)
     {
         const DcnParams &p = *p_;
         const int64_t m = dcn_tiling::kWindowMargin;
         const int64_t lo = MaxI(0, ohFirst * p.strideH - p.padTop - m);
         const int64_t hi = MinI(p.h, ohLast * p.strideH - p.padTop + (p.kh - 1) * p.dilationH + m + 1);
-        winLo_ = lo;
-        winHi_ = hi > lo ? hi : lo;
-        const int64_t rows = winHi_ - winLo_;
-        if (rows == 0) {
-            return;
+        const int64_t xlo = MaxI(0, owFirst * p.strideW - p.padLeft - m);
+        const int64_t xhi = MinI(p.w, owLast * p.strideW - p.padLeft + (p.kw - 1) * p.dilationW + m + 1);
+        CloseWindowState();
+        if (hi <= lo || xhi <= xlo) {
+            return;  // the window lies outside the image: every corner takes the GM path (none is valid)
         }
+        winLo_ = lo;
+        winHi_ = hi;
+        winXLo_ = xlo;
+        winXHi_ = xhi;
+        winW_ = xhi - xlo;
+        const int64_t rows = winHi_ - winLo_;
         PipeSync<AscendC::HardEvent::V_MTE2>();
         AscendC::DataCopyExtParams cp;
-        cp.blockCount = static_cast<uint16_t>(p.w);
+        cp.blockCount = static_cast<uint16_t>(winW_);
         cp.blockLen = static_cast<uint32_t>(len * 4);
         cp.srcStride = static_cast<uint32_t>((p.cin - len) * 4);
         cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
@@ -173,9 +215,10 @@ private:
         cp.rsv = 0;
         AscendC::DataCopyPadExtParams<float> noPad;
         for (int64_t y = winLo_; y < winHi_; ++y) {
-            AscendC::DataCopyPad(xwin_[(y - winLo_) * p.w * lp_], t_->xt[((n * p.h + y) * p.w) * p.cin + c0], cp, noPad);
+            AscendC::DataCopyPad(xwin_[(y - winLo_) * winW_ * lp_], t_->xt[((n * p.h + y) * p.w + winXLo_) * p.cin + c0],
+                                 cp, noPad);
         }
-        AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>(rows * p.w * lp_));
+        AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>(rows * winW_ * lp_));
         PipeSync<AscendC::HardEvent::MTE2_V>();
         AscendC::PipeBarrier<PIPE_V>();
     }
@@ -189,7 +232,7 @@ private:
         }
         PipeSync<AscendC::HardEvent::V_MTE3>();
         AscendC::DataCopyExtParams cp;
-        cp.blockCount = static_cast<uint16_t>(p.w);
+        cp.blockCount = static_cast<uint16_t>(winW_);
         cp.blockLen = static_cast<uint32_t>(len * 4);
         cp.srcStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
                                              dcn_tiling::kUbBlockBytes);
@@ -197,13 +240,12 @@ private:
         cp.rsv = 0;
         AscendC::SetAtomicAdd<float>();
         for (int64_t y = winLo_; y < winHi_; ++y) {
-            AscendC::DataCopyPad(t_->giacc[giaccBase_ + ((n * p.h + y) * p.w) * p.cin + c0], gwin_[(y - winLo_) * p.w * lp_],
-                                 cp);
+            AscendC::DataCopyPad(t_->giacc[giaccBase_ + ((n * p.h + y) * p.w + winXLo_) * p.cin + c0],
+                                 gwin_[(y - winLo_) * winW_ * lp_], cp);
         }
         AscendC::SetAtomicNone();
         PipeSync<AscendC::HardEvent::MTE3_V>();
-        winLo_ = 0;
-        winHi_ = 0;
+        CloseWindowState();
     }
 
     // Output pixels [from, to) of one unit, in tiles of pixelTile pixels x kernel-point chunks.
@@ -537,14 +579,15 @@ private:
             if (valid[a] || valid[b]) {
                 const int first = valid[a] ? a : b;
                 const int64_t yc = y0 + r;
-                if (yc >= winLo_ && yc < winHi_) {  // from the UB window: one copy for the pair
+                const int64_t lastC = valid[b] ? b : a;
+                if (InWindow(yc, x0 + (first & 1)) && InWindow(yc, x0 + (lastC & 1))) {  // one UB copy, the pair
                     AscendC::DataCopyParams uc;
                     uc.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                     uc.blockLen = static_cast<uint16_t>(lp_ / 8);
                     uc.srcStride = 0;
                     uc.dstStride = static_cast<uint16_t>((planeElems - lp_) / 8);
                     const int64_t xc = x0 + (first & 1);
-                    AscendC::DataCopy(xp[first * planeElems + rowOff], xwin_[((yc - winLo_) * p_->w + xc) * lp_], uc);
+                    AscendC::DataCopy(xp[first * planeElems + rowOff], xwin_[((yc - winLo_) * winW_ + xc - winXLo_) * lp_], uc);
                     continue;
                 }
                 AscendC::DataCopyExtParams cp;
@@ -575,14 +618,15 @@ private:
             if (valid[a] || valid[b]) {
                 const int first = valid[a] ? a : b;
                 const int64_t yc = y0 + r;
-                if (yc >= winLo_ && yc < winHi_) {  // into the UB window, corner by corner, program order
+                const int64_t lastC = valid[b] ? b : a;
+                if (InWindow(yc, x0 + (first & 1)) && InWindow(yc, x0 + (lastC & 1))) {  // into the UB window
                     if (!barrier) {  // an earlier point's adds may target the same window rows
                         AscendC::PipeBarrier<PIPE_V>();
                         barrier = true;
                     }
                     for (int c = first; c <= b; ++c) {
                         if (valid[c]) {
-                            const int64_t at = ((yc - winLo_) * p_->w + x0 + (c & 1)) * lp_;
+                            const int64_t at = ((yc - winLo_) * winW_ + x0 + (c & 1) - winXLo_) * lp_;
                             AscendC::Add(gwin_[at], gwin_[at], xp[c * planeElems + rowOff], static_cast<int32_t>(len));
                         }
                     }
@@ -609,7 +653,7 @@ private:
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, giaccBase_, tableKt_;
-    int64_t winLo_, winHi_;  // input rows held by the UB window (empty: winLo_ == winHi_)
+    int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;

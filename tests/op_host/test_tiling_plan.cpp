@@ -2,7 +2,8 @@
 // for a table of shapes x platforms (48, 7 and 1 vector cores). Every field is pinned: key, blockDim, cores
 // used, the work-split fields and each workspace region offset - a tiling change shows up here as a field
 // diff. The expected values were computed from the formulas in deformable_conv2d_backward_tiling.h, not
-// by running the plan; the total is also cross-checked independently by tests/python/test_workspace.py.
+// by running the plan (with the independent Python derivation tests/python/test_kernel_common.stage2_split,
+// which also drives the workspace-formula cross-check of tests/python/test_workspace.py).
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -15,40 +16,49 @@ namespace {
 
 struct Row {
     const char *name;
-    dcn::TilingShape shape;  // n cin h w cout kh kw ho wo groups dg strideH dilationH elt key
-    int64_t split[15];       // segLen blockC blocksPerSeg numBlocks pixelTile pixelBands bandLen
-                             // gTileM gTileN wTileM wTileN wSplitK wChunkK winOutRows winRows
+    dcn::TilingShape shape;  // n cin h w cout kh kw ho wo groups dg strideH dilationH strideW dilationW elt key
+    int64_t split[17];       // segLen blockC blocksPerSeg numBlocks pixelTile pixelBands bandLen
+                             // gTileM gTileN wTileM wTileN wSplitK wChunkK winOutRows winOutCols winRows winCols
     uint64_t ws[9];          // xt giacc g wp got dcol gw part userBytes
 };
 
 const Row kRows[] = {
-    {"win_k1_c64", {48, 64, 12, 16, 8, 1, 1, 12, 16, 1, 1, 1, 1, 4, 0},
-     {64, 64, 1, 1, 64, 1, 192, 128, 64, 8, 64, 5, 2048, 2, 8},
-     {0, 2359296, 4718592, 7077888, 7079936, 7374848, 9734144, 9744384, 9854976}},
-    {"win_k3_s2", {1, 16, 60, 90, 8, 3, 3, 30, 45, 1, 1, 2, 1, 4, 0},
-     {16, 16, 1, 1, 7, 8, 169, 128, 144, 8, 144, 1, 1350, 2, 11},
-     {0, 345600, 3110400, 3888128, 3892736, 3936256, 4713984, 4718592, 4864512}},
-    {"r3_c4", {2, 256, 50, 84, 256, 3, 3, 50, 84, 1, 1, 1, 1, 4, 0},
-     {256, 128, 2, 2, 3, 8, 525, 128, 256, 128, 256, 5, 2048, 0, 0},
-     {0, 8601600, 77414400, 154828800, 157188096, 165789696, 243204096, 255000576, 256815104}},
-    {"r6_g32", {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 1, 1, 2, 1},
-     {16, 16, 1, 32, 7, 1, 4200, 128, 144, 16, 144, 5, 2048, 5, 13},
+    {"r3_c4", {2, 256, 50, 84, 256, 3, 3, 50, 84, 1, 1, 1, 1, 1, 1, 4, 0},
+     {256, 32, 8, 8, 7, 3, 1400, 128, 256, 128, 256, 5, 2048, 13, 13, 21, 21},
+     {0, 8601600, 34406400, 111820800, 114180096, 122781696, 200196096, 211992576, 219250176}},
+    {"r6_g32", {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 1, 1, 1, 1, 2, 1},
+     {16, 16, 1, 32, 7, 1, 4200, 128, 144, 16, 144, 5, 2048, 50, 13, 50, 21},
      {0, 17203200, 34406400, 189235200, 189382656, 197984256, 275398656, 276873216, 305903616}},
-    {"r11_dg16", {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 2, 2},
-     {8, 8, 1, 16, 7, 1, 4096, 128, 256, 64, 256, 16, 2048, 29, 37},
+    {"r11_dg16", {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 1, 1, 2, 2},
+     {8, 8, 1, 16, 7, 1, 4096, 128, 256, 64, 256, 16, 2048, 29, 64, 37, 64},
      {0, 16777216, 33554432, 184549376, 184696832, 188891136, 264388608, 269107200, 325730304}},
-    {"r1_s2", {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 2, 1, 4, 0},
-     {128, 128, 1, 1, 3, 8, 2100, 128, 256, 128, 256, 17, 2048, 0, 0},
-     {0, 68812800, 619315200, 774144000, 774733824, 791937024, 946765824, 956792832, 960421888}},
-    {"odd_small", {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 4, 0},
-     {2, 2, 1, 6, 7, 7, 4, 25, 54, 4, 54, 1, 25, 5, 5},
+    {"r1_s2", {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 2, 1, 2, 1, 4, 0},
+     {128, 32, 4, 4, 7, 6, 2800, 128, 256, 128, 256, 17, 2048, 7, 7, 21, 21},
+     {0, 68812800, 481689600, 636518400, 637108224, 654311424, 809140224, 819167232, 833682432}},
+    {"r8_up3", {32, 128, 64, 64, 64, 3, 3, 64, 64, 1, 1, 1, 1, 1, 1, 4, 0},
+     {128, 32, 4, 4, 7, 1, 4096, 128, 256, 64, 256, 64, 2048, 13, 13, 21, 21},
+     {0, 67108864, 134217728, 738197504, 738492416, 772046848, 1376026624, 1394900992, 1451524096}},
+    {"r12_c5", {8, 512, 19, 19, 512, 3, 3, 19, 19, 1, 1, 1, 1, 1, 1, 2, 1},
+     {512, 32, 16, 16, 7, 1, 361, 128, 256, 128, 256, 2, 2048, 19, 19, 19, 19},
+     {0, 5914624, 11829248, 65060864, 69779456, 72736768, 99352576, 118226944, 123217408}},
+    {"odd_small", {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 1, 1, 4, 0},
+     {2, 2, 1, 6, 7, 7, 4, 25, 54, 4, 54, 1, 25, 5, 5, 5, 5},
      {0, 1536, 10240, 21504, 23552, 24576, 35840, 37888, 54272}},
-    {"k5_long_ka", {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 4, 0},
-     {8, 8, 1, 1, 2, 8, 113, 128, 200, 8, 200, 2, 2048, 30, 30},
+    {"k5_long_ka", {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 1, 1, 4, 0},
+     {8, 8, 1, 1, 2, 8, 113, 128, 200, 8, 200, 2, 2048, 30, 30, 30, 30},
      {0, 86528, 777728, 2937856, 2944512, 3031040, 5191168, 5203968, 6014464}},
-    {"wide_k7", {1, 256, 9, 9, 64, 7, 7, 9, 9, 1, 1, 1, 1, 2, 1},
-     {256, 64, 4, 4, 1, 8, 11, 81, 256, 64, 256, 1, 81, 0, 0},
+    {"wide_k7", {1, 256, 9, 9, 64, 7, 7, 9, 9, 1, 1, 1, 1, 1, 1, 2, 1},
+     {256, 64, 4, 4, 1, 8, 11, 81, 256, 64, 256, 1, 81, 9, 9, 9, 9},
      {0, 82944, 746496, 4810752, 6416384, 6427136, 8459264, 11670528, 11861504}},
+    {"win_k1_c64", {48, 64, 12, 16, 8, 1, 1, 12, 16, 1, 1, 1, 1, 1, 1, 4, 0},
+     {64, 64, 1, 1, 64, 1, 192, 128, 64, 8, 64, 5, 2048, 12, 5, 12, 11},
+     {0, 2359296, 4718592, 7077888, 7079936, 7374848, 9734144, 9744384, 9854976}},
+    {"win_k3_s2", {1, 16, 60, 90, 8, 3, 3, 30, 45, 1, 1, 2, 1, 2, 1, 4, 0},
+     {16, 16, 1, 1, 7, 8, 169, 128, 144, 8, 144, 1, 1350, 13, 13, 33, 33},
+     {0, 345600, 3110400, 3888128, 3892736, 3936256, 4713984, 4718592, 4864512}},
+    {"win_dil2_dg2", {1, 32, 40, 120, 8, 3, 3, 40, 120, 1, 2, 1, 2, 1, 2, 4, 0},
+     {16, 16, 1, 2, 7, 8, 600, 128, 256, 8, 256, 3, 2048, 40, 17, 40, 27},
+     {0, 614400, 5529600, 11059200, 11068416, 11222016, 16751616, 16779264, 17816064}},
 };
 
 struct Platform {
@@ -61,11 +71,13 @@ constexpr uint64_t kUb = 196608;  // A2/A3 UB per vector core
 
 void CheckSplit(const Row &r, const dcn::WorkSplit &w)
 {
-    const int64_t got[15] = {w.segLen, w.blockC, w.blocksPerSeg, w.numBlocks, w.pixelTile, w.pixelBands, w.bandLen,
-                             w.gTileM, w.gTileN, w.wTileM, w.wTileN, w.wSplitK, w.wChunkK, w.winOutRows, w.winRows};
-    const char *names[15] = {"segLen", "blockC", "blocksPerSeg", "numBlocks", "pixelTile", "pixelBands", "bandLen",
-                             "gTileM", "gTileN", "wTileM", "wTileN", "wSplitK", "wChunkK", "winOutRows", "winRows"};
-    for (int i = 0; i < 15; ++i) {
+    const int64_t got[17] = {w.segLen,  w.blockC,     w.blocksPerSeg, w.numBlocks, w.pixelTile,  w.pixelBands,
+                             w.bandLen, w.gTileM,     w.gTileN,       w.wTileM,    w.wTileN,     w.wSplitK,
+                             w.wChunkK, w.winOutRows, w.winOutCols,   w.winRows,   w.winCols};
+    const char *names[17] = {"segLen",  "blockC",     "blocksPerSeg", "numBlocks", "pixelTile",  "pixelBands",
+                             "bandLen", "gTileM",     "gTileN",       "wTileM",    "wTileN",     "wSplitK",
+                             "wChunkK", "winOutRows", "winOutCols",   "winRows",   "winCols"};
+    for (int i = 0; i < 17; ++i) {
         if (got[i] != r.split[i]) {
             std::fprintf(stderr, "%s: %s = %lld, expected %lld\n", r.name, names[i], static_cast<long long>(got[i]),
                          static_cast<long long>(r.split[i]));
