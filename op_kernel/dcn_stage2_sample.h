@@ -295,13 +295,18 @@ private:
         }
         offQue_.EnQue(raw);
 
+        // G rows (p, k) of consecutive pixels are CinG apart when the tile holds every kernel point
+        // (kt == K): one DMA for the whole tile; else one per pixel (K > 64, kernel-point chunks).
         AscendC::LocalTensor<float> gt = gQue_.AllocTensor<float>();
-        for (int64_t i = 0; i < pt; ++i) {
+        const bool wholeK = kt == p.k;
+        const int64_t gDmas = wholeK ? 1 : pt;
+        for (int64_t i = 0; i < gDmas; ++i) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockCount = static_cast<uint16_t>(wholeK ? pt * kt : kt);
             cp.blockLen = static_cast<uint32_t>(len * 4);
             cp.srcStride = static_cast<uint32_t>((p.cinG - len) * 4);
-            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
+                                                 dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<float> noPad;
             int64_t src = (((n * p.groups + gc) * p.howo + p0 + i) * p.k + k0) * p.cinG + cl0;

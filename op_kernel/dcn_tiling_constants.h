@@ -40,7 +40,7 @@ constexpr int64_t kWindowMinBlockC = 16;  // blocks are not narrowed below 16 ch
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
 constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer
 constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 elements
-constexpr int64_t kZeroChunk = 4096;        // fp32 elements zeroed per stage-0 unit
+constexpr int64_t kZeroChunk = 12288;       // fp32 elements zeroed per stage-0 unit (48 KiB per DMA)
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
 
 // ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h
