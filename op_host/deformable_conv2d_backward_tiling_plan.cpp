@@ -67,7 +67,7 @@ int64_t WindowPixelBytes(int64_t blockC) { return 2 * RoundUp(blockC, 8) * 4; }
 int64_t PixelTile(const TilingShape &s, int64_t blockC)
 {
     const int64_t k = s.kh * s.kw, kt = std::min(k, kStage2MaxKt);
-    const int64_t rows = blockC == kBlockCWide ? kStage2RowsWide : kStage2Rows;
+    const int64_t rows = blockC == kBlockCWide ? kStage2RowsWide : (blockC <= kNarrowBlockC ? kStage2RowsNarrow : kStage2Rows);
     return std::max<int64_t>(1, std::min(s.ho * s.wo, rows / kt));
 }
 

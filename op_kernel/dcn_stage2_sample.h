@@ -8,7 +8,8 @@
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (integer part exact, one fp32 rounding)
 //   y0 = floor(y) (Cast CAST_FLOOR), ly = y - y0, hy = 1 - ly (x likewise)      (vector, per tile)
 //   whole-sample rule: only -1 < y < H and -1 < x < W contribute; corners (yc, xc) outside the image
-//   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points):
+//   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points;
+//   32 for wide, 128 for narrow blocks of <= 16 channels):
 //     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
 //     adjacent corners in one transfer), then per corner ONE masked Mul X_c*G over all rows and ONE
 //     WholeReduceSum -> s_c[row] = sum_block G*X(n, yc, xc, block)
@@ -654,7 +655,7 @@ private:
         bool inside;  // whole-sample window -1 < y < H, -1 < x < W
     };
 
-    RowInfo rowInfo_[dcn_tiling::kStage2Rows];
+    RowInfo rowInfo_[dcn_tiling::kStage2RowsNarrow];  // the most rows of any tile
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, giaccBase_, tableKt_;

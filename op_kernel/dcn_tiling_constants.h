@@ -27,13 +27,15 @@ constexpr int64_t kWideMaxK = 32;         // kernel points allowed with wide blo
 constexpr int64_t kStage2MaxKt = 64;      // kernel points per tile
 constexpr int64_t kStage2Rows = 64;       // sample points (G rows) per tile: pixelTile * min(K, 64) <= 64
 constexpr int64_t kStage2RowsWide = 32;   // the same for wide blocks (UB)
+constexpr int64_t kStage2RowsNarrow = 128; // the same for blocks of <= kNarrowBlockC channels (fewer tile DMAs)
+constexpr int64_t kNarrowBlockC = 16;
 constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
 constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
 constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp32 (32 B)
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)
-constexpr int64_t kWindowMargin = 3;      // input rows kept in the UB window above and below the kernel's
-                                          // reach: corners with |dy| < 3 come from / go to UB
+constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window above and below the kernel's
+                                          // reach: corners with |dy| < 4 come from / go to UB
 constexpr int64_t kWindowMinOut = 32;     // output pixels a window should cover before blocks are narrowed
 constexpr int64_t kWindowMinBlockC = 16;  // blocks are not narrowed below 16 channels for a window
 

@@ -130,7 +130,7 @@ def _gcd(a, b):
 
 
 UB_LIMIT = 196608 - 8 * 1024  # A2/A3 UB per vector core minus the toolchain reservation
-WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C = 3, 32, 16
+WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C = 4, 32, 16
 
 
 def _cdiv(a, b):
@@ -161,7 +161,7 @@ def stage2_split(case, dtype):
     wide = seg % 128 == 0 and k <= 32
 
     def tile(bc):
-        return max(1, min(howo, (32 if bc == 128 else 64) // min(k, 64)))
+        return max(1, min(howo, (32 if bc == 128 else 128 if bc <= 16 else 64) // min(k, 64)))
 
     def span_r(r):
         return (r - 1) * sh + (case.kh - 1) * dh + 1 + 2 * WINDOW_MARGIN
