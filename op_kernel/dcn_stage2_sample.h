@@ -418,6 +418,7 @@ private:
         }
         xQue_.EnQue(xp);
         xp = xQue_.DeQue<float>();
+        PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the coordinate planes precede later vector writes
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
 
         // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, for 2-repeat rows
