@@ -86,6 +86,8 @@ def test_help_info_list(run_file):
     assert f"packages/vendors/{VENDOR}/op_api/lib/libcust_opapi.so" in listing.stdout.split()
     tar = run_pkg(run_file, "--tar", "tzf")
     assert tar.returncode == 0 and "help.info" in tar.stdout.split()
+    with_sh = subprocess.run(["sh", str(run_file), "--info"], env=clean_env(), capture_output=True, text=True)
+    assert with_sh.returncode == 0 and "ascend_dcn test package" in with_sh.stdout
 
 
 def test_check_verifies_and_installs_nothing(run_file, tmp_path):

@@ -11,6 +11,7 @@
 #
 # Layout: this header, then the marker line, then a gzip'ed tar payload of PAYLOAD_SIZE bytes whose
 # SHA-256 is PAYLOAD_SHA256 (both written by cmake/cann/pack_run.cmake).
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi   # `sh package.run` runs it with bash too
 set -euo pipefail
 umask 0022
 readonly VENDOR="@vendor_name@"
