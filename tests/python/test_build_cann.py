@@ -128,7 +128,7 @@ def test_opbuild_and_host_libraries(built):
     assert calls_of(calls, "opbuild_optypes") == [["DeformableConv2dBackward"]]
 
     libs = {args[0]: (args[1], args[2:]) for args in calls_of(calls, "npu_op_library")}
-    assert set(libs) == {"cust_opapi", "cust_optiling", "cust_op_proto"}
+    assert set(libs) == {"cust_opapi", "cust_optiling", "cust_op_proto", "cust_tf_parsers"}   # TF plugin: default ON
     autogen = project / "build_out" / "autogen"
     assert libs["cust_opapi"] == ("ACLNN", [str(autogen / "aclnn_deformable_conv2d_backward.cpp")])
     assert libs["cust_optiling"][0] == "TILING" and sorted(libs["cust_optiling"][1]) == host_srcs
