@@ -32,7 +32,7 @@ cann_path_given="n"
 cmake_defs=()
 
 usage() {
-  sed -n '2,26p' "${root}/build.sh" | sed 's/^# \{0,1\}//'
+  sed -n '2,23p' "${root}/build.sh" | sed 's/^# \{0,1\}//'
 }
 die() { echo "build.sh: $*" >&2; exit 2; }
 
@@ -108,8 +108,11 @@ use_toolkit() {
   dir="$(cd "${dir}" && pwd)"
   for old in "${ASCEND_HOME_PATH:-}" "${ASCEND_TOOLKIT_HOME:-}"; do
     if [ -n "${old}" ] && [ -d "${old}" ] && [ "$(cd "${old}" && pwd -P)" != "$(cd "${dir}" && pwd -P)" ]; then
-      old="$(cd "${old}/.." && pwd)"   # the toolkit's install dir (holds <version>/, latest/, set_env.sh)
-      for v in PATH LD_LIBRARY_PATH PYTHONPATH; do strip_toolkit_entries "${v}" "${old}"; done
+      # set_env.sh puts <toolkit>/bin, <toolkit>/lib64, <toolkit>/python/... on these lists
+      for v in PATH LD_LIBRARY_PATH PYTHONPATH; do
+        strip_toolkit_entries "${v}" "${old%/}"
+        strip_toolkit_entries "${v}" "$(cd "${old}" && pwd -P)"
+      done
     fi
   done
   unset ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_OPP_PATH ASCEND_AICPU_PATH TOOLCHAIN_HOME \
