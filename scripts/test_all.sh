@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the environment and runs every test: the C++ twin tests (AddressSanitizer + UBSan
-# build, via ctest) and the Python suite (pytest). NPU-only tests skip with their reason here.
+# build, via ctest), the same tests again under ThreadSanitizer (build-tsan; includes the aclnn
+# example operator run and a canary that must be reported as a race) and the Python suite
+# (pytest). NPU-only tests skip with their reason here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh
@@ -9,4 +11,8 @@ cmake -S . -B build-asan -G Ninja -DASCEND_DCN_TWIN=ON -DASCEND_DCN_SANITIZE=ON 
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-asan -j2
 ctest --test-dir build-asan --output-on-failure
+cmake -S . -B build-tsan -G Ninja -DASCEND_DCN_TWIN=ON -DASCEND_DCN_TSAN=ON \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-tsan -j2
+TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" ctest --test-dir build-tsan --output-on-failure
 python -m pytest -q tests
