@@ -12,6 +12,8 @@
 
 #include "twin/kernel/core_context.h"
 #include "twin/kernel/core_thread_pool.h"
+#include "twin/kernel/hazard.h"
+#include "twin/kernel/sync_sys.h"
 #include "twin/platform.h"
 
 namespace twin {
@@ -56,6 +58,7 @@ struct LaunchState {
     std::vector<uint8_t> finished;
     std::vector<uint32_t> aivDoneOfAic;
     std::vector<CoreCounters> aicCounters;  // written by AIV (Matmul MACs) under mu
+    std::unique_ptr<HazardLaunch, void (*)(HazardLaunch *)> hazard{nullptr, nullptr};   // twin/kernel/hazard.h
 };
 
 const char *HardEventName(AscendC::HardEvent e) {
@@ -85,6 +88,13 @@ static void Record(LaunchState &ls, const std::string &msg) {
     CoreContext *c = g_twinCore;
     if (c == nullptr || c->launch == nullptr) throw std::logic_error(std::string(api) + ": " + rule);
     Record(*c->launch, std::string(api) + ": core " + CoreName(*c) + ": " + rule);
+    throw KernelAbort{};
+}
+
+[[noreturn]] void ViolationText(const std::string &report) {
+    CoreContext *c = g_twinCore;
+    if (c == nullptr || c->launch == nullptr) throw std::logic_error(report);
+    Record(*c->launch, report);
     throw KernelAbort{};
 }
 
@@ -137,10 +147,18 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     const auto t0 = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lk(ls.mu);
     const uint64_t gen = ls.generation[b];
+    HazardBarrierArrive(c, b);
     if (++ls.arrived[b] == n) {
+        // A GM hazard of the finished stage: the barrier does not open, every waiter aborts.
+        const std::string hazard = HazardBarrierComplete(c, b, aivOnly && n == ls.numAiv);
+        if (!hazard.empty()) {
+            lk.unlock();
+            ViolationText(hazard);
+        }
         ls.arrived[b] = 0;
         ++ls.generation[b];
         ls.cv.notify_all();
+        HazardBarrierLeave(c, b);
         return;
     }
     const size_t me = Slot(ls, c);
@@ -174,6 +192,7 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
         }
     }
     ls.waitingAt[me].clear();
+    if (err.empty()) HazardBarrierLeave(c, b);
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     lk.unlock();
     if (!err.empty()) Violation(api, err);
@@ -206,11 +225,7 @@ void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWri
 
 static void EndOfKernelChecks(CoreContext &c) {
     if (c.atomicOp != 0) Violation("SetAtomicAdd", "atomic accumulation still enabled at kernel end (missing SetAtomicNone/DisableDmaAtomic)");
-    for (int e = 0; e < static_cast<int>(AscendC::HardEvent::MAX); ++e)
-        for (int id = 0; id < AscendC::kTwinEventIdsPerEvent; ++id)
-            if (c.flagCount[e][id] != 0)
-                Violation("SetFlag", std::string("SetFlag<HardEvent::") + HardEventName(static_cast<AscendC::HardEvent>(e)) + ">(" +
-                                         std::to_string(id) + ") without a matching WaitFlag at kernel end");
+    CheckFlagsAtKernelEnd(c);
 }
 
 static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()> &entry) {
@@ -296,6 +311,7 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
         c->shadowStorage.assign(c->ubBytes / 32, 0);
         c->shadow = c->shadowStorage.data();
     }
+    if (ls.hazard) HazardCoreAttach(ls.hazard.get(), *c);
     return c;
 }
 
@@ -335,6 +351,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.aivDoneOfAic.assign(ls.numAic, 0);
     ls.aicCv.reset(new std::condition_variable[ls.numAic]);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
+    if (HazardEnabled()) ls.hazard = HazardLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
     std::atomic<uint32_t> next{0};
@@ -363,6 +380,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
         }
         res.cores.push_back(cc);
     }
+    if (ls.firstError.empty() && ls.hazard) ls.firstError = HazardLaunchEnd(ls.hazard.get());
     res.ok = ls.firstError.empty();
     res.error = ls.firstError;
     res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
