@@ -29,9 +29,13 @@ void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bo
     }
     const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
     auto &acc = t.cur->acc;
-    if (!acc.empty() && acc.back().hi == lo && acc.back().kind == kind && acc.back().api == api) {
-        acc.back().hi = hi;
-        return;
+    if (!acc.empty() && acc.back().kind == kind && acc.back().api == api) {
+        HzAcc &b = acc.back();
+        if (b.hi == lo) {   // contiguous continuation (bursts, rows)
+            b.hi = hi;
+            return;
+        }
+        if (lo >= b.lo && hi <= b.hi) return;   // repeated access (e.g. a scalar polling loop)
     }
     acc.push_back({lo, hi, api, kind});
 }

@@ -60,8 +60,12 @@ __aicore__ inline void PipeBarrier() {
     if (pipe == PIPE_ALL && c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
 }
 
+// Hard SyncAll starts with PipeBarrier<PIPE_ALL> (8.1.RC1 dav_c220 SyncAllImpl): all pipes of the
+// core drain before the cross-core barrier (an ordering edge for the hazard checker).
 template <bool isAIVOnly = true>
 __aicore__ inline void SyncAll() {
+    auto &c = twin::kernel::Core("SyncAll");
+    if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
     twin::kernel::HardSyncAll("SyncAll", isAIVOnly, 0);
 }
 
@@ -74,6 +78,7 @@ __aicore__ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const L
         twin::kernel::CheckGm("SyncAll(soft)", c, gmWorkspace.TwinAddr(), uint64_t(n) * 32, true);
     }
     if (ubWorkspace.TwinAddr() == nullptr) twin::kernel::Violation("SyncAll(soft)", "ubWorkspace is not allocated");
+    if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
     twin::kernel::HardSyncAll("SyncAll(soft)", isAIVOnly, usedCores > 0 ? static_cast<uint32_t>(usedCores) : 0);
 }
 
