@@ -93,7 +93,7 @@ namespace kernel {
 
 void KfcClient::Register(const char *api) {
     auto &c = Core(api);
-    AscendC::TPipe *pipe = AscendC::GetTPipePtr();
+    AscendC::TPipe *pipe = ::GetTPipePtr();
     if (pipe == nullptr) Violation(api, "the Matmul client needs a TPipe (GetTPipePtr() is nullptr; construct the TPipe before REGIST_MATMUL_OBJ)");
     eventId_ = pipe->AllocEventIDImpl(AscendC::HardEvent::MTE3_S);
     FlagSet("REGIST_MATMUL_OBJ (Matmul client, holds this flag between its messages)", c, AscendC::HardEvent::MTE3_S, eventId_);
@@ -104,7 +104,7 @@ void KfcClient::Message(const char *api) {
     auto &c = Core(api);
     if (!active_) Violation(api, "Matmul call after its REGIST_MATMUL_OBJ client left scope (the client sent its quit message)");
     FlagWait(api, c, AscendC::HardEvent::MTE3_S, eventId_);
-    AscendC::TPipe *pipe = AscendC::GetTPipePtr();
+    AscendC::TPipe *pipe = ::GetTPipePtr();
     if (pipe == nullptr) Violation(api, "the Matmul client's TPipe is gone (GetTPipePtr() is nullptr)");
     const AscendC::TEventID s = pipe->FetchEventIDImpl(AscendC::HardEvent::S_MTE3);
     FlagSet(api, c, AscendC::HardEvent::S_MTE3, s);

@@ -74,7 +74,7 @@ static void QueueEvents(const char *api, AscendC::TPosition src, AscendC::TPosit
 }
 
 static AscendC::TPipe &QueuePipe(const char *api, AscendC::TPipe *p) {
-    if (p == nullptr || p != AscendC::GetTPipePtr())
+    if (p == nullptr || p != ::GetTPipePtr())
         Violation(api, "the queue's TPipe is gone or is not the current TPipe (GetTPipePtr())");
     return *p;
 }
@@ -309,9 +309,9 @@ TEventID TPipe::FetchEventIDImpl(HardEvent evt) {
     twin::kernel::Violation("TPipe::FetchEventID", std::string("all 8 event IDs of HardEvent::") + twin::kernel::HardEventName(evt) + " are allocated");
 }
 
-TPipe *GetTPipePtr() { return g_currentPipe; }
-
 }  // namespace AscendC
+
+AscendC::TPipe *GetTPipePtr() { return AscendC::g_currentPipe; }
 
 namespace twin {
 namespace kernel {
