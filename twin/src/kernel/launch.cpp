@@ -2,6 +2,8 @@
 // detection, Matmul service wait (MIX), end-of-kernel checks.
 #include "twin/launch.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -11,6 +13,7 @@
 #include <stdexcept>
 
 #include "twin/kernel/core_context.h"
+#include "twin/kernel/cost_table.h"
 #include "twin/kernel/core_thread_pool.h"
 #include "twin/kernel/hazard.h"
 #include "twin/kernel/sync_sys.h"
@@ -58,6 +61,8 @@ struct LaunchState {
     std::vector<uint8_t> finished;
     std::vector<uint32_t> aivDoneOfAic;
     std::vector<CoreCounters> aicCounters;  // written by AIV (Matmul MACs) under mu
+    // Matmul work per serving AIC and per stage of the requesting AIV (its SyncAll count), under mu.
+    std::vector<std::vector<PipeCounters>> aicStageWork;
     std::unique_ptr<HazardLaunch, void (*)(HazardLaunch *)> hazard{nullptr, nullptr};   // twin/kernel/hazard.h
 };
 
@@ -212,15 +217,32 @@ void ServeMatmulUntilAivDone() {
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
-void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
+static void AddCubeWork(PipeCounters &p, const cost::CubeCost &cost, uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
+    p.cubeMacs += macs;
+    p.cubeGmReadBytes += gmReadBytes;
+    p.cubeGmWriteBytes += gmWriteBytes;
+    p.cubeCycles += cost.mCycles;
+    p.mmadCalls += cost.mmadCalls;
+    p.mte1Cycles += cost.mte1Cycles;
+    p.cubeGmReadTransfers += cost.gmReadTransfers;
+    p.cubeGmWriteTransfers += cost.gmWriteTransfers;
+}
+
+void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
     auto &c = Core("Matmul");
     LaunchState &ls = *c.launch;
     c.counters.cubeMacsIssued += macs;
     std::lock_guard<std::mutex> lk(ls.mu);
-    CoreCounters &aic = ls.aivPerAic == 0 ? c.counters : ls.aicCounters[c.blockIdx / ls.aivPerAic];
-    aic.cubeMacs += macs;
-    aic.cubeGmReadBytes += gmReadBytes;
-    aic.cubeGmWriteBytes += gmWriteBytes;
+    if (ls.aivPerAic == 0) {   // no serving AIC (not reachable: Matmul needs a MIX launch)
+        AddCubeWork(c.counters, cost, macs, gmReadBytes, gmWriteBytes);
+        return;
+    }
+    const uint32_t aic = c.blockIdx / ls.aivPerAic;
+    AddCubeWork(ls.aicCounters[aic], cost, macs, gmReadBytes, gmWriteBytes);
+    std::vector<PipeCounters> &stages = ls.aicStageWork[aic];
+    const size_t stage = c.counters.syncAllCount;
+    if (stages.size() <= stage) stages.resize(stage + 1);
+    AddCubeWork(stages[stage], cost, macs, gmReadBytes, gmWriteBytes);
 }
 
 static void EndOfKernelChecks(CoreContext &c) {
@@ -265,7 +287,13 @@ constexpr size_t kMaxPooledArenas = 96;
 std::mutex g_arenaMu;
 std::vector<std::vector<uint8_t>> g_ubArenas, g_shadowArenas;
 
+// Held across fork() so a forked child never inherits it locked by another thread.
+void ArenaLockForFork() { g_arenaMu.lock(); }
+void ArenaUnlockAfterFork() { g_arenaMu.unlock(); }
+const int g_arenaAtFork = pthread_atfork(ArenaLockForFork, ArenaUnlockAfterFork, ArenaUnlockAfterFork);
+
 std::vector<uint8_t> TakeArena(std::vector<std::vector<uint8_t>> &pool) {
+    (void)g_arenaAtFork;
     std::lock_guard<std::mutex> lk(g_arenaMu);
     if (pool.empty()) return {};
     std::vector<uint8_t> v = std::move(pool.back());
@@ -351,6 +379,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.aivDoneOfAic.assign(ls.numAic, 0);
     ls.aicCv.reset(new std::condition_variable[ls.numAic]);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
+    ls.aicStageWork.assign(ls.numAic, {});
     if (HazardEnabled()) ls.hazard = HazardLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
@@ -370,13 +399,29 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     }
     for (uint32_t i = 0; i < total; ++i)
         if (cores[i]) ReturnArenas(*cores[i]);
+    uint64_t aivStages = 0;   // most SyncAlls of any AIV: the stage count the serving AICs are split into
+    for (uint32_t i = ls.numAic; i < total; ++i)
+        if (cores[i]) aivStages = std::max<uint64_t>(aivStages, cores[i]->counters.syncAllCount);
     for (uint32_t i = 0; i < total; ++i) {
         if (!cores[i]) continue;
         CoreCounters cc = cores[i]->counters;
         if (i < ls.numAic) {
-            cc.cubeMacs += ls.aicCounters[i].cubeMacs;
-            cc.cubeGmReadBytes += ls.aicCounters[i].cubeGmReadBytes;
-            cc.cubeGmWriteBytes += ls.aicCounters[i].cubeGmWriteBytes;
+            const PipeCounters &w = ls.aicCounters[i];
+            AddCubeWork(cc, cost::CubeCost{w.cubeCycles, w.mmadCalls, w.mte1Cycles, w.cubeGmReadTransfers, w.cubeGmWriteTransfers},
+                        w.cubeMacs, w.cubeGmReadBytes, w.cubeGmWriteBytes);
+            // An AIC that only served Matmul has no SyncAll of its own: its snapshot k is the work its
+            // AIV cores requested before their SyncAll k (per-stage costs by differences, as on AIV).
+            if (cc.atSyncAll.empty() && ls.aivPerAic != 0) {
+                PipeCounters cum;
+                const std::vector<PipeCounters> &st = ls.aicStageWork[i];
+                for (uint64_t k = 0; k < aivStages; ++k) {
+                    if (k < st.size())
+                        AddCubeWork(cum, cost::CubeCost{st[k].cubeCycles, st[k].mmadCalls, st[k].mte1Cycles, st[k].cubeGmReadTransfers,
+                                                        st[k].cubeGmWriteTransfers},
+                                    st[k].cubeMacs, st[k].cubeGmReadBytes, st[k].cubeGmWriteBytes);
+                    cc.atSyncAll.push_back(cum);
+                }
+            }
         }
         res.cores.push_back(cc);
     }

@@ -13,6 +13,7 @@
 #include <typeinfo>
 #include <vector>
 #include "twin/launch.h"
+#include "twin/kernel/cost_table.h"
 #include "twin/kernel/kernel_types.h"
 #include "twin/kernel/hazard.h"
 
@@ -66,6 +67,7 @@ struct CoreContext {
     const uint8_t *gmCacheBase = nullptr;
     size_t gmCacheBytes = 0;
     CoreCounters counters;
+    const char *costApi = "";      // API of the count-form vector instruction in flight (set by CountNop)
     // hazard checker (twin/kernel/hazard.h): nullptr when off; the API last entered (for its reports)
     HazardCore *hz = nullptr;
     const char *lastApi = nullptr;
@@ -171,7 +173,8 @@ uint64_t CurrentTilingKey();                    // TILING_KEY_IS
 bool IsAic();                                   // ASCEND_IS_AIC
 // Blocks until the paired AIV cores of this AIC have left the kernel (Matmul service, MIX mode).
 void ServeMatmulUntilAivDone();
-void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes);
+// Credits one Matmul computation to the AIC serving this AIV (per stage: the AIV's SyncAll count).
+void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes);
 // Forgets GetTPipePtr()'s pipe on this thread (pool threads are reused across launches).
 void ClearCurrentPipe();
 // Barrier across cores: aivOnly -> all AIV cores of the launch, else all cores.
