@@ -1,5 +1,7 @@
-// twin::Launch: virtual AI cores as threads (persistent pool, twin/kernel/core_thread_pool.h), violation recording, SyncAll barrier with deadlock
-// detection, Matmul service wait (MIX), end-of-kernel checks.
+// twin::Launch: virtual AI cores as cooperative fibers on at most CoreThreadBudget() pool threads
+// (twin/kernel/core_scheduler.h; waves of AIV-only launches larger than the chip run on pool threads
+// directly), violation recording, SyncAll barrier with deadlock detection, Matmul service wait (MIX),
+// end-of-kernel checks.
 #include "twin/launch.h"
 
 #include <pthread.h>
@@ -13,6 +15,7 @@
 #include <stdexcept>
 
 #include "twin/kernel/core_context.h"
+#include "twin/kernel/core_scheduler.h"
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/core_thread_pool.h"
 #include "twin/kernel/hazard.h"
@@ -39,6 +42,7 @@ thread_local CoreContext *g_twinCore = nullptr;
 }  // namespace
 
 CoreContext *CurrentCore() noexcept { return g_twinCore; }
+void SetCurrentCore(CoreContext *c) noexcept { g_twinCore = c; }
 
 struct LaunchState {
     LaunchOptions opt;
@@ -47,10 +51,11 @@ struct LaunchState {
     uint32_t aivPerAic = 0;                // 2 for MIX_AIC_1_2, 1 for MIX_AIC_1_1
     bool concurrent = true;                // all cores resident at once (false: AIV waves)
     std::mutex mu;
-    std::condition_variable cv;            // SyncAll barriers and finishing cores
-    // One per AIC serving Matmul: only its own AIV cores' exits (or an abort) wake it, so a
-    // finishing AIV does not wake every other AIC (that wake-up storm cost ms per launch).
-    std::unique_ptr<std::condition_variable[]> aicCv;
+    std::condition_variable cv;            // idle scheduler threads wait here
+    // Cores block through the scheduler (concurrent launches only). Channel 0: SyncAll barriers;
+    // channel 1 + i: AIC i's Matmul service, woken only by its own AIV cores' exits (or an abort),
+    // so a finishing AIV does not wake every other AIC.
+    std::unique_ptr<CoreScheduler> sched;
     std::atomic<bool> aborted{false};
     std::string firstError;
     // barriers: [0] AIV-only, [1] all cores
@@ -84,9 +89,8 @@ static void Record(LaunchState &ls, const std::string &msg) {
         std::lock_guard<std::mutex> lk(ls.mu);
         if (ls.firstError.empty()) ls.firstError = msg;
         ls.aborted = true;
+        if (ls.sched) ls.sched->WakeAll();
     }
-    ls.cv.notify_all();
-    for (uint32_t i = 0; i < ls.numAic; ++i) ls.aicCv[i].notify_all();
 }
 
 [[noreturn]] void Violation(const char *api, const std::string &rule) {
@@ -162,7 +166,7 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
         }
         ls.arrived[b] = 0;
         ++ls.generation[b];
-        ls.cv.notify_all();
+        ls.sched->Wake(0);
         HazardBarrierLeave(c, b);
         return;
     }
@@ -184,7 +188,7 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
                   std::to_string(n) + " cores wait in SyncAll";
             break;
         }
-        if (ls.cv.wait_until(lk, deadline) == std::cv_status::timeout && ls.generation[b] == gen) {
+        if (ls.sched->Block(lk, 0, deadline) && ls.generation[b] == gen) {
             std::string waiting, running;
             for (size_t i = 0; i < ls.waitingAt.size(); ++i) {
                 const std::string name = std::string(i < ls.numAic ? "AIC " : "AIV ") + std::to_string(i < ls.numAic ? i : i - ls.numAic);
@@ -211,7 +215,7 @@ void ServeMatmulUntilAivDone() {
     ls.waitingAt[Slot(ls, c)] = "REGIST_MATMUL_OBJ (serving Matmul)";
     while (ls.aivDoneOfAic[c.blockIdx] < ls.aivPerAic) {
         if (ls.aborted) { lk.unlock(); throw KernelAbort{}; }
-        ls.aicCv[c.blockIdx].wait(lk);
+        ls.sched->Block(lk, 1 + c.blockIdx, CoreScheduler::Clock::time_point::max());
     }
     ls.waitingAt[Slot(ls, c)].clear();
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
@@ -274,9 +278,11 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
             ++ls.aivFinished;
             if (ls.aivPerAic != 0) ++ls.aivDoneOfAic[c.blockIdx / ls.aivPerAic];
         }
+        if (ls.sched) {
+            ls.sched->Wake(0);   // SyncAll waiters re-check for cores that left without arriving
+            if (!c.isAic && ls.aivPerAic != 0) ls.sched->Wake(1 + c.blockIdx / ls.aivPerAic);
+        }
     }
-    ls.cv.notify_all();
-    if (!c.isAic && ls.aivPerAic != 0) ls.aicCv[c.blockIdx / ls.aivPerAic].notify_all();
 }
 
 // Recycled UB arenas (and their shadows): a launch at 48 vector cores needs ~9.4 MB of arena; taking
@@ -377,18 +383,23 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.waitingAt.assign(total, std::string());
     ls.finished.assign(total, 0);
     ls.aivDoneOfAic.assign(ls.numAic, 0);
-    ls.aicCv.reset(new std::condition_variable[ls.numAic]);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
     ls.aicStageWork.assign(ls.numAic, {});
     if (HazardEnabled()) ls.hazard = HazardLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
     std::atomic<uint32_t> next{0};
+    const uint32_t budget = CoreThreadBudget();
     if (ls.concurrent) {
-        for (uint32_t i = 0; i < total; ++i) cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
-        RunOnDistinctThreads(total, [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
+        std::vector<CoreContext *> raw(total);
+        for (uint32_t i = 0; i < total; ++i) {
+            cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
+            raw[i] = cores[i].get();
+        }
+        ls.sched.reset(new CoreScheduler(ls.mu, ls.cv, 1 + ls.numAic));
+        ls.sched->Run(total, budget, raw.data(), [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
     } else {
-        RunOnDistinctThreads(physical, [&ls, &cores, &entry, &next, total](uint32_t) {
+        RunOnDistinctThreads(std::min(physical, budget), [&ls, &cores, &entry, &next, total](uint32_t) {
             for (uint32_t i = next++; i < total; i = next++) {
                 if (ls.aborted) break;
                 cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);

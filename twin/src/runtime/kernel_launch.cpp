@@ -8,6 +8,7 @@
 #include "aclnn/opdev/op_errno.h"
 #include "executor.h"
 #ifdef TWIN_HAVE_KERNEL_RUNTIME  // set by twin/CMakeLists.txt when twin/src/kernel is built
+#include "twin/kernel/core_scheduler.h"
 #include "twin/kernel/cost_table.h"
 #include "twin/launch.h"
 #include "twin/platform.h"
@@ -282,6 +283,14 @@ int twinCostPipeTerm(uint32_t index, const char **pipe, const char **counter, co
 #else
     (void)index; (void)pipe; (void)counter; (void)constant;
     return -1;
+#endif
+}
+
+void twinSetThreads(uint32_t threads) {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    twin::kernel::SetCoreThreadBudget(threads);
+#else
+    (void)threads;
 #endif
 }
 

@@ -58,6 +58,10 @@ int twinLastLaunchCoreSyncAllCounter(uint32_t core, uint32_t syncIndex, const ch
 int twinCostConstant(uint32_t index, const char **name, double *value, int *assumed, const char **unit, const char **source);
 int twinCostPipeTerm(uint32_t index, const char **pipe, const char **counter, const char **constant);
 
+// OS threads the virtual cores of a launch may use (0 = $TWIN_THREADS, else the hardware threads);
+// the Python package sets torch's intra-op thread count.
+void twinSetThreads(uint32_t threads);
+
 // Test / binding knob: selects the active twin platform (soc preset name, optional AIV core count).
 void twinSetPlatform(const char *soc, uint32_t aivCores);
 }

@@ -67,6 +67,9 @@ struct CoreContext {
     const uint8_t *gmCacheBase = nullptr;
     size_t gmCacheBytes = 0;
     CoreCounters counters;
+    // cooperative scheduling (twin/kernel/core_scheduler.h)
+    bool sharesThread = false;             // other cores run on this core's OS thread
+    mutable uint32_t pollsSinceYield = 0;  // GM accesses since this core last yielded
     const char *costApi = "";      // API of the count-form vector instruction in flight (set by CountNop)
     // hazard checker (twin/kernel/hazard.h): nullptr when off; the API last entered (for its reports)
     HazardCore *hz = nullptr;
@@ -78,6 +81,12 @@ struct CoreContext {
 // The current thread's virtual core (nullptr outside twin::Launch). Out of line on purpose: an
 // inline read of an `extern thread_local` trips GCC 12's TLS wrapper under -O2 + UBSan.
 CoreContext *CurrentCore() noexcept;
+// Thread-local core state switched by the cooperative scheduler with the core it runs.
+void SetCurrentCore(CoreContext *c) noexcept;
+void *CurrentPipeHandle() noexcept;            // GetTPipePtr()'s pipe of this thread
+void SetCurrentPipeHandle(void *pipe) noexcept;
+void YieldCore();                              // twin/kernel/core_scheduler.h
+constexpr uint32_t kYieldPolls = 1024;         // GM accesses between yields of a core sharing its thread
 
 [[noreturn]] void Violation(const char *api, const std::string &rule);
 // Records a complete report (already naming API and core) and unwinds the current core.
@@ -94,9 +103,14 @@ inline CoreContext &Core(const char *api) {
 }
 
 // Lets a core that spins on GM (e.g. waiting for a flag another core will never set) leave once
-// the launch has failed.
+// the launch has failed, and, when it shares its OS thread, lets the other cores run now and then.
 inline void PollAbort(const CoreContext &c) {
     if (c.aborted != nullptr && c.aborted->load(std::memory_order_relaxed)) throw KernelAbort{};
+    if (c.sharesThread && ++c.pollsSinceYield >= kYieldPolls) {
+        c.pollsSinceYield = 0;
+        YieldCore();
+        if (c.aborted != nullptr && c.aborted->load(std::memory_order_relaxed)) throw KernelAbort{};
+    }
 }
 
 template <typename T> const char *TypeName() {
