@@ -46,8 +46,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-if HERE not in sys.path:  # imported as a module (tests); as a script, Python puts HERE first itself
-    sys.path.insert(0, HERE)
 
 import bench_cases  # noqa: E402
 

@@ -40,7 +40,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY_SRC = os.path.join(HERE, "..", "python")
-sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 

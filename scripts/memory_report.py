@@ -17,17 +17,12 @@ Usage: python scripts/memory_report.py [--out docs/memory.md] [--dtype float32|b
 """
 import argparse
 import os
-import sys
 from dataclasses import dataclass
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-try:
-    import ascend_dcn.functional as dcn
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-    import ascend_dcn.functional as dcn
+import ascend_dcn.functional as dcn  # the installed package (pip install . or pip install -e .)
 from ascend_dcn import suite as bench_suite
 from ascend_dcn.forward import output_size
 

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
 
 import bench_cases  # noqa: E402
 
@@ -173,10 +172,6 @@ def twin_counters():
 
 def measure(case, dtype):
     """Runs the operator once on the twin; returns its counters (+ 'macs_check' = cubeMacs / formula)."""
-    try:
-        import ascend_dcn  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, os.path.join(REPO, "python"))
     from ascend_dcn import ops
     inputs = bench_cases.make_inputs(case, dtype)
     a = case.attrs

@@ -3,14 +3,10 @@ the plain-PyTorch peer against the float64 reference, the performance model's ar
 synthetic counters, and (when the twin is built) one tiny bench run and one counter read.
 Kept small: the whole file runs in well under 30 s on 2 cores; the real benchmark is never run here."""
 import math
-import os
-import sys
 
 import pytest
 import torch
 
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-sys.path.insert(0, SCRIPTS)
 
 import bench  # noqa: E402
 import bench_cases  # noqa: E402
