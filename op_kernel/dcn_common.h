@@ -64,7 +64,7 @@ struct DcnTensors {
 template <AscendC::HardEvent EVT>
 __aicore__ inline void PipeSync()
 {
-    AscendC::TEventID id = AscendC::GetTPipePtr()->template FetchEventID<EVT>();
+    AscendC::TEventID id = GetTPipePtr()->template FetchEventID<EVT>();
     AscendC::SetFlag<EVT>(id);
     AscendC::WaitFlag<EVT>(id);
 }

@@ -70,7 +70,7 @@ public:
         typename Stage1Matmul<T>::Mm mmG;
         typename Stage1Matmul<T>::Mm mmW;
         // Separated mode: must precede every InitBuffer; on the AIC this serves the matmuls and returns.
-        REGIST_MATMUL_OBJ(&pipe_, AscendC::GetSysWorkSpacePtr(), mmG, &td_->gMatmul, mmW, &td_->wMatmul);
+        REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mmG, &td_->gMatmul, mmW, &td_->wMatmul);
         if ASCEND_IS_AIC {
             return;
         }

@@ -56,7 +56,7 @@ fi
 import json
 from ascend_dcn import npu
 info = npu.backend_info()
-print(json.dumps({k: info[k] for k in ("selected_backend", "torch_npu", "soc", "vendor_package", "cann_runtime")}, indent=1))
+print(json.dumps({k: info[k] for k in ("selected_backend", "torch_npu", "soc", "vendor_package", "cann_include", "bound_library")}, indent=1))
 for problem in info["problems"]:
     print("problem:", problem)
 PY

@@ -16,7 +16,7 @@ def npu_unavailable_reason():
     if not _npu_problem:
         try:
             from ascend_dcn import npu
-            npu.get_opapi()
+            (npu.get_extension if hasattr(npu, "get_extension") else npu.get_opapi)()
             _npu_problem.append(None)
         except Exception as exc:  # noqa: BLE001 - any failure means: not an Ascend host
             _npu_problem.append(f"{NPU_SKIP_REASON} ({type(exc).__name__}: {exc})")

@@ -7,9 +7,15 @@ Flow of ``deformable_conv2d_backward``:
   2. inputs made contiguous (non-contiguous inputs are accepted); outputs allocated with torch:
      grad_input/grad_weight/grad_offset like input/weight/offset (input's dtype), grad_bias
      ``[Cout]`` with grad_output's dtype.
-  3. CPU tensors -> the CPU twin (``ascend_dcn._backend``); NPU tensors -> the installed vendor
-     package through ``ascend_dcn.npu.get_opapi()`` on ``ascend_dcn.npu.current_stream_ptr()``.
+  3. CPU tensors -> the CPU twin (``ascend_dcn._backend``); NPU tensors (torch's PrivateUse1 device,
+     "npu" under torch_npu) -> the torch_npu extension (``ascend_dcn.npu.get_extension()``), which
+     runs both phases itself: phase 2 goes through torch_npu's task queue on its current stream,
+     never from Python on a raw stream.
   4. ``get_workspace_size`` -> workspace = torch uint8 tensor on the same device -> ``execute``.
+Two-phase API: ``get_workspace_size`` returns ``(size, executor)``; the executor holds references to
+every tensor it describes until it has run or is dropped (dropping an unexecuted executor releases
+it). On NPU tensors ``execute`` queues phase 2 exactly where the fused call would, so a caller who
+uses the two phases between other torch_npu operators gets the same result as the fused call.
 Tensor formats passed to aclnn: a torch tensor carries no format, so each argument is tagged with the
 format its role has in the contract — NCHW for the eight 4-D tensors, ND for grad_bias — whatever
 its rank; a tensor of the wrong rank is then reported by the dimension rule (step 5), exactly as
@@ -17,6 +23,8 @@ the Python validation does.
 """
 
 import operator
+import re
+import types
 
 import torch
 
@@ -55,13 +63,22 @@ def _int_list(v):
     return out
 
 
+def npu_device_type():
+    """The device type NPU tensors have: torch's PrivateUse1 backend name ("npu" once torch_npu is
+    imported; "privateuseone" otherwise)."""
+    return torch._C._get_privateuse1_backend_name()
+
+
+def _is_npu(device):
+    return device.type == npu_device_type()
+
+
 def _resolve_opapi(device, opapi):
+    """The twin's OpApi for CPU tensors; NPU tensors never get one (they use the extension)."""
     if opapi is not None:
         return opapi
     if device.type == "cpu":
         return _backend.get_twin_opapi()
-    if device.type == "npu":
-        return _npu_module().get_opapi(device)
     raise _backend.BackendUnavailableError(
         f"tensors on device '{device}' are not supported: use CPU tensors (CPU twin) or NPU tensors (torch_npu)")
 
@@ -72,19 +89,36 @@ def _npu_module():
     except ImportError as e:
         raise _backend.BackendUnavailableError(
             f"NPU tensors need ascend_dcn.npu (the Ascend-host backend), which could not be imported: {e}") from e
-    for name in ("get_opapi", "current_stream_ptr"):
-        if not hasattr(npu, name):
-            raise _backend.BackendUnavailableError(
-                f"ascend_dcn.npu has no {name}(); this build of ascend_dcn cannot run on NPU tensors")
     return npu
 
 
-def _stream_ptr(device, stream):
-    if stream is not None:
-        return int(stream)
-    if device.type == "npu":
-        return int(_npu_module().current_stream_ptr(device))
-    return 0
+def _npu_extension(device):
+    """The torch_npu extension for NPU tensors on ``device`` (ascend_dcn.npu.get_extension)."""
+    return _npu_module().get_extension(device)
+
+
+_NPU_STATUS_RE = re.compile(r"failed with status (?P<status>\d+) \((?P<name>\w+)\): (?P<message>[^\n]*)")
+
+
+def translate_npu_error(exc):
+    """The AclnnError of an extension failure that carries an aclnn status (returned), else None."""
+    match = _NPU_STATUS_RE.search(str(exc))
+    if match is None:
+        return None
+    err = _backend.translate_error(types.SimpleNamespace(
+        status=int(match["status"]), message=match["message"], argument="",
+        api=str(exc).split(" failed", 1)[0].strip()))
+    return err
+
+
+def _call_npu(fn, *args):
+    try:
+        return fn(*args)
+    except RuntimeError as e:
+        err = translate_npu_error(e)
+        if err is not None:
+            raise err from e
+        raise
 
 
 def get_workspace_size(input, grad_output, offset_out, weight, offset, kernel_size, stride, padding, dilation,
@@ -92,19 +126,27 @@ def get_workspace_size(input, grad_output, offset_out, weight, offset, kernel_si
                        opapi=None, precheck=True):
     """Phase 1: ``aclnnDeformableConv2dBackwardGetWorkspaceSize`` -> ``(workspace_size, executor)``.
 
-    Tensors may be None (passed as nullptr). ``opapi`` defaults to the twin for CPU tensors and to
-    ``ascend_dcn.npu.get_opapi()`` for NPU tensors. ``precheck`` runs the C++ contract check first
-    (exact status codes even where the generated layer reports a tiling failure differently).
-    Errors raise ``ascend_dcn.errors.AclnnError`` subclasses."""
+    Tensors may be None (passed as nullptr). CPU tensors use the twin (``opapi`` overrides it); NPU
+    tensors use the torch_npu extension (phase 1 on this thread; ``opapi`` must be None).
+    ``precheck`` runs the C++ contract check first (exact status codes even where the generated
+    layer reports a tiling failure differently; the NPU extension always runs it). The executor keeps
+    the tensors alive until it has run or is dropped. Errors raise ``ascend_dcn.errors.AclnnError``
+    subclasses."""
     first = next((t for t in (input, grad_output, offset_out, weight, offset) if t is not None), None)
     device = first.device if first is not None else torch.device("cpu")
-    api = _resolve_opapi(device, opapi)
-    inputs = [tensor_spec(t, "NCHW") for t in (input, grad_output, offset_out, weight, offset)]
     attrs = [_int_list(kernel_size), _int_list(stride), _int_list(padding), _int_list(dilation),
              operator.index(groups), operator.index(deformable_groups), bool(modulated)]
-    outputs = [tensor_spec(t, "NCHW") for t in (grad_input, grad_weight, grad_offset)] + [tensor_spec(grad_bias, "ND")]
+    if _is_npu(device) and opapi is None:
+        ext = _npu_extension(device)
+        return _call_npu(ext.get_workspace_size, input, grad_output, offset_out, weight, offset, *attrs,
+                         grad_input, grad_weight, grad_offset, grad_bias)
+    api = _resolve_opapi(device, opapi)
+    tensors = (input, grad_output, offset_out, weight, offset, grad_input, grad_weight, grad_offset, grad_bias)
+    inputs = [tensor_spec(t, "NCHW") for t in tensors[:5]]
+    outputs = [tensor_spec(t, "NCHW") for t in tensors[5:8]] + [tensor_spec(grad_bias, "ND")]
     try:
-        return api.get_workspace_size(inputs, attrs, outputs, precheck=precheck)
+        return api.get_workspace_size(inputs, attrs, outputs, precheck=precheck,
+                                      keep_alive=tuple(t for t in tensors if t is not None))
     except Exception as e:
         if _backend.is_call_error(e):
             raise _backend.translate_error(e) from e
@@ -112,9 +154,23 @@ def get_workspace_size(input, grad_output, offset_out, weight, offset, kernel_si
 
 
 def execute(workspace, workspace_size, executor, stream=None, *, opapi=None, device=None):
-    """Phase 2: ``aclnnDeformableConv2dBackward``. ``workspace`` is a torch tensor, an address or None."""
+    """Phase 2: ``aclnnDeformableConv2dBackward``. ``workspace`` is a torch tensor, an address or None.
+
+    An executor of NPU tensors is launched by the torch_npu extension through torch_npu's task
+    queue on its current stream of the tensors' device; ``workspace`` must then be a tensor on that
+    device (or None for size 0) and ``stream`` None (select a stream with ``torch.npu.stream(s)``)."""
+    if _npu_module_loaded() and _npu_module().is_npu_executor(executor):
+        if stream is not None:
+            raise ValueError("execute: NPU executors run on torch_npu's current stream; use "
+                             "`with torch.npu.stream(s):` instead of passing stream")
+        if workspace is not None and not isinstance(workspace, torch.Tensor):
+            raise TypeError("execute: the workspace of an NPU executor must be an NPU tensor (or None)")
+        return _call_npu(_npu_module().loaded_extension().execute, workspace, int(workspace_size), executor)
     device = torch.device(device) if device is not None else (
         workspace.device if isinstance(workspace, torch.Tensor) else torch.device("cpu"))
+    if _is_npu(device):
+        raise ValueError("execute: this executor was not made by the NPU extension; NPU tensors must go "
+                         "through ascend_dcn.ops.get_workspace_size on NPU tensors")
     api = _resolve_opapi(device, opapi)
     if isinstance(workspace, torch.Tensor):
         nbytes = workspace.numel() * workspace.element_size()
@@ -126,11 +182,16 @@ def execute(workspace, workspace_size, executor, stream=None, *, opapi=None, dev
     else:
         ptr = int(workspace or 0)
     try:
-        return api.execute(ptr, int(workspace_size), executor, _stream_ptr(device, stream))
+        return api.execute(ptr, int(workspace_size), executor, int(stream or 0))
     except Exception as e:
         if _backend.is_call_error(e):
             raise _backend.translate_error(e) from e
         raise
+
+
+def _npu_module_loaded():
+    import sys
+    return sys.modules.get(__package__ + ".npu") is not None
 
 
 def _check_same_device(named, device):
@@ -145,12 +206,18 @@ def deformable_conv2d_backward(input, grad_output, offset_out, weight, offset, k
 
     Returns ``(grad_input, grad_weight, grad_offset, grad_bias)``; argument list and result order of
     ``torch_npu.npu_deformable_conv2dbk``. ``modulated=False`` (DCNv1, offset ``[N, 2*dg*KH*KW, Ho, Wo]``)
-    is our extension."""
+    is our extension. NPU tensors run through the torch_npu extension's fused call (the same kernel
+    torch dispatches ``ascend_dcn::deformable_conv2d_backward`` to on NPU)."""
     check_backward_args(input, grad_output, offset_out, weight, offset, kernel_size, stride, padding, dilation,
                         groups, deformable_groups, modulated)
     device = input.device
     _check_same_device([("gradOutput", grad_output), ("offsetOut", offset_out), ("weight", weight),
                         ("offset", offset)], device)
+    if _is_npu(device):
+        ext = _npu_extension(device)
+        return tuple(_call_npu(ext.deformable_conv2d_backward, input, grad_output, offset_out, weight, offset,
+                               _int_list(kernel_size), _int_list(stride), _int_list(padding), _int_list(dilation),
+                               operator.index(groups), operator.index(deformable_groups), bool(modulated)))
     inputs = [t.contiguous() for t in (input, grad_output, offset_out, weight, offset)]
     x, go = inputs[0], inputs[1]
     grad_input = torch.empty(x.shape, dtype=x.dtype, device=device)

@@ -1,7 +1,9 @@
 """Shared setup of the Ascend-host tests (tests/npu/): the skip rule, the device and helpers.
 
-Every module calls ``require_npu()`` at import: off an Ascend host the whole module is skipped with
-SKIP_REASON (+ the specific problem found by ascend_dcn.npu). On a host, the installed vendor
+Every module carries ``pytestmark = pytest.mark.npu`` (the marker is registered in pyproject.toml)
+and calls ``require_npu()`` at import: off an Ascend host the whole module is skipped with
+SKIP_REASON (+ the specific problem found by ascend_dcn.npu). On a host, require_npu builds (first
+time) and loads the torch_npu extension, bound to the installed package. On a host, the installed vendor
 package is located as ascend_dcn.npu documents (ASCEND_CUSTOM_OPP_PATH after sourcing
 <dir>/vendors/ascend_dcn/bin/set_env.bash, or $ASCEND_OPP_PATH/vendors).
 """
@@ -23,7 +25,7 @@ def require_npu():
     """Skips the calling module unless the NPU backend loads; returns the torch device string."""
     try:
         from ascend_dcn import npu
-        npu.get_opapi()
+        npu.get_extension()
     except Exception as exc:  # NpuBackendError or ImportError: either way not an Ascend host
         pytest.skip(f"{SKIP_REASON} ({exc})", allow_module_level=True)
     device_index = int(os.environ.get("ASCEND_DCN_TEST_DEVICE", "0"))

@@ -11,6 +11,7 @@ import torch
 
 from npu_requirements import require_npu, to_device
 
+pytestmark = pytest.mark.npu
 DEVICE = require_npu()
 
 import torch_npu  # noqa: E402,F401

@@ -12,6 +12,7 @@ import torch
 
 from npu_requirements import full_suite_enabled, require_npu, to_device
 
+pytestmark = pytest.mark.npu
 DEVICE = require_npu()
 
 import torch_npu  # noqa: E402,F401  (available: require_npu passed)

@@ -70,17 +70,21 @@ def test_npu_dispatch_without_npu_module_is_a_clear_error(monkeypatch):
     monkeypatch.delattr(ascend_dcn, "npu", raising=False)
     monkeypatch.setitem(sys.modules, "ascend_dcn.npu", None)  # makes `from . import npu` fail
     with pytest.raises(_backend.BackendUnavailableError, match="ascend_dcn.npu"):
-        ops._resolve_opapi(_FakeDevice(), None)
+        ops._npu_extension(_FakeDevice())
 
 
 def test_npu_dispatch_without_torch_npu_says_what_is_missing():
-    pytest.importorskip("ascend_dcn.npu", reason="ascend_dcn.npu (build & package part) not present")
     try:
         import torch_npu  # noqa: F401
         pytest.skip("torch_npu is installed: this checks the message when it is missing")
     except ImportError:
         pass
     with pytest.raises(Exception, match="torch_npu"):
+        ops._npu_extension(_FakeDevice())
+
+
+def test_unknown_devices_are_refused():
+    with pytest.raises(_backend.BackendUnavailableError, match="not supported"):
         ops._resolve_opapi(_FakeDevice(), None)
 
 

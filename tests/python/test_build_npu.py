@@ -1,5 +1,6 @@
-"""ascend_dcn.npu on a machine without an NPU: package discovery order, CANN runtime lookup, the
-SoC rule, and the errors that say what is missing and how to fix it (fake directory layouts)."""
+"""ascend_dcn.npu on a machine without an NPU: package discovery order, the CANN include lookup of
+the extension build, the SoC rule, and the errors that say what is missing and how to fix it (fake
+directory layouts). CANN's runtime libraries are torch_npu's business and are not searched for."""
 import importlib.util
 from pathlib import Path
 
@@ -17,13 +18,14 @@ def make_vendor(directory: Path, with_header=True) -> Path:
         (directory / "op_api" / "include").mkdir(parents=True)
         (directory / "op_api" / "include" / "aclnn_deformable_conv2d_backward.h").write_text("fake")
     (directory / "version.info").write_text("Version=test\n")
+    for d in [directory] + [p for p in directory.rglob("*") if p.is_dir()]:
+        d.chmod(0o755)  # the loader's trust rule, whatever the umask
     return directory
 
 
-def make_cann(root: Path, libs=("libascendcl.so", "libnnopbase.so", "libopapi.so")) -> Path:
-    (root / "lib64").mkdir(parents=True)
-    for lib in libs:
-        (root / "lib64" / lib).write_text("fake")
+def make_cann(root: Path) -> Path:
+    (root / "include" / "aclnn").mkdir(parents=True)
+    (root / "include" / "aclnn" / "acl_meta.h").write_text("fake")
     return root
 
 
@@ -104,37 +106,25 @@ def test_nothing_found(tmp_path):
     assert npu.find_vendor_package({"ASCEND_CUSTOM_OPP_PATH": str(tmp_path / "nope")}) is None
 
 
-def test_runtime_lookup_and_missing_runtime_error(tmp_path):
-    cann = make_cann(tmp_path / "cann")
-    found = npu.find_cann_runtime({"ASCEND_HOME_PATH": str(cann)})
-    assert found["libascendcl.so"] == str(cann / "lib64" / "libascendcl.so")
-    assert found["libnnopbase.so"] == str(cann / "lib64" / "libnnopbase.so")
-    assert found["libopapi.so"] == str(cann / "lib64" / "libopapi.so")
-
-    partial = make_cann(tmp_path / "partial", libs=("libascendcl.so",))
-    env = {"ASCEND_HOME_PATH": str(partial)}
-    if npu.find_cann_runtime(env)["libnnopbase.so"] is not None:
-        pytest.skip("a CANN installation on this machine provides libnnopbase.so")
-    with pytest.raises(npu.NpuBackendError) as err:
-        npu.resolve_library_paths(env)
-    assert err.value.missing == "cann_runtime"
-    assert "libnnopbase.so" in str(err.value) and "set_env.sh" in str(err.value)
-
-
-def test_resolve_library_paths_order(tmp_path):
-    cann = make_cann(tmp_path / "cann")
+def test_resolve_opapi_path_returns_the_trusted_library(tmp_path):
     vendor = make_vendor(tmp_path / "inst" / "vendors" / "ascend_dcn")
-    opapi, runtime = npu.resolve_library_paths({"ASCEND_HOME_PATH": str(cann),
-                                                "ASCEND_CUSTOM_OPP_PATH": str(vendor)})
-    assert opapi == str(vendor / "op_api" / "lib" / "libcust_opapi.so")
-    assert runtime == [str(cann / "lib64" / "libascendcl.so"), str(cann / "lib64" / "libnnopbase.so")]
+    opapi = npu.resolve_opapi_path({"ASCEND_CUSTOM_OPP_PATH": str(vendor)})
+    assert opapi == str((vendor / "op_api" / "lib" / "libcust_opapi.so").resolve())
+
+
+def test_cann_include_dir(tmp_path):
+    cann = make_cann(tmp_path / "cann")
+    assert npu.cann_include_dir({"ASCEND_HOME_PATH": str(cann)}) == cann / "include"
+    with pytest.raises(npu.NpuBackendError) as err:
+        npu.cann_include_dir({"ASCEND_HOME_PATH": str(tmp_path / "nocann")})
+    assert err.value.missing == "cann" and "set_env.sh" in str(err.value)
 
 
 def test_missing_package_error_lists_where_it_looked(tmp_path):
     cann = make_cann(tmp_path / "cann")
     env = {"ASCEND_HOME_PATH": str(cann), "ASCEND_CUSTOM_OPP_PATH": str(tmp_path / "x")}
     with pytest.raises(npu.NpuBackendError) as err:
-        npu.resolve_library_paths(env)
+        npu.resolve_opapi_path(env)
     message = str(err.value)
     assert err.value.missing == "vendor_package"
     assert str(tmp_path / "x") in message and str(cann / "opp" / "vendors" / "ascend_dcn") in message
@@ -157,7 +147,7 @@ def test_soc_rule(name, ok):
 
 @pytest.mark.skipif(HAS_TORCH_NPU, reason="torch_npu is installed: the no-torch_npu error cannot occur")
 def test_without_torch_npu_every_entry_point_says_so():
-    for call in (npu.get_opapi, npu.current_stream_ptr, npu.device_soc_name):
+    for call in (npu.get_extension, npu.build_extension, npu.device_soc_name):
         with pytest.raises(npu.NpuBackendError) as err:
             call()
         assert err.value.missing == "torch_npu"
@@ -169,7 +159,7 @@ def test_backend_info_reports_what_was_found(tmp_path):
     vendor = make_vendor(tmp_path / "inst" / "vendors" / "ascend_dcn")
     info = npu.backend_info({"ASCEND_HOME_PATH": str(cann), "ASCEND_CUSTOM_OPP_PATH": str(vendor)})
     assert info["vendor_package"]["path"] == str(vendor)
-    assert info["cann_runtime"]["libnnopbase.so"] == str(cann / "lib64" / "libnnopbase.so")
+    assert info["cann_include"] == str(cann / "include") and info["extension_sources"]
     assert info["package_search"][0] == ["ASCEND_CUSTOM_OPP_PATH", str(vendor)]
     assert set(info["twin_libraries"]) == {"libnnopbase.so", "libcust_opapi.so"}
     assert info["selected_backend"] in ("npu", "twin", "none")

@@ -10,8 +10,13 @@
 //       precheck: run dcn::CheckBackwardArgs (the op's own C++ contract validation) first and
 //       raise its status/argument, so every caller sees the contract's codes even where a
 //       generated aclnn layer would report a TilingFunc failure differently.
+//       keep_alive: any Python object (the caller's torch tensors) the Executor holds until it has
+//       run or is dropped, so the memory its descriptors point at cannot be freed in between.
 //   OpApi.execute(workspace_ptr, workspace_size, executor, stream_ptr) -> 0
 //       an Executor is single-use: a second execute raises ValueError without calling the API.
+//   Executor release: when the runtime can release executors (OpApiLibrary::CanReleaseExecutors,
+//   CANN), phase 1 marks the executor repeatable and the Executor destroys it when it dies, run or
+//   not; otherwise the runtime frees it at the end of phase 2 (an unexecuted one cannot be freed).
 //   OpApi.twin_set_platform(soc, aiv_cores); module twin_set_platform(soc, aiv_cores)
 //   check_backward_args(inputs, attrs, outputs) -> (status, argument, message)
 // Failures of the C API raise AclnnCallError (a RuntimeError) with .status, .api, .argument and
@@ -182,7 +187,8 @@ dcn::BackwardArgs ToBackwardArgs(const CallArgs &c)
     return a;
 }
 
-// aclTensor / aclIntArray owned for the lifetime of an Executor (descriptors only; data is the caller's).
+// aclTensor / aclIntArray owned for the lifetime of an Executor (descriptors only; the data stays
+// alive through the Executor's keep_alive reference to the caller's tensors).
 class AclObjects {
 public:
     explicit AclObjects(std::shared_ptr<OpApiLibrary> lib) : lib_(std::move(lib)) {}
@@ -239,12 +245,27 @@ private:
 class Executor {
 public:
     Executor(std::shared_ptr<OpApiLibrary> lib, std::unique_ptr<AclObjects> objects, aclOpExecutor *exec,
-             uint64_t workspaceSize)
-        : lib_(std::move(lib)), objects_(std::move(objects)), exec_(exec), workspaceSize_(workspaceSize)
+             uint64_t workspaceSize, py::object keepAlive)
+        : lib_(std::move(lib)), objects_(std::move(objects)), exec_(exec), workspaceSize_(workspaceSize),
+          keepAlive_(std::move(keepAlive))
     {
+        if (lib_->CanReleaseExecutors()) {
+            releasable_ = lib_->Functions().setExecutorRepeatable(exec_) == 0;
+        }
+    }
+    Executor(const Executor &) = delete;
+    Executor &operator=(const Executor &) = delete;
+    ~Executor()
+    {
+        if (releasable_) {
+            lib_->Functions().destroyExecutor(exec_);
+        }
     }
     uint64_t WorkspaceSize() const { return workspaceSize_; }
     bool Used() const { return used_; }
+    bool HoldsReferences() const { return !keepAlive_.is_none(); }
+    // After phase 2 returned (the twin runs synchronously): the caller's tensors may go.
+    void ReleaseReferences() { keepAlive_ = py::none(); }
     aclOpExecutor *Take(const OpApiLibrary &caller)
     {
         if (&caller != lib_.get()) {
@@ -263,7 +284,9 @@ private:
     std::unique_ptr<AclObjects> objects_;  // kept until the executor object dies (async NPU streams)
     aclOpExecutor *exec_ = nullptr;
     uint64_t workspaceSize_ = 0;
+    py::object keepAlive_;
     bool used_ = false;
+    bool releasable_ = false;
 };
 
 std::mutex &LibrariesMutex()
@@ -312,7 +335,7 @@ public:
     }
 
     py::tuple GetWorkspaceSize(const py::sequence &inputs, const py::sequence &attrs, const py::sequence &outputs,
-                               bool precheck)
+                               bool precheck, py::object keepAlive)
     {
         const CallArgs c = ParseCall(inputs, attrs, outputs);
         RequireData(c);
@@ -358,7 +381,7 @@ public:
         if (exec == nullptr) {
             RaiseCallError(561103, kGetWorkspaceApi, "", "returned success but no executor");
         }
-        auto executor = std::make_shared<Executor>(lib_, std::move(objects), exec, workspaceSize);
+        auto executor = std::make_shared<Executor>(lib_, std::move(objects), exec, workspaceSize, std::move(keepAlive));
         return py::make_tuple(workspaceSize, executor);
     }
 
@@ -375,6 +398,7 @@ public:
                 message = lib_->RecentErrorMessage();
             }
         }
+        executor.ReleaseReferences();
         if (status != 0) {
             RaiseCallError(status, kExecuteApi, "", message);
         }
@@ -393,6 +417,8 @@ public:
     const std::string &OpApiPath() const { return lib_->OpApiPath(); }
     const std::vector<std::string> &RuntimePaths() const { return lib_->RuntimePaths(); }
     bool IsTwin() const { return lib_->Functions().twinSetPlatform != nullptr; }
+    std::string ExecuteSymbolFile() const { return lib_->ExecuteSymbolFile(); }
+    bool CanReleaseExecutors() const { return lib_->CanReleaseExecutors(); }
 
 private:
     std::shared_ptr<OpApiLibrary> lib_;
@@ -432,20 +458,23 @@ PYBIND11_MODULE(_C, m)
 
     py::class_<Executor, std::shared_ptr<Executor>>(m, "Executor")
         .def_property_readonly("workspace_size", &Executor::WorkspaceSize)
-        .def_property_readonly("used", &Executor::Used);
+        .def_property_readonly("used", &Executor::Used)
+        .def_property_readonly("holds_references", &Executor::HoldsReferences);
 
     py::class_<OpApi>(m, "OpApi")
         .def(py::init<const std::string &, const std::vector<std::string> &>(), py::arg("opapi_path"),
              py::arg("runtime_paths") = std::vector<std::string>{})
         .def("get_workspace_size", &OpApi::GetWorkspaceSize, py::arg("inputs"), py::arg("attrs"),
-             py::arg("outputs"), py::arg("precheck") = true)
+             py::arg("outputs"), py::arg("precheck") = true, py::arg("keep_alive") = py::none())
         .def("execute", &OpApi::Execute, py::arg("workspace_ptr"), py::arg("workspace_size"), py::arg("executor"),
              py::arg("stream_ptr") = 0)
         .def("twin_set_platform", &OpApi::TwinSetPlatform, py::arg("soc"), py::arg("aiv_cores") = 0)
         .def("recent_error_message", &OpApi::RecentErrorMessage)
         .def_property_readonly("opapi_path", &OpApi::OpApiPath)
         .def_property_readonly("runtime_paths", &OpApi::RuntimePaths)
-        .def_property_readonly("is_twin", &OpApi::IsTwin);
+        .def_property_readonly("is_twin", &OpApi::IsTwin)
+        .def_property_readonly("execute_symbol_file", &OpApi::ExecuteSymbolFile)
+        .def_property_readonly("can_release_executors", &OpApi::CanReleaseExecutors);
 
     m.def("twin_set_platform", &ModuleTwinSetPlatform, py::arg("soc"), py::arg("aiv_cores") = 0);
     m.def("check_backward_args", &ModuleCheckBackwardArgs, py::arg("inputs"), py::arg("attrs"), py::arg("outputs"));

@@ -31,6 +31,7 @@ set(_ascend_dcn_csrc ${CMAKE_CURRENT_LIST_DIR})
 pybind11_add_module(_C MODULE
   ${_ascend_dcn_csrc}/binding.cpp
   ${_ascend_dcn_csrc}/opapi_library.cpp
+  ${_ascend_dcn_csrc}/library_trust.cpp
   ${_ascend_dcn_csrc}/tensor_spec.cpp
   ${PROJECT_SOURCE_DIR}/op_host/deformable_conv2d_backward_check.cpp)
 target_include_directories(_C PRIVATE ${_ascend_dcn_csrc} ${PROJECT_SOURCE_DIR}/op_host ${ASCEND_DCN_ACL_INCLUDE_DIR})
@@ -43,3 +44,12 @@ endif()
 target_link_libraries(_C PRIVATE ${CMAKE_DL_LIBS})
 set_target_properties(_C PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ascend_dcn_ext)
 install(TARGETS _C LIBRARY DESTINATION ascend_dcn)
+
+# The torch_npu extension (npu_extension.cpp, npu_call.cpp + the loader) is compiled on the Ascend
+# host at first use (ascend_dcn/npu.py, build_extension): its sources ship in the wheel with the
+# package's csrc/; the contract check it compiles in lives in op_host/, so those files are shipped
+# too, as ascend_dcn/npu_src/.
+file(GLOB _ascend_dcn_npu_host_sources
+  ${PROJECT_SOURCE_DIR}/op_host/deformable_conv2d_backward_check.cpp
+  ${PROJECT_SOURCE_DIR}/op_host/*.h)
+install(FILES ${_ascend_dcn_npu_host_sources} DESTINATION ascend_dcn/npu_src)

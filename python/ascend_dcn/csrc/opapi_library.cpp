@@ -1,6 +1,8 @@
 // dlopen/dlsym loader of an aclnn operator library — see opapi_library.h for the load order.
 #include "opapi_library.h"
 
+#include "library_trust.h"
+
 #include <dlfcn.h>
 
 #include <stdexcept>
@@ -11,7 +13,13 @@ namespace {
 void *OpenOrThrow(const std::string &path, int flags, const char *role)
 {
     dlerror();
-    void *h = dlopen(path.c_str(), flags);
+    std::string trusted;
+    try {
+        trusted = RequireTrustedLibrary(path);
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error(std::string("cannot load ") + role + " library '" + path + "': " + e.what());
+    }
+    void *h = dlopen(trusted.c_str(), flags);
     if (h == nullptr) {
         const char *err = dlerror();
         throw std::runtime_error(std::string("cannot load ") + role + " library '" + path +
@@ -42,6 +50,8 @@ OpApiLibrary::OpApiLibrary(const std::string &opapiPath, const std::vector<std::
     fns_.destroyIntArray = As<DestroyIntArrayFn>(Lookup("aclDestroyIntArray", true));
     fns_.getRecentErrMsg = As<GetRecentErrMsgFn>(Lookup("aclGetRecentErrMsg", false));
     fns_.twinSetPlatform = As<TwinSetPlatformFn>(Lookup("twinSetPlatform", false));
+    fns_.setExecutorRepeatable = As<ExecutorFn>(Lookup("aclSetAclOpExecutorRepeatable", false));
+    fns_.destroyExecutor = As<ExecutorFn>(Lookup("aclDestroyAclOpExecutor", false));
 
     dlerror();
     fns_.getWorkspaceSize =
@@ -73,6 +83,15 @@ void *OpApiLibrary::Lookup(const char *symbol, bool required) const
         throw std::runtime_error(std::string("symbol ") + symbol + " not found in " + where);
     }
     return nullptr;
+}
+
+std::string OpApiLibrary::ExecuteSymbolFile() const
+{
+    Dl_info info {};
+    if (dladdr(reinterpret_cast<void *>(fns_.execute), &info) == 0 || info.dli_fname == nullptr) {
+        return "";
+    }
+    return info.dli_fname;
 }
 
 std::string OpApiLibrary::RecentErrorMessage() const

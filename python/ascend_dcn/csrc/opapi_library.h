@@ -13,6 +13,11 @@
 // name). Runtime functions (aclCreateTensor, ...) are looked up in the runtime libraries first, then
 // in the op library and its dependencies. Libraries are never unloaded (executors and kernel
 // threads may outlive any Python object; dlopen reference counts repeated loads).
+// Every library is checked by RequireTrustedLibrary (library_trust.h) before it is loaded; the
+// resolved path is what gets dlopen'ed.
+// Executors: when the runtime exports aclSetAclOpExecutorRepeatable + aclDestroyAclOpExecutor (CANN
+// does), the caller marks each executor repeatable right after phase 1 and destroys it when it will
+// not run again (executed or dropped) — CANN's only way to release an executor that never runs.
 #ifndef ASCEND_DCN_OPAPI_LIBRARY_H
 #define ASCEND_DCN_OPAPI_LIBRARY_H
 
@@ -42,6 +47,7 @@ using CreateIntArrayFn = decltype(&aclCreateIntArray);
 using DestroyIntArrayFn = decltype(&aclDestroyIntArray);
 using GetRecentErrMsgFn = const char *(*)();
 using TwinSetPlatformFn = void (*)(const char *soc, uint32_t aivCores);
+using ExecutorFn = aclnnStatus (*)(aclOpExecutor *executor);
 
 struct OpApiFunctions {
     CreateTensorFn createTensor = nullptr;
@@ -50,6 +56,8 @@ struct OpApiFunctions {
     DestroyIntArrayFn destroyIntArray = nullptr;
     GetRecentErrMsgFn getRecentErrMsg = nullptr;   // optional: "" when absent
     TwinSetPlatformFn twinSetPlatform = nullptr;   // optional: only the twin runtime has it
+    ExecutorFn setExecutorRepeatable = nullptr;    // optional: aclSetAclOpExecutorRepeatable
+    ExecutorFn destroyExecutor = nullptr;          // optional: aclDestroyAclOpExecutor
     GetWorkspaceSizeFn getWorkspaceSize = nullptr;
     ExecuteFn execute = nullptr;
 };
@@ -63,6 +71,10 @@ public:
     const std::string &OpApiPath() const { return opapiPath_; }
     const std::vector<std::string> &RuntimePaths() const { return runtimePaths_; }
     std::string RecentErrorMessage() const;
+    // True when executors can be released without running (both optional functions exist).
+    bool CanReleaseExecutors() const { return fns_.setExecutorRepeatable && fns_.destroyExecutor; }
+    // The file (dladdr) that defines the bound aclnnDeformableConv2dBackward: which symbol we call.
+    std::string ExecuteSymbolFile() const;
 
 private:
     void *Lookup(const char *symbol, bool required) const;

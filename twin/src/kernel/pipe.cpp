@@ -195,9 +195,9 @@ TEventID TPipe::FetchEventIDImpl(HardEvent evt) {
     twin::kernel::Violation("TPipe::FetchEventID", "all 8 event IDs of this HardEvent are allocated");
 }
 
-TPipe *GetTPipePtr() { return g_currentPipe; }
-
 }  // namespace AscendC
+
+AscendC::TPipe *GetTPipePtr() { return AscendC::g_currentPipe; }
 
 namespace twin {
 namespace kernel {

@@ -153,6 +153,8 @@ private:
     bool destroyed_ = false;
 };
 
-TPipe *GetTPipePtr();
-
 }  // namespace AscendC
+
+// Global namespace, as CANN declares it (8.1.RC1 basic_api/interface/kernel_common.h; asc-devkit
+// include/basic_api/kernel_common.h): `AscendC::GetTPipePtr()` does not compile against CANN.
+__aicore__ AscendC::TPipe *GetTPipePtr();

@@ -113,7 +113,6 @@ __aicore__ inline int64_t GetSubBlockIdx() { return twin::kernel::Core("GetSubBl
 __aicore__ inline int64_t GetTaskRatio() { return twin::kernel::Core("GetTaskRatio").taskRatio; }
 __aicore__ inline int64_t GetSubBlockNum() { return twin::kernel::Core("GetSubBlockNum").taskRatio; }
 
-__aicore__ inline __gm__ uint8_t *GetSysWorkSpacePtr() { return static_cast<uint8_t *>(twin::kernel::Core("GetSysWorkSpacePtr").workspace); }
 
 __aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
     (void)twin::kernel::Core("GetUserWorkspace");
@@ -122,3 +121,10 @@ __aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
 }
 
 }  // namespace AscendC
+
+// Global namespace, as CANN declares it (8.1.RC1 basic_api/interface/kernel_common.h; asc-devkit
+// include/basic_api/kernel_operator_swap_mem_intf.h): `AscendC::GetSysWorkSpacePtr()` does not compile
+// against CANN.
+__aicore__ inline __gm__ uint8_t *__gm__ GetSysWorkSpacePtr() {
+    return static_cast<uint8_t *>(twin::kernel::Core("GetSysWorkSpacePtr").workspace);
+}
