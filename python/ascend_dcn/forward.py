@@ -20,7 +20,7 @@ values are built as columns [pixels, K, Cin] (pixel-major: one row gather of Cin
 values per corner, from the image transposed to [H*W (+1 zero row), Cin/dg]); the band's output is
 columns x weight (one GEMM per conv group), and the band's deformOut rows are written only when
 deformOut is wanted. Peak working memory beyond the outputs: one transposed image plus one band
-(about BAND_BYTES). Bands depend on the shape only, so results are deterministic run to run. No
+(about BAND_BYTES; the scratch of a band also serves the channel-major copy of deformOut's rows). Bands depend on the shape only, so results are deterministic run to run. No
 Python loop runs over pixels or channels; loops are over images, bands, groups and the 4 corners.
 
 On NPU tensors the forward is torch_npu.npu_deformable_conv2d (DCNv1 runs it with a mask of ones,
@@ -32,8 +32,11 @@ from typing import Optional, Sequence, Tuple
 
 import torch
 
-# working-set target of one band's columns (bytes); bands are whole output rows, at least one row
-BAND_BYTES = 8 << 20
+# working-set target of one band (bytes): its columns and scratch (2 x rows*Wo*K*Cin elements) plus
+# the sampling coordinates and weights (about COORD_BYTES per sample point and deformable group);
+# bands are whole output rows, at least one row
+BAND_BYTES = 2 << 20
+COORD_BYTES = 64
 
 
 def math_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -50,10 +53,11 @@ def output_size(H: int, W: int, kernel_size: Sequence[int], stride: Sequence[int
     return Ho, Wo
 
 
-def band_rows(C: int, K: int, Wo: int, elem_bytes: int, budget: Optional[int] = None) -> int:
-    """Output rows per band: columns of one band ([rows*Wo, K, C] elements) stay near `budget`."""
+def band_rows(C: int, K: int, Wo: int, dg: int, elem_bytes: int, budget: Optional[int] = None) -> int:
+    """Output rows per band, so that one band's working set (columns + scratch + coordinates) stays
+    near `budget` (default BAND_BYTES)."""
     budget = BAND_BYTES if budget is None else budget
-    per_row = max(1, Wo * K * C * elem_bytes)
+    per_row = max(1, Wo * K * (2 * C * elem_bytes + COORD_BYTES * dg))
     return max(1, budget // per_row)
 
 
@@ -190,7 +194,7 @@ def _cpu_forward(input, weight, offset, bias, kernel_size, stride, padding, dila
     w = _grouped_weight(weight, groups, mdt) if want_out else None
     b = None if bias is None else bias.to(mdt)
     Cgc, Coutg = C // groups, Cout // groups
-    rows = band_rows(C, K, Wo, torch.finfo(mdt).bits // 8)
+    rows = band_rows(C, K, Wo, deformable_groups, torch.finfo(mdt).bits // 8)
     cols_buf = torch.empty((min(rows, Ho) * Wo, K, C), dtype=mdt)
     scratch = torch.empty(cols_buf.numel(), dtype=mdt)
     for n in range(N):
