@@ -8,7 +8,7 @@
 #   cmake/cann/func.cmake     opbuild + cust_opapi/cust_optiling/cust_op_proto + kernel binaries
 #   framework/                graph-mode (TensorFlow) parser plugin, only with ASCEND_DCN_FRAMEWORK_PLUGIN=ON
 #   cmake/cann/package.cmake  target `opp_package` -> ${CMAKE_BINARY_DIR}/custom_opp_<os>_<arch>.run
-option(ASCEND_DCN_FRAMEWORK_PLUGIN "Build the TensorFlow graph-mode parser plugin (framework/)" OFF)
+option(ASCEND_DCN_FRAMEWORK_PLUGIN "Build the TensorFlow graph-mode parser plugin (framework/)" ON)
 
 include(${CMAKE_CURRENT_LIST_DIR}/cann/config.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/cann/func.cmake)

@@ -1,72 +1,26 @@
-// TilingFunc of DeformableConv2dBackward: contract validation (shared validator), platform query,
-// shape-only work split, UB budget check, workspace layout and size, matmul tilings, block dim, key.
-// The formulas are documented in deformable_conv2d_backward_tiling.h; constants mirrored by the kernel
-// are named after their kernel counterparts (op_kernel/dcn_*.h).
+// TilingFunc of DeformableConv2dBackward as named steps: (1) the validated shape (shared validator),
+// (2) the platform, (3) the pure plan - cores, work split, UB budget, workspace layout
+// (deformable_conv2d_backward_tiling_plan.h), (4) the tiling data, (5) the matmul tilings, (6) block dim,
+// key and workspace size. Formulas: deformable_conv2d_backward_tiling.h; every constant shared with the
+// kernel: op_kernel/dcn_tiling_constants.h.
 #include "deformable_conv2d_backward_tiling.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "deformable_conv2d_backward_check.h"
+#include "deformable_conv2d_backward_tiling_plan.h"
 #include "tiling/platform/platform_ascendc.h"
 
 namespace optiling {
 namespace {
-
-constexpr int64_t kBlockCMax = 64;        // max channels of one stage-2 block (one 64-lane fp32 repeat per row)
-constexpr int64_t kBlockCWide = 128;      // wide block (2 repeats per row) when segLen % 128 == 0 and K <= 32
-constexpr int64_t kWideMaxK = 32;
-constexpr int64_t kRepeatLanes = 64;      // REPEAT_LANES
-constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
-constexpr int64_t kMaxBands = 8;
-constexpr int64_t kStage2MaxKt = 64;      // STAGE2_MAX_KT
-constexpr int64_t kStage2Rows = 64;       // pixelTile * KT <= 64 G rows (sample points) per tile (32 for wide blocks)
-constexpr int64_t kPixelAlign = 16;       // PIXEL_ALIGN
-constexpr int64_t kTransposeCap = 4096;   // TRANSPOSE_CAP
-constexpr int64_t kZeroChunk = 4096;      // ZERO_CHUNK
-constexpr int64_t kReduceChunk = 2048;    // REDUCE_CHUNK
-constexpr int64_t kGTileM = 128, kGTileN = 256, kWTileM = 128, kWTileN = 256, kWChunkK = 2048;
-constexpr uint64_t kWsAlign = 512;
-constexpr uint64_t kUbReserved = 8 * 1024;  // toolchain reservation (cann-conventions §4.10)
-
-int64_t Gcd(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-uint64_t AlignWs(uint64_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
 
 ge::graphStatus Fail(const std::string &msg)
 {
     std::fprintf(stderr, "[DeformableConv2dBackward] tiling failed: %s\n", msg.c_str());
     return ge::GRAPH_FAILED;
 }
-
-// Peak UB bytes of the three vector stages (must match the InitBuffer calls of the kernel).
-uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt)
-{
-    const int64_t kt = std::min(k, kStage2MaxKt);
-    const int64_t ptp = RoundUp(pixelTile, kPixelAlign);
-    const int64_t lp = RoundUp(blockC, 8);
-    const int64_t plane = kt * ptp;
-    const int64_t rows = pixelTile * kt;
-    const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
-    const int64_t bytes = 2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + (11 * plane + 2 * ptp) * 4 +
-                          plane * 4 + 3 * plane * 4 + 4 * RoundUp(rows * hpr, 8) * 4 + 4 * RoundUp(rows, 8) * 4 +
-                          4 * rows * hpr * 8 * 4 + rows * hpr * 8 * 4;
-    return static_cast<uint64_t>(bytes);
-}
-uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
-uint64_t Stage0UbBytes() { return TransposeUbBytes() + kZeroChunk * 4; }
-uint64_t Stage3UbBytes() { return TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4; }
 
 bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::DataType dt, uint32_t aivNum,
                   int64_t m, int64_t n, int64_t k, int64_t sm, int64_t sn, int64_t sk, TCubeTiling &out)
@@ -89,6 +43,59 @@ bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::
     return mm.GetTiling(out) != -1;
 }
 
+// Step 1: the validated shape, attributes and dtype of the call.
+dcn::TilingShape ShapeOf(const dcn::BackwardArgs &args, matmul_tiling::DataType &mmType)
+{
+    dcn::TilingShape s;
+    s.n = args.input.shape[0]; s.cin = args.input.shape[1]; s.h = args.input.shape[2]; s.w = args.input.shape[3];
+    s.cout = args.weight.shape[0]; s.kh = args.kernelSize[0]; s.kw = args.kernelSize[1];
+    s.ho = args.gradOutput.shape[2]; s.wo = args.gradOutput.shape[3];
+    s.groups = args.groups; s.dg = args.deformableGroups;
+    s.strideH = args.stride[2]; s.dilationH = args.dilation[2];
+    s.strideW = args.stride[3]; s.dilationW = args.dilation[3];
+    s.key = DCN_TILING_KEY_FLOAT32; s.elt = 4; mmType = matmul_tiling::DataType::DT_FLOAT;
+    if (args.input.dtype == ge::DT_FLOAT16) {
+        s.key = DCN_TILING_KEY_FLOAT16; s.elt = 2; mmType = matmul_tiling::DataType::DT_FLOAT16;
+    } else if (args.input.dtype == ge::DT_BF16) {
+        s.key = DCN_TILING_KEY_BFLOAT16; s.elt = 2; mmType = matmul_tiling::DataType::DT_BF16;
+    }
+    return s;
+}
+
+// Step 2: the platform (cores and UB) the kernel will run on.
+dcn::TilingPlatform PlatformOf(const platform_ascendc::PlatformAscendC &plat)
+{
+    dcn::TilingPlatform p;
+    p.aicNum = plat.GetCoreNumAic();
+    p.aivNum = plat.GetCoreNumAiv();
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, p.ubBytes);
+    return p;
+}
+
+// Step 4: the plan as tiling data (shape, attributes, split, workspace offsets, cores).
+void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, const dcn::TilingPlan &plan,
+                    DeformableConv2dBackwardTilingData &td)
+{
+    td.set_n(s.n); td.set_cin(s.cin); td.set_h(s.h); td.set_w(s.w); td.set_cout(s.cout); td.set_kh(s.kh);
+    td.set_kw(s.kw); td.set_ho(s.ho); td.set_wo(s.wo);
+    td.set_strideH(args.stride[2]); td.set_strideW(args.stride[3]);
+    td.set_padTop(args.padding[0]); td.set_padLeft(args.padding[2]);
+    td.set_dilationH(args.dilation[2]); td.set_dilationW(args.dilation[3]);
+    td.set_groups(s.groups); td.set_deformableGroups(s.dg);
+    const dcn::WorkSplit &w = plan.split;
+    td.set_segLen(w.segLen); td.set_blockC(w.blockC); td.set_blocksPerSeg(w.blocksPerSeg);
+    td.set_numBlocks(w.numBlocks); td.set_pixelTile(w.pixelTile); td.set_pixelBands(w.pixelBands);
+    td.set_bandLen(w.bandLen); td.set_gTileM(w.gTileM); td.set_gTileN(w.gTileN); td.set_wTileM(w.wTileM);
+    td.set_wTileN(w.wTileN); td.set_wSplitK(w.wSplitK); td.set_wChunkK(w.wChunkK);
+    td.set_winOutRows(w.winOutRows); td.set_winOutCols(w.winOutCols);
+    td.set_winRows(w.winRows); td.set_winCols(w.winCols);
+    const dcn::WorkspaceLayout &ws = plan.ws;
+    td.set_wsXt(ws.xt); td.set_wsGiacc(ws.giacc); td.set_wsG(ws.g); td.set_wsWp(ws.wp); td.set_wsGot(ws.got);
+    td.set_wsDcol(ws.dcol); td.set_wsGw(ws.gw); td.set_wsPart(ws.part); td.set_wsUserBytes(ws.userBytes);
+    td.set_usedVecCores(plan.cores.usedVecCores);
+    td.set_modulated(args.modulated ? 1U : 0U);
+}
+
 }  // namespace
 
 ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
@@ -101,131 +108,47 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     if (!check.ok()) {
         return Fail("status " + std::to_string(check.status) + ": " + check.message);
     }
-
-    // ---- shape and attributes (validated above)
-    const int64_t n = args.input.shape[0], cin = args.input.shape[1], h = args.input.shape[2], w = args.input.shape[3];
-    const int64_t cout = args.weight.shape[0], kh = args.kernelSize[0], kw = args.kernelSize[1];
-    const int64_t ho = args.gradOutput.shape[2], wo = args.gradOutput.shape[3];
-    const int64_t groups = args.groups, dg = args.deformableGroups;
-    const int64_t k = kh * kw, howo = ho * wo, cinG = cin / groups, coutG = cout / groups, cinDg = cin / dg;
-
-    uint64_t key = DCN_TILING_KEY_FLOAT32;
-    int64_t elt = 4;
     matmul_tiling::DataType mmType = matmul_tiling::DataType::DT_FLOAT;
-    if (args.input.dtype == ge::DT_FLOAT16) {
-        key = DCN_TILING_KEY_FLOAT16; elt = 2; mmType = matmul_tiling::DataType::DT_FLOAT16;
-    } else if (args.input.dtype == ge::DT_BF16) {
-        key = DCN_TILING_KEY_BFLOAT16; elt = 2; mmType = matmul_tiling::DataType::DT_BF16;
-    }
-
-    // ---- platform
+    const dcn::TilingShape shape = ShapeOf(args, mmType);
     platform_ascendc::PlatformAscendC plat(context->GetPlatformInfo());
-    const uint32_t aicNum = plat.GetCoreNumAic();
-    const uint32_t aivNum = plat.GetCoreNumAiv();
-    uint64_t ubSize = 0;
-    plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
-    // MIX AIC:AIV = 1:2: a block is one cube core plus two vector cores. The platform may expose fewer
-    // vector cores than 2 x cube cores (e.g. a core-count override of 7 vector cores = 4 cube cores):
-    // the launch still has two vector cores per block, and the kernel gives work units only to vector
-    // cores [0, usedVecCores); the others take part in every SyncAll and matmul End without work.
-    // On a full chip usedVecCores == 2 * blockDim.
-    const uint32_t blockDim = std::min(aicNum, (aivNum + 1) / 2);
-    if (blockDim == 0) {
-        return Fail("platform: the MIX AIC:AIV = 1:2 kernel needs at least 1 cube core and 1 vector core; got " +
-                    std::to_string(aicNum) + " cube and " + std::to_string(aivNum) + " vector cores");
-    }
-    const uint32_t usedAiv = std::min(aivNum, 2 * blockDim);
 
-    // ---- work split (shape only)
-    const int64_t segLen = Gcd(cinG, cinDg);
-    // Block width: as wide as possible. Narrower blocks would add stage-2 parallelism for small N*Cin
-    // but multiply the per-sample-point work (measured on the twin: 8-channel blocks made the c3
-    // suite row ~4x slower on 2 CPU cores), so the width is min(segLen, 64): a function of the shape.
-    // Wide (128-channel) blocks halve the per-sample-point DMA/scalar work of stage 2; they need whole
-    // 128-channel blocks (count-form rows of 2 full repeats) and <= 32 kernel points (UB: <= 32 rows).
-    const bool wide = segLen % kBlockCWide == 0 && k <= kWideMaxK;
-    const int64_t blockC = wide ? kBlockCWide : std::min(segLen, kBlockCMax);
-    const int64_t blocksPerSeg = CeilDiv(segLen, blockC);
-    const int64_t numBlocks = (cin / segLen) * blocksPerSeg;
-    const int64_t kt = std::min(k, kStage2MaxKt);
-    const int64_t stage2Rows = wide ? kStage2Rows / 2 : kStage2Rows;
-    const int64_t pixelTile = std::max<int64_t>(1, std::min(howo, stage2Rows / kt));
-    int64_t pixelBands = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, n * numBlocks))});
-    const int64_t bandLen = CeilDiv(howo, pixelBands);
-    pixelBands = CeilDiv(howo, bandLen);  // no empty band
-    const int64_t kcg = k * cinG;
-    const int64_t ka = n * howo;
-    const int64_t gTileM = std::min(howo, kGTileM), gTileN = std::min(kcg, kGTileN);
-    const int64_t wTileM = std::min(coutG, kWTileM), wTileN = std::min(kcg, kWTileN);
-    const int64_t wChunkK = std::min(ka, kWChunkK);
-    const int64_t wSplitK = CeilDiv(ka, wChunkK);
-    if (ka > INT32_MAX || howo > INT32_MAX || kcg > INT32_MAX) {
-        return Fail("gradOutput: N*Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(ka));
+    // Step 3: cores, work split, UB budget, workspace layout (pure; tests/op_host/test_tiling_plan.cpp).
+    dcn::TilingPlan plan;
+    std::string error;
+    if (!dcn::MakeTilingPlan(shape, PlatformOf(plat), plan, error)) {
+        return Fail(error);
     }
 
-    // ---- UB budget
-    const uint64_t ubLimit = ubSize > kUbReserved ? ubSize - kUbReserved : 0;
-    const uint64_t ubNeed = std::max({Stage0UbBytes(), Stage2UbBytes(k, pixelTile, blockC, elt), Stage3UbBytes()});
-    if (ubNeed > ubLimit) {
-        return Fail("UB budget: need " + std::to_string(ubNeed) + " bytes, platform allows " + std::to_string(ubLimit));
-    }
-
-    // ---- user workspace layout
-    const uint64_t hw = static_cast<uint64_t>(h * w);
-    uint64_t off = 0;
-    auto region = [&off](uint64_t bytes) {
-        uint64_t at = off;
-        off += AlignWs(bytes);
-        return at;
-    };
     DeformableConv2dBackwardTilingData td;
-    td.set_wsXt(region(n * hw * cin * 4));
-    td.set_wsGiacc(region(static_cast<uint64_t>(pixelBands) * n * hw * cin * 4));
-    td.set_wsG(region(static_cast<uint64_t>(n * howo * k * cin) * 4));
-    td.set_wsWp(region(static_cast<uint64_t>(cout * cinG * k * elt)));
-    td.set_wsGot(region(static_cast<uint64_t>(n * howo * cout * elt)));
-    td.set_wsDcol(region(static_cast<uint64_t>(n * howo * cin * k * elt)));
-    td.set_wsGw(region(static_cast<uint64_t>(wSplitK * cout * cinG * k) * 4));
-    td.set_wsPart(region(static_cast<uint64_t>(n * numBlocks * 3 * k * howo) * 4));
-    td.set_wsUserBytes(off);
-
-    td.set_n(n); td.set_cin(cin); td.set_h(h); td.set_w(w); td.set_cout(cout); td.set_kh(kh); td.set_kw(kw);
-    td.set_ho(ho); td.set_wo(wo);
-    td.set_strideH(args.stride[2]); td.set_strideW(args.stride[3]);
-    td.set_padTop(args.padding[0]); td.set_padLeft(args.padding[2]);
-    td.set_dilationH(args.dilation[2]); td.set_dilationW(args.dilation[3]);
-    td.set_groups(groups); td.set_deformableGroups(dg);
-    td.set_segLen(segLen); td.set_blockC(blockC); td.set_blocksPerSeg(blocksPerSeg); td.set_numBlocks(numBlocks);
-    td.set_pixelTile(pixelTile);
-    td.set_pixelBands(pixelBands);
-    td.set_bandLen(bandLen);
-    td.set_gTileM(gTileM); td.set_gTileN(gTileN); td.set_wTileM(wTileM); td.set_wTileN(wTileN);
-    td.set_wSplitK(wSplitK); td.set_wChunkK(wChunkK);
-    td.set_usedVecCores(usedAiv);
-    td.set_modulated(args.modulated ? 1U : 0U);
-
-    if (!MatmulTiling(plat, mmType, usedAiv, howo, kcg, coutG, gTileM, gTileN, coutG, td.gMatmul)) {
+    FillTilingData(args, shape, plan, td);
+    // Step 5: matmul tilings of one output tile each (org shapes = the full matrices).
+    const int64_t howo = shape.ho * shape.wo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
+    const int64_t coutG = shape.cout / shape.groups, ka = shape.n * howo;
+    const dcn::WorkSplit &w = plan.split;
+    const uint32_t usedAiv = plan.cores.usedVecCores;
+    if (!MatmulTiling(plat, mmType, usedAiv, howo, kcg, coutG, w.gTileM, w.gTileN, coutG, td.gMatmul)) {
         return Fail("matmul tiling (G = GO^T x W) failed for M=" + std::to_string(howo) + " N=" + std::to_string(kcg) +
                     " K=" + std::to_string(coutG));
     }
-    if (!MatmulTiling(plat, mmType, usedAiv, coutG, kcg, ka, wTileM, wTileN, wChunkK, td.wMatmul)) {
+    if (!MatmulTiling(plat, mmType, usedAiv, coutG, kcg, ka, w.wTileM, w.wTileN, w.wChunkK, td.wMatmul)) {
         return Fail("matmul tiling (dW = GOt^T x Dcol) failed for M=" + std::to_string(coutG) +
                     " N=" + std::to_string(kcg) + " K=" + std::to_string(ka));
     }
 
+    // Step 6: tiling data, block dim, key, workspace size.
     gert::TilingData *raw = context->GetRawTilingData();
     if (raw == nullptr || raw->GetCapacity() < td.GetDataSize()) {
         return Fail("tiling data buffer too small");
     }
     td.SaveToBuffer(raw->GetData(), raw->GetCapacity());
     raw->SetDataSize(td.GetDataSize());
-    context->SetBlockDim(blockDim);  // MIX AIC:AIV = 1:2 -> block dim counts cube cores
-    context->SetTilingKey(key);
+    context->SetBlockDim(plan.cores.blockDim);  // MIX AIC:AIV = 1:2 -> block dim counts cube cores
+    context->SetTilingKey(shape.key);
     size_t *ws = context->GetWorkspaceSizes(1);
     if (ws == nullptr) {
         return Fail("workspace sizes unavailable");
     }
-    ws[0] = static_cast<size_t>(plat.GetLibApiWorkSpaceSize()) + static_cast<size_t>(off);
+    ws[0] = static_cast<size_t>(plat.GetLibApiWorkSpaceSize()) + static_cast<size_t>(plan.ws.userBytes);
     return ge::GRAPH_SUCCESS;
 }
 

@@ -8,14 +8,24 @@
 //
 // Work split (every quantity is a function of the shape only, never of the core count):
 //   segLen    = gcd(CinG, CinDg)     channel segment inside one conv group AND one deformable group
-//   blockC    = 128 if segLen % 128 == 0 and K <= 32 (wide: 2 vector repeats per row), else min(segLen, 64)
-//               channels of one stage-2 block; tails allowed (never for wide blocks)
+//   blockC    = 128 if segLen % 128 == 0 and K <= 32 (wide: 2 vector repeats per row), else min(segLen, 64),
+//               then halved for the UB window (see winOutRows); channels of one stage-2 block; tails allowed
+//               (never for wide blocks)
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
 //   pixelTile = max(1, min(HoWo, R / min(K, 64)))     stage-2 pixels per tile, R = 64 sample points (32 wide)
 //   pixelBands = min(8, HoWo, ceil(48 / (N*numBlocks))) output-pixel bands per (image, block); band j
 //                covers pixels [j*bandLen, (j+1)*bandLen), bandLen = ceil(HoWo/pixelBands) (48 = a constant
 //                target of stage-2 units, not the core count). Each band scatters into its own grad_input
 //                accumulator plane; stage 3 adds the planes in band order.
+//   winOutRows x winOutCols, winRows x winCols: stage-2 UB window (PlanWindow). A window of R x C output
+//                pixels reaches Ry = (R-1)*strideH + (KH-1)*dilationH + 1 + 2*kWindowMargin input rows and
+//                Cx = (C-1)*strideW + (KW-1)*dilationW + 1 + 2*kWindowMargin input columns (clipped to H, W);
+//                winRows*winCols*roundup(blockC,8)*4 bytes, twice (input and grad_input), must fit in the UB
+//                the stage-2 tile buffers leave free (UB - 8 KiB - their bytes). Among the windows that fit, the
+//                one with the highest output/halo pixel ratio (then the larger). 0 = no window. blockC is halved
+//                (not below kWindowMinBlockC) while the window covers fewer than kWindowMinOut output pixels
+//                and the narrower block's window covers more. Corners in the window are read from / added into
+//                UB; the window's grad_input is added to the unit's accumulator plane once per window.
 //   stage-1 G matmul tiles:   gTileM x gTileN = min(HoWo,128) x min(K*CinG,256) over [HoWo, K*CinG] per (n, group)
 //   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group,
 //                             Ka = N*HoWo split in wSplitK chunks of wChunkK = min(Ka, 2048) rows (partials
@@ -46,6 +56,11 @@
 #include "graph/ge_error_codes.h"
 #include "register/tilingdata_base.h"
 #include "tiling/tiling_api.h"
+
+#include <cstdint>
+
+// Tiling keys (DCN_TILING_KEY_*) and every host<->kernel constant: one definition, in op_kernel.
+#include "../op_kernel/dcn_tiling_constants.h"
 
 namespace optiling {
 
@@ -82,6 +97,10 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(int64_t, wTileN);
     TILING_DATA_FIELD_DEF(int64_t, wSplitK);
     TILING_DATA_FIELD_DEF(int64_t, wChunkK);
+    TILING_DATA_FIELD_DEF(int64_t, winOutRows);
+    TILING_DATA_FIELD_DEF(int64_t, winOutCols);
+    TILING_DATA_FIELD_DEF(int64_t, winRows);
+    TILING_DATA_FIELD_DEF(int64_t, winCols);
     // ---- 64-bit: user-workspace byte offsets (from the user workspace base)
     TILING_DATA_FIELD_DEF(uint64_t, wsXt);
     TILING_DATA_FIELD_DEF(uint64_t, wsGiacc);
@@ -101,11 +120,6 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(DeformableConv2dBackward, DeformableConv2dBackwardTilingData)
-
-// Tiling keys: the I/O dtype (the kernel is instantiated once per key).
-constexpr uint64_t DCN_TILING_KEY_FLOAT32 = 0;
-constexpr uint64_t DCN_TILING_KEY_FLOAT16 = 1;
-constexpr uint64_t DCN_TILING_KEY_BFLOAT16 = 2;
 
 ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context);
 

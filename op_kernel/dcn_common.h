@@ -11,6 +11,7 @@
 
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
+#include "dcn_tiling_constants.h"
 
 namespace dcn_kernel {
 
@@ -22,7 +23,6 @@ __aicore__ inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) *
 __aicore__ inline int64_t MinI(int64_t a, int64_t b) { return a < b ? a : b; }
 __aicore__ inline int64_t MaxI(int64_t a, int64_t b) { return a > b ? a : b; }
 
-constexpr int64_t UB_BLOCK_BYTES = 32;
 
 // Shape, attributes and work split (copied from the tiling data; all int64).
 struct DcnParams {
@@ -31,6 +31,7 @@ struct DcnParams {
     int64_t k, howo, cinG, coutG, cinDg, offsetBlocks;  // derived
     int64_t segLen, blockC, blocksPerSeg, numBlocks, pixelTile, pixelBands, bandLen, giaccPlane;
     int64_t gTileM, gTileN, wTileM, wTileN, wSplitK, wChunkK;
+    int64_t winOutRows, winOutCols, winRows, winCols;  // stage-2 UB window (0 = none)
     int64_t usedVecCores;
     bool modulated;
 };
@@ -48,6 +49,10 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.pixelTile = td.pixelTile; p.pixelBands = td.pixelBands; p.bandLen = td.bandLen;
     p.giaccPlane = p.n * p.h * p.w * p.cin; p.gTileM = td.gTileM; p.gTileN = td.gTileN; p.wTileM = td.wTileM;
     p.wTileN = td.wTileN; p.wSplitK = td.wSplitK; p.wChunkK = td.wChunkK; p.usedVecCores = td.usedVecCores;
+    p.winOutRows = td.winOutRows;
+    p.winOutCols = td.winOutCols;
+    p.winRows = td.winRows;
+    p.winCols = td.winCols;
 }
 
 // All GM views used by the stages.

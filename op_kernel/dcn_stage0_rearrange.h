@@ -15,7 +15,6 @@
 
 namespace dcn_kernel {
 
-constexpr int64_t ZERO_CHUNK = 4096;  // fp32 elements per zeroing unit
 
 template <typename T>
 class Stage0Rearrange {
@@ -23,9 +22,9 @@ public:
     __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
     {
         runner_.Init(pipe);
-        pipe.InitBuffer(zeroBuf_, ZERO_CHUNK * 4);
+        pipe.InitBuffer(zeroBuf_, dcn_tiling::kZeroChunk * 4);
         AscendC::LocalTensor<float> zeros = zeroBuf_.Get<float>();
-        AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(ZERO_CHUNK));
+        AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(dcn_tiling::kZeroChunk));
         PipeSync<AscendC::HardEvent::V_MTE3>();
 
         TransposeJob jx = XtJob(p, 0), jw = WpJob(p, 0), jg = GotJob(p, 0, 0), jd = DcolJob(p, 0, 0, 0);
@@ -33,7 +32,7 @@ public:
         const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
         const int64_t nX = p.n * tx, nW = p.cout * tw, nG = p.n * p.groups * tg, nD = p.n * p.cin * p.ho * td;
         const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
-        const int64_t nZ = CeilDiv(accElems, ZERO_CHUNK);
+        const int64_t nZ = CeilDiv(accElems, dcn_tiling::kZeroChunk);
         const int64_t total = nX + nW + nG + nD + nZ;
 
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
@@ -62,8 +61,8 @@ public:
                 continue;
             }
             v -= nD;
-            int64_t start = v * ZERO_CHUNK;
-            int64_t cnt = MinI(ZERO_CHUNK, accElems - start);
+            int64_t start = v * dcn_tiling::kZeroChunk;
+            int64_t cnt = MinI(dcn_tiling::kZeroChunk, accElems - start);
             AscendC::DataCopyExtParams cp;
             cp.blockCount = 1;
             cp.blockLen = static_cast<uint32_t>(cnt * 4);

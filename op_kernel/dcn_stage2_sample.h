@@ -8,7 +8,8 @@
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (integer part exact, one fp32 rounding)
 //   y0 = floor(y) (Cast CAST_FLOOR), ly = y - y0, hy = 1 - ly (x likewise)      (vector, per tile)
 //   whole-sample rule: only -1 < y < H and -1 < x < W contribute; corners (yc, xc) outside the image
-//   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points):
+//   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points;
+//   32 for wide, 128 for narrow blocks of <= 16 channels):
 //     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
 //     adjacent corners in one transfer), then per corner ONE masked Mul X_c*G over all rows and ONE
 //     WholeReduceSum -> s_c[row] = sum_block G*X(n, yc, xc, block)
@@ -21,6 +22,16 @@
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, valid corners in order c = 0..3)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
+//
+// UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
+// output pixels (row-major over the image, intersected with the unit's band). Per window, the input
+// rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image) are
+// loaded once, x the block's channels, into xwin [row][cols][LP] (one DataCopyPad per input row), and a
+// grad_input window gwin of the same shape is zeroed. A corner pair whose pixels both lie in the window
+// is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
+// corner, in program order); other pairs take the GM path above. At the end of the window, gwin is added
+// to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
+// in program order).
 //
 // Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 2 full 64-lane repeats; the reduction gives 2
 // sums per row (added by the scalar unit, lower half first) and each repeat gets its own broadcast block.
@@ -37,12 +48,16 @@
 
 namespace dcn_kernel {
 
-constexpr int64_t STAGE2_MAX_KT = 64;
-constexpr int64_t STAGE2_MAX_ROWS = 64;  // sample points per tile: pixelTile * min(K, 64) <= 64 (tiling kStage2Rows)
-constexpr int64_t PIXEL_ALIGN = 16;
-constexpr int64_t REPEAT_LANES = 64;  // fp32 lanes of one 256-B vector repeat
-constexpr int64_t BRC_LANES = 8;  // one 32-B block of fp32: a row coefficient broadcast for a block-stride-0 operand
-constexpr int64_t RED_ALIGN = 8;  // red buffer: per corner one sum per tile row (dstRepStride 1), 32-B aligned
+
+// Row vectors of a tile (dcn_tiling::kStage2RowVecs of rs = roundup(rows, 8) floats each): mw_0..3 (then
+// gx, gy, gm, tmp), ly, lx, hy, hx, m, two temporaries.
+constexpr int64_t RV_LY = 4;
+constexpr int64_t RV_LX = 5;
+constexpr int64_t RV_HY = 6;
+constexpr int64_t RV_HX = 7;
+constexpr int64_t RV_M = 8;
+constexpr int64_t RV_T1 = 9;
+constexpr int64_t RV_T2 = 10;
 
 template <typename T>
 class Stage2Sample {
@@ -51,9 +66,9 @@ public:
     {
         p_ = &p;
         t_ = &t;
-        kt_ = MinI(p.k, STAGE2_MAX_KT);
+        kt_ = MinI(p.k, dcn_tiling::kStage2MaxKt);
         pt_ = p.pixelTile;
-        ptp_ = RoundUp(pt_, PIXEL_ALIGN);
+        ptp_ = RoundUp(pt_, dcn_tiling::kPixelAlign);
         lp_ = RoundUp(p.blockC, 8);
         plane_ = kt_ * ptp_;
 
@@ -61,17 +76,27 @@ public:
         pipe.InitBuffer(offQue_, 1, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
         rows_ = pt_ * kt_;
         // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
-        hpr_ = lp_ > REPEAT_LANES ? lp_ / REPEAT_LANES : 1;
-        coefStride_ = RoundUp(rows_, RED_ALIGN);
-        redStride_ = RoundUp(rows_ * hpr_, RED_ALIGN);
+        hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
+        rs_ = RoundUp(rows_, dcn_tiling::kRedAlign);
         pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
-        pipe.InitBuffer(intBuf_, static_cast<uint32_t>(plane_ * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
-        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * redStride_ * 4));
-        pipe.InitBuffer(coefBuf_, static_cast<uint32_t>(4 * coefStride_ * 4));
-        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * BRC_LANES * 4));
-        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * BRC_LANES * 4));
+        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
+        pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(dcn_tiling::kStage2RowVecs * rs_ * 4));
+        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+        pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(rs_ * 4));
+        pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(plane_ * 4));
+        CloseWindowState();
+        if (p.winRows > 0) {
+            const uint32_t winBytes = static_cast<uint32_t>(p.winRows * p.winCols * lp_ * 4);
+            pipe.InitBuffer(xwinBuf_, winBytes);
+            pipe.InitBuffer(gwinBuf_, winBytes);
+            xwin_ = xwinBuf_.Get<float>();
+            gwin_ = gwinBuf_.Get<float>();
+            // padding lanes of the window pixels (never loaded) are defined once
+            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>(p.winRows * p.winCols * lp_));
+        }
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
@@ -80,14 +105,16 @@ public:
         AscendC::Duplicate(raw.template ReinterpretCast<float>(), 0.0f,
                            static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
         offQue_.FreeTensor(raw);
-        AscendC::Duplicate(coefBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * coefStride_));
+        AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(dcn_tiling::kStage2RowVecs * rs_));
+        AscendC::Duplicate(redBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * rs_));
         // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
         // 32-B block per repeat of the row)
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         PipeSync<AscendC::HardEvent::V_S>();
-        for (int64_t e = 0; e < rows_ * hpr_ * BRC_LANES; ++e) {
-            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (BRC_LANES * hpr_)) * 4));
+        for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
+            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
         }
+        BuildOrderTables(kt_);
         PipeSync<AscendC::HardEvent::S_V>();
         AscendC::PipeBarrier<PIPE_V>();
 
@@ -109,8 +136,126 @@ private:
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
         const int64_t pBegin = band * p.bandLen, pEnd = MinI(p.howo, pBegin + p.bandLen);
         giaccBase_ = band * p.giaccPlane;
-        for (int64_t p0 = pBegin; p0 < pEnd; p0 += pt_) {
-            const int64_t pt = MinI(pt_, pEnd - p0);
+        if (p.winRows == 0) {
+            ProcessPixels(n, b, gc, cl0, dgi, c0, len, pBegin, pEnd);
+            return;
+        }
+        const int64_t ohLast = (pEnd - 1) / p.wo;
+        for (int64_t oh0 = pBegin / p.wo; oh0 <= ohLast; oh0 += p.winOutRows) {
+            const int64_t ohEnd = MinI(oh0 + p.winOutRows, ohLast + 1);
+            if (p.winOutCols >= p.wo) {  // full-width window: one contiguous pixel range (tiles span rows)
+                const int64_t from = MaxI(pBegin, oh0 * p.wo), to = MinI(pEnd, ohEnd * p.wo);
+                OpenWindow(n, c0, len, oh0, ohEnd - 1, 0, p.wo - 1);
+                ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
+                FlushWindow(n, c0, len);
+                continue;
+            }
+            for (int64_t ow0 = 0; ow0 < p.wo; ow0 += p.winOutCols) {
+                const int64_t owEnd = MinI(ow0 + p.winOutCols, p.wo);
+                // the window's pixels inside the band: one contiguous range per output row
+                const int64_t first = MaxI(pBegin, oh0 * p.wo + ow0);
+                const int64_t last = MinI(pEnd, (ohEnd - 1) * p.wo + owEnd);
+                if (first >= last) {
+                    continue;
+                }
+                OpenWindow(n, c0, len, oh0, ohEnd - 1, ow0, owEnd - 1);
+                for (int64_t oh = oh0; oh < ohEnd; ++oh) {
+                    const int64_t from = MaxI(pBegin, oh * p.wo + ow0), to = MinI(pEnd, oh * p.wo + owEnd);
+                    if (from < to) {
+                        ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
+                    }
+                }
+                FlushWindow(n, c0, len);
+            }
+        }
+    }
+
+    __aicore__ inline void CloseWindowState()
+    {
+        winLo_ = 0;
+        winHi_ = 0;
+        winXLo_ = 0;
+        winXHi_ = 0;
+        winW_ = 0;
+    }
+
+    __aicore__ inline bool InWindow(int64_t y, int64_t x) const
+    {
+        return y >= winLo_ && y < winHi_ && x >= winXLo_ && x < winXHi_;
+    }
+
+    // Input rows [winLo_, winHi_) x columns [winXLo_, winXHi_) reached by output rows ohFirst..ohLast and
+    // columns owFirst..owLast (+ margin, clipped) -> xwin; gwin = 0. The previous window's UB copies (V)
+    // are done before xwin is overwritten (V_MTE2).
+    __aicore__ inline void OpenWindow(int64_t n, int64_t c0, int64_t len, int64_t ohFirst, int64_t ohLast,
+                                      int64_t owFirst, int64_t owLast)
+    {
+        const DcnParams &p = *p_;
+        const int64_t m = dcn_tiling::kWindowMargin;
+        const int64_t lo = MaxI(0, ohFirst * p.strideH - p.padTop - m);
+        const int64_t hi = MinI(p.h, ohLast * p.strideH - p.padTop + (p.kh - 1) * p.dilationH + m + 1);
+        const int64_t xlo = MaxI(0, owFirst * p.strideW - p.padLeft - m);
+        const int64_t xhi = MinI(p.w, owLast * p.strideW - p.padLeft + (p.kw - 1) * p.dilationW + m + 1);
+        CloseWindowState();
+        if (hi <= lo || xhi <= xlo) {
+            return;  // the window lies outside the image: every corner takes the GM path (none is valid)
+        }
+        winLo_ = lo;
+        winHi_ = hi;
+        winXLo_ = xlo;
+        winXHi_ = xhi;
+        winW_ = xhi - xlo;
+        const int64_t rows = winHi_ - winLo_;
+        PipeSync<AscendC::HardEvent::V_MTE2>();
+        AscendC::DataCopyExtParams cp;
+        cp.blockCount = static_cast<uint16_t>(winW_);
+        cp.blockLen = static_cast<uint32_t>(len * 4);
+        cp.srcStride = static_cast<uint32_t>((p.cin - len) * 4);
+        cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
+                                             dcn_tiling::kUbBlockBytes);
+        cp.rsv = 0;
+        AscendC::DataCopyPadExtParams<float> noPad;
+        for (int64_t y = winLo_; y < winHi_; ++y) {
+            AscendC::DataCopyPad(xwin_[(y - winLo_) * winW_ * lp_], t_->xt[((n * p.h + y) * p.w + winXLo_) * p.cin + c0],
+                                 cp, noPad);
+        }
+        AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>(rows * winW_ * lp_));
+        PipeSync<AscendC::HardEvent::MTE2_V>();
+        AscendC::PipeBarrier<PIPE_V>();
+    }
+
+    // gwin rows -> the unit's accumulator plane (atomic add; only this unit writes there).
+    __aicore__ inline void FlushWindow(int64_t n, int64_t c0, int64_t len)
+    {
+        const DcnParams &p = *p_;
+        if (winHi_ == winLo_) {
+            return;
+        }
+        PipeSync<AscendC::HardEvent::V_MTE3>();
+        AscendC::DataCopyExtParams cp;
+        cp.blockCount = static_cast<uint16_t>(winW_);
+        cp.blockLen = static_cast<uint32_t>(len * 4);
+        cp.srcStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
+                                             dcn_tiling::kUbBlockBytes);
+        cp.dstStride = static_cast<uint32_t>((p.cin - len) * 4);
+        cp.rsv = 0;
+        AscendC::SetAtomicAdd<float>();
+        for (int64_t y = winLo_; y < winHi_; ++y) {
+            AscendC::DataCopyPad(t_->giacc[giaccBase_ + ((n * p.h + y) * p.w + winXLo_) * p.cin + c0],
+                                 gwin_[(y - winLo_) * winW_ * lp_], cp);
+        }
+        AscendC::SetAtomicNone();
+        PipeSync<AscendC::HardEvent::MTE3_V>();
+        CloseWindowState();
+    }
+
+    // Output pixels [from, to) of one unit, in tiles of pixelTile pixels x kernel-point chunks.
+    __aicore__ inline void ProcessPixels(int64_t n, int64_t b, int64_t gc, int64_t cl0, int64_t dgi, int64_t c0,
+                                         int64_t len, int64_t from, int64_t to)
+    {
+        const DcnParams &p = *p_;
+        for (int64_t p0 = from; p0 < to; p0 += pt_) {
+            const int64_t pt = MinI(pt_, to - p0);
             AscendC::LocalTensor<float> hb = coord_[11 * plane_];
             AscendC::LocalTensor<float> wb = coord_[11 * plane_ + ptp_];
             PipeSync<AscendC::HardEvent::V_S>();
@@ -143,7 +288,7 @@ private:
             cp.blockCount = static_cast<uint16_t>(kt);
             cp.blockLen = static_cast<uint32_t>(pt * elt);
             cp.srcStride = static_cast<uint32_t>((p.howo - pt) * elt);
-            cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<T> noPad;
             int64_t ch = j * p.dg * p.k + dgi * p.k + k0;
@@ -151,13 +296,18 @@ private:
         }
         offQue_.EnQue(raw);
 
+        // G rows (p, k) of consecutive pixels are CinG apart when the tile holds every kernel point
+        // (kt == K): one DMA for the whole tile; else one per pixel (K > 64, kernel-point chunks).
         AscendC::LocalTensor<float> gt = gQue_.AllocTensor<float>();
-        for (int64_t i = 0; i < pt; ++i) {
+        const bool wholeK = kt == p.k;
+        const int64_t gDmas = wholeK ? 1 : pt;
+        for (int64_t i = 0; i < gDmas; ++i) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockCount = static_cast<uint16_t>(wholeK ? pt * kt : kt);
             cp.blockLen = static_cast<uint32_t>(len * 4);
             cp.srcStride = static_cast<uint32_t>((p.cinG - len) * 4);
-            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
+                                                 dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<float> noPad;
             int64_t src = (((n * p.groups + gc) * p.howo + p0 + i) * p.k + k0) * p.cinG + cl0;
@@ -165,7 +315,8 @@ private:
         }
         gQue_.EnQue(gt);
 
-        // ---- coordinates (vector over the [kk][pp] planes)
+        // ---- coordinates (vector over the [kk][pp] planes; the floor ints reuse the partials planes,
+        // whose previous contents were stored by the previous tile before its MTE3_V sync)
         raw = offQue_.DeQue<T>();
         AscendC::LocalTensor<float> off;
         if constexpr (IsSameType<T, float>::value) {
@@ -179,7 +330,8 @@ private:
         AscendC::LocalTensor<float> ly = coord_[4 * plane_], lx = coord_[5 * plane_];
         AscendC::LocalTensor<float> hy = coord_[6 * plane_], hx = coord_[7 * plane_];
         AscendC::LocalTensor<float> hb = coord_[11 * plane_], wb = coord_[11 * plane_ + ptp_];
-        AscendC::LocalTensor<int32_t> fl = intBuf_.Get<int32_t>();
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        AscendC::LocalTensor<int32_t> fl = part.template ReinterpretCast<int32_t>();
         for (int64_t kk = 0; kk < kt; ++kk) {
             int64_t k = k0 + kk, khi = k / p.kw, kwi = k - khi * p.kw;
             AscendC::Adds(ys[kk * ptp_], hb, static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
@@ -207,16 +359,49 @@ private:
         AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
         PipeSync<AscendC::HardEvent::V_S>();
 
-        gt = gQue_.DeQue<float>();
+        // ---- per-row weights (row order i*kt + kk, vector): Gather the planes into rows, then
+        //   mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
+        if (kt != tableKt_) {
+            BuildOrderTables(kt);
+        }
         const int64_t rows = pt * kt;
+        const uint32_t rowCnt = static_cast<uint32_t>(rows);
+        AscendC::LocalTensor<float> rv = rowBuf_.Get<float>();
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>();
+        AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
+        AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
+        AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
+        AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
+        AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
+        AscendC::Gather(rHy, coord_, rowTab, static_cast<uint32_t>(6 * plane_ * 4), rowCnt);
+        AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
+        const int32_t rc = static_cast<int32_t>(rows);
+        if (p.modulated) {
+            AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Mul(rT1, rM, rHy, rc);  // m*hy
+            AscendC::Mul(rT2, rM, rLy, rc);  // m*ly
+        } else {
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Adds(rT1, rHy, 0.0f, rc);
+            AscendC::Adds(rT2, rLy, 0.0f, rc);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rv[0 * rs_], rT1, rHx, rc);
+        AscendC::Mul(rv[1 * rs_], rT1, rLx, rc);
+        AscendC::Mul(rv[2 * rs_], rT2, rHx, rc);
+        AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
+
+        gt = gQue_.DeQue<float>();
         const float hF = static_cast<float>(p.h), wF = static_cast<float>(p.w);
 
         // ---- X rows of the 4 corners of every point: planes xp[c][row][LP], row = i*kt + kk (the G order);
-        // rows of corners outside the image (or of points outside the whole-sample window) stay zero.
-        AscendC::LocalTensor<float> coef = coefBuf_.Get<float>();
+        // rows of corners outside the image (or of points outside the whole-sample window) stay zero, so
+        // their corner sums are 0 and the vector partials below need no masks.
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
         AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         PipeSync<AscendC::HardEvent::V_MTE2>();
+        AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
@@ -228,99 +413,150 @@ private:
                     ri.y0 = static_cast<int64_t>(y0.GetValue(idx));
                     ri.x0 = static_cast<int64_t>(x0.GetValue(idx));
                     LoadCornerRows(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
-                    ri.m = p.modulated ? off.GetValue(static_cast<uint32_t>(2 * plane_) + idx) : 1.0f;
-                    ri.ly = ly.GetValue(idx); ri.lx = lx.GetValue(idx);
-                    ri.hy = hy.GetValue(idx); ri.hx = hx.GetValue(idx);
-                    const float mw[4] = {ri.m * (ri.hy * ri.hx), ri.m * (ri.hy * ri.lx), ri.m * (ri.ly * ri.hx),
-                                         ri.m * (ri.ly * ri.lx)};
-                    for (int c = 0; c < 4; ++c) {
-                        coef.SetValue(static_cast<uint32_t>(c * coefStride_ + row), mw[c]);
-                    }
-                }  // else: the row's coefficients keep defined old values; its contributions are never stored
+                }
             }
         }
         xQue_.EnQue(xp);
         xp = xQue_.DeQue<float>();
+        PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the coordinate planes precede later vector writes
+        AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
 
-        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) + one WholeReduceSum per corner
-        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
-        const uint64_t repMask = static_cast<uint64_t>(hpr_ > 1 ? REPEAT_LANES : len);
-        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
-        const AscendC::BinaryRepeatParams rep(1, 1, 1, repBlocks, repBlocks, repBlocks);
+        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, for 2-repeat rows
+        // one Add of the upper half onto the lower half, then one WholeReduceSum per corner
+        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);  // blocks from one row to the next
+        const uint64_t redMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
         for (int c = 0; c < 4; ++c) {
             if (len == lp_) {  // no padding lanes: the rows are contiguous, count form
                 AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<int32_t>(rows * lp_));
             } else {           // G padding lanes are undefined: masked form, len lanes per row
                 AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<uint64_t>(len),
-                             static_cast<uint8_t>(rows), rep);
+                             static_cast<uint8_t>(rows), rowRep);
             }
         }
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
-        PipeSync<AscendC::HardEvent::S_V>();  // the previous tile's scalar reads of red are done
+        if (hpr_ > 1) {
+            for (int c = 0; c < 4; ++c) {
+                AscendC::Add(xp[c * planeElems], xp[c * planeElems], xp[c * planeElems + dcn_tiling::kRepeatLanes],
+                             static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(rows), rowRep);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+        }
         for (int c = 0; c < 4; ++c) {
-            AscendC::WholeReduceSum(red[c * redStride_], xp[c * planeElems], static_cast<int32_t>(repMask),
-                                    static_cast<int32_t>(repeats), 1, 1, repBlocks);
+            AscendC::WholeReduceSum(red[c * rs_], xp[c * planeElems], static_cast<int32_t>(redMask),
+                                    static_cast<int32_t>(rows), 1, 1, repBlocks);
         }
         // ---- contributions C_c[row] = (m*w_c)[row] * G[row] into the corner planes (their X products are
         // consumed): coefficient rows broadcast to 8 lanes by Gather, then a block-stride-0 masked Mul
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
         for (int c = 0; c < 4; ++c) {
-            AscendC::Gather(brc[c * rows_ * hpr_ * BRC_LANES], coef, table, static_cast<uint32_t>(c * coefStride_ * 4),
-                            static_cast<uint32_t>(rows * hpr_ * BRC_LANES));
+            AscendC::Gather(brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], rv, table, static_cast<uint32_t>(c * rs_ * 4),
+                            static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
         }
         AscendC::PipeBarrier<PIPE_V>();
-        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, repBlocks, repBlocks, 1);
+        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
+        const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
+        const uint64_t mulMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, halfBlocks, halfBlocks, 1);
         for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * BRC_LANES], repMask, repeats, brcRep);
+            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], mulMask, repeats, brcRep);
         }
-        PipeSync<AscendC::HardEvent::V_S>();
+
+        // ---- offset/mask partials per row (vector), s_c = 0 for corners outside the image:
+        //   gx = m*(hy*(s1 - s0) + ly*(s3 - s2)),  gy = m*(hx*(s2 - s0) + lx*(s3 - s1)),
+        //   gm = hy*(hx*s0 + lx*s1) + ly*(hx*s2 + lx*s3)
+        // written over the mw rows (their broadcast is done), then Gathered into the [j][kk][pp] planes
+        AscendC::LocalTensor<float> s0 = red[0], s1 = red[rs_], s2 = red[2 * rs_], s3 = red[3 * rs_];
+        AscendC::LocalTensor<float> gx = rv[0], gy = rv[rs_], gm = rv[2 * rs_], tmp = rv[3 * rs_];
+        AscendC::Sub(rT1, s1, s0, rc);
+        AscendC::Sub(rT2, s3, s2, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rT1, rT1, rHy, rc);
+        AscendC::Mul(rT2, rT2, rLy, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(gx, rT1, rT2, rc);
+        AscendC::Sub(rT1, s2, s0, rc);
+        AscendC::Sub(rT2, s3, s1, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rT1, rT1, rHx, rc);
+        AscendC::Mul(rT2, rT2, rLx, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(gy, rT1, rT2, rc);
+        AscendC::Mul(rT1, rHx, s0, rc);
+        AscendC::Mul(rT2, rLx, s1, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(rT1, rT1, rT2, rc);
+        AscendC::Mul(tmp, rHx, s2, rc);
+        AscendC::Mul(rT2, rLx, s3, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(rT2, tmp, rT2, rc);
+        AscendC::Mul(rT1, rT1, rHy, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rT2, rT2, rLy, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(gm, rT1, rT2, rc);
+        if (p.modulated) {
+            AscendC::Mul(gx, gx, rM, rc);
+            AscendC::Mul(gy, gy, rM, rc);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
+        AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
+        AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt);     // dy <- gy
+        if (p.modulated) {
+            AscendC::Gather(part[2 * plane_], rv, planeTab, static_cast<uint32_t>(2 * rs_ * 4), planeCnt);  // mask
+        }
         PipeSync<AscendC::HardEvent::V_MTE3>();
 
-        // ---- per point: scatter (m*w_c)*G to grad_input, offset/mask partials from the corner sums
-        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        // ---- per point: scatter (m*w_c)*G to grad_input (GM atomics or UB window adds, program order)
         AscendC::SetAtomicAdd<float>();
-        for (int64_t i = 0; i < pt; ++i) {
-            for (int64_t kk = 0; kk < kt; ++kk) {
-                const uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
-                const int64_t row = i * kt + kk;
-                const RowInfo &ri = rowInfo_[row];
-                float gxs = 0.0f, gys = 0.0f, gms = 0.0f;
-                if (ri.inside) {
-                    float sums[4];
-                    for (int c = 0; c < 4; ++c) {
-                        const uint32_t at = static_cast<uint32_t>(c * redStride_ + row * hpr_);
-                        sums[c] = hpr_ > 1 ? red.GetValue(at) + red.GetValue(at + 1) : red.GetValue(at);
-                    }
-                    ScatterPoint(n, c0, len, xp, row * lp_, ri.y0, ri.x0, ri.ly, ri.lx, ri.hy, ri.hx, ri.m, sums,
-                                 gxs, gys, gms);
-                }
-                part.SetValue(idx, gxs);
-                part.SetValue(planeCnt + idx, gys);
-                part.SetValue(2 * planeCnt + idx, gms);
+        for (int64_t row = 0; row < rows; ++row) {
+            const RowInfo &ri = rowInfo_[row];
+            if (ri.inside) {
+                ScatterPoint(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
             }
         }
         AscendC::SetAtomicNone();
-        PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter has read the corner planes
-        xQue_.FreeTensor(xp);
-        gQue_.FreeTensor(gt);
-        offQue_.FreeTensor(raw);
 
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
-        PipeSync<AscendC::HardEvent::S_MTE3>();
         for (int64_t j = 0; j < p.offsetBlocks; ++j) {
             AscendC::DataCopyExtParams cp;
             cp.blockCount = static_cast<uint16_t>(kt);
             cp.blockLen = static_cast<uint32_t>(pt * 4);
-            cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+            cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.dstStride = static_cast<uint32_t>((p.howo - pt) * 4);
             cp.rsv = 0;
             int64_t dst = (((n * p.numBlocks + b) * 3 + j) * p.k + k0) * p.howo + p0;
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
-        PipeSync<AscendC::HardEvent::MTE3_S>();
+        PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter and the partials store have read UB
+        AscendC::PipeBarrier<PIPE_V>();           // ... and so have the window adds
+        xQue_.FreeTensor(xp);
+        gQue_.FreeTensor(gt);
+        offQue_.FreeTensor(raw);
+    }
+
+    // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
+    //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
+    //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
+    __aicore__ inline void BuildOrderTables(int64_t kt)
+    {
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>();
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
+        PipeSync<AscendC::HardEvent::V_S>();  // earlier Gathers have read the tables
+        for (int64_t e = 0; e < rs_; ++e) {
+            const int64_t i = e / kt, kk = e - i * kt;
+            rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));
+        }
+        for (int64_t e = 0; e < plane_; ++e) {
+            const int64_t kk = e / ptp_, i = e - kk * ptp_;
+            planeTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(i < pt_ && kk < kt ? (i * kt + kk) * 4 : 0));
+        }
+        PipeSync<AscendC::HardEvent::S_V>();
+        tableKt_ = kt;
     }
 
     // Corner c = 2*r + q of a sample point is (y0 + r, x0 + q); the two corners of one image row are
@@ -349,12 +585,24 @@ private:
             const int a = 2 * r, b = 2 * r + 1;
             if (valid[a] || valid[b]) {
                 const int first = valid[a] ? a : b;
+                const int64_t yc = y0 + r;
+                const int64_t lastC = valid[b] ? b : a;
+                if (InWindow(yc, x0 + (first & 1)) && InWindow(yc, x0 + (lastC & 1))) {  // one UB copy, the pair
+                    AscendC::DataCopyParams uc;
+                    uc.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
+                    uc.blockLen = static_cast<uint16_t>(lp_ / 8);
+                    uc.srcStride = 0;
+                    uc.dstStride = static_cast<uint16_t>((planeElems - lp_) / 8);
+                    const int64_t xc = x0 + (first & 1);
+                    AscendC::DataCopy(xp[first * planeElems + rowOff], xwin_[((yc - winLo_) * winW_ + xc - winXLo_) * lp_], uc);
+                    continue;
+                }
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
                 cp.srcStride = static_cast<uint32_t>((p_->cin - len) * 4);
                 // the next corner's plane row: planeElems floats further
-                cp.dstStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+                cp.dstStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.rsv = 0;
                 AscendC::DataCopyPad(xp[first * planeElems + rowOff], t_->xt[pos[first]], cp, noPad);
             }
@@ -363,36 +611,41 @@ private:
 
     // One sample point inside the whole-sample window: scatter its contribution rows C_c (corner planes
     // at element `rowOff`) to giacc (atomic add already enabled; only this unit writes there, program
-    // order) and accumulate the offset/mask partials from the corner sums s_c (zero outside the image).
+    // order) or, for corner rows held by the UB window, into gwin (vector Add, program order).
     __aicore__ inline void ScatterPoint(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &xp,
-                                        int64_t rowOff, int64_t y0, int64_t x0, float ly, float lx, float hy, float hx,
-                                        float m, const float sums[4], float &gxs, float &gys, float &gms)
+                                        int64_t rowOff, int64_t y0, int64_t x0)
     {
-        const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
-        const float wdy[4] = {-hx, -lx, hx, lx};
-        const float wdx[4] = {-hy, hy, -ly, ly};
         bool valid[4];
         int64_t pos[4];
         CornerPositions(n, c0, y0, x0, valid, pos);
         const int64_t planeElems = rows_ * lp_;
+        bool barrier = false;
         for (int r = 0; r < 2; ++r) {
             const int a = 2 * r, b = 2 * r + 1;
             if (valid[a] || valid[b]) {
                 const int first = valid[a] ? a : b;
+                const int64_t yc = y0 + r;
+                const int64_t lastC = valid[b] ? b : a;
+                if (InWindow(yc, x0 + (first & 1)) && InWindow(yc, x0 + (lastC & 1))) {  // into the UB window
+                    if (!barrier) {  // an earlier point's adds may target the same window rows
+                        AscendC::PipeBarrier<PIPE_V>();
+                        barrier = true;
+                    }
+                    for (int c = first; c <= b; ++c) {
+                        if (valid[c]) {
+                            const int64_t at = ((yc - winLo_) * winW_ + x0 + (c & 1) - winXLo_) * lp_;
+                            AscendC::Add(gwin_[at], gwin_[at], xp[c * planeElems + rowOff], static_cast<int32_t>(len));
+                        }
+                    }
+                    continue;
+                }
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
-                cp.srcStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+                cp.srcStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.dstStride = static_cast<uint32_t>((p_->cin - len) * 4);
                 cp.rsv = 0;
                 AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * planeElems + rowOff], cp);
-            }
-        }
-        for (int c = 0; c < 4; ++c) {
-            if (valid[c]) {
-                gys += (m * wdy[c]) * sums[c];
-                gxs += (m * wdx[c]) * sums[c];
-                gms += w[c] * sums[c];
             }
         }
     }
@@ -400,19 +653,21 @@ private:
     // Per tile row (sample point), filled by the load pass and read by the scatter pass.
     struct RowInfo {
         int64_t y0, x0;
-        float ly, lx, hy, hx, m;
         bool inside;  // whole-sample window -1 < y < H, -1 < x < W
     };
 
-    RowInfo rowInfo_[STAGE2_MAX_ROWS];
+    RowInfo rowInfo_[dcn_tiling::kStage2RowsNarrow];  // the most rows of any tile
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, coefStride_, redStride_, giaccBase_;
-    AscendC::LocalTensor<float> coord_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, giaccBase_, tableKt_;
+    int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
+    AscendC::LocalTensor<float> coord_, xwin_, gwin_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, intBuf_, partBuf_, redBuf_, coefBuf_, brcBuf_, tableBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, partBuf_, redBuf_, rowBuf_, brcBuf_, tableBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> rowTabBuf_, planeTabBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_;
 };
 
 }  // namespace dcn_kernel

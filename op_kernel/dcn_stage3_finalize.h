@@ -15,7 +15,6 @@
 
 namespace dcn_kernel {
 
-constexpr int64_t REDUCE_CHUNK = 2048;  // fp32 elements
 
 template <typename T>
 class Stage3Finalize {
@@ -23,20 +22,20 @@ public:
     __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
     {
         runner_.Init(pipe);
-        pipe.InitBuffer(inQue_, 2, REDUCE_CHUNK * 4);
-        pipe.InitBuffer(outQue_, 2, REDUCE_CHUNK * 4);
-        pipe.InitBuffer(accBuf_, REDUCE_CHUNK * 4);
-        pipe.InitBuffer(castBuf_, REDUCE_CHUNK * 4);
+        pipe.InitBuffer(inQue_, 2, dcn_tiling::kReduceChunk * 4);
+        pipe.InitBuffer(outQue_, 2, dcn_tiling::kReduceChunk * 4);
+        pipe.InitBuffer(accBuf_, dcn_tiling::kReduceChunk * 4);
+        pipe.InitBuffer(castBuf_, dcn_tiling::kReduceChunk * 4);
         pipe.InitBuffer(redBuf_, 64 * 4);
 
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
-        const int64_t pixChunks = CeilDiv(p.howo, REDUCE_CHUNK);
+        const int64_t pixChunks = CeilDiv(p.howo, dcn_tiling::kReduceChunk);
         const int64_t nOff = p.n * offCh * pixChunks;
         TransposeJob jt = GradInputJob(p, 0);
         const int64_t tt = TransposeTileCount(jt);
         const int64_t nIn = p.n * tt;
         const int64_t wElems = p.cout * p.cinG * p.k;
-        const int64_t nW = CeilDiv(wElems, REDUCE_CHUNK);
+        const int64_t nW = CeilDiv(wElems, dcn_tiling::kReduceChunk);
         const int64_t total = nOff + nIn + nW + p.cout;
         const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
 
@@ -47,8 +46,8 @@ public:
                 int64_t n = row / offCh, r = row % offCh;
                 int64_t j = r / (p.dg * p.k), rem = r % (p.dg * p.k);
                 int64_t dgi = rem / p.k, k = rem % p.k;
-                int64_t p0 = chunk * REDUCE_CHUNK;
-                int64_t cnt = MinI(REDUCE_CHUNK, p.howo - p0);
+                int64_t p0 = chunk * dcn_tiling::kReduceChunk;
+                int64_t cnt = MinI(dcn_tiling::kReduceChunk, p.howo - p0);
                 int64_t first = (((n * p.numBlocks + dgi * blocksPerDg) * 3 + j) * p.k + k) * p.howo + p0;
                 SumRows(t.part, first, 3 * p.k * p.howo, blocksPerDg, cnt, t.gradOffset, (n * offCh + r) * p.howo + p0);
                 continue;
@@ -60,8 +59,8 @@ public:
             }
             v -= nIn;
             if (v < nW) {
-                int64_t e0 = v * REDUCE_CHUNK;
-                SumRows(t.gw, e0, wElems, p.wSplitK, MinI(REDUCE_CHUNK, wElems - e0), t.gradWeight, e0);
+                int64_t e0 = v * dcn_tiling::kReduceChunk;
+                SumRows(t.gw, e0, wElems, p.wSplitK, MinI(dcn_tiling::kReduceChunk, wElems - e0), t.gradWeight, e0);
                 continue;
             }
             v -= nW;
@@ -92,7 +91,7 @@ private:
         return cp;
     }
 
-    // dst[dstOff + i] = T( sum_{r < rows, in order} src[first + r*stride + i] ), i < cnt (cnt <= REDUCE_CHUNK)
+    // dst[dstOff + i] = T( sum_{r < rows, in order} src[first + r*stride + i] ), i < cnt (cnt <= dcn_tiling::kReduceChunk)
     __aicore__ inline void SumRows(const AscendC::GlobalTensor<float> &src, int64_t first, int64_t stride, int64_t rows,
                                    int64_t cnt, const AscendC::GlobalTensor<T> &dst, int64_t dstOff)
     {
@@ -133,13 +132,13 @@ private:
     __aicore__ inline void GradBias(const DcnParams &p, const DcnTensors<T> &t, int64_t oc)
     {
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
-        const int64_t width = MinI(REDUCE_CHUNK, p.howo);
+        const int64_t width = MinI(dcn_tiling::kReduceChunk, p.howo);
         AscendC::Duplicate(acc, 0.0f, static_cast<int32_t>(width));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::DataCopyPadExtParams<T> noPad;
         for (int64_t n = 0; n < p.n; ++n) {
-            for (int64_t p0 = 0; p0 < p.howo; p0 += REDUCE_CHUNK) {
-                const int64_t cnt = MinI(REDUCE_CHUNK, p.howo - p0);
+            for (int64_t p0 = 0; p0 < p.howo; p0 += dcn_tiling::kReduceChunk) {
+                const int64_t cnt = MinI(dcn_tiling::kReduceChunk, p.howo - p0);
                 AscendC::LocalTensor<T> in = inQue_.AllocTensor<T>();
                 AscendC::DataCopyPad(in, t.gradOutput[(n * p.cout + oc) * p.howo + p0],
                                      Contig(cnt * static_cast<int64_t>(sizeof(T))), noPad);

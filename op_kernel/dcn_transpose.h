@@ -14,8 +14,6 @@
 
 namespace dcn_kernel {
 
-constexpr int64_t TRANSPOSE_CAP = 4096;      // elements per UB buffer
-constexpr int64_t TRANSPOSE_ROW_ALIGN = 16;  // elements; 32 B for 2-byte types, 64 B for 4-byte types
 
 struct TransposeJob {
     uint64_t srcOffset;      // element offset of r=0,c=0 in the source GM tensor
@@ -29,9 +27,9 @@ struct TransposeJob {
 __aicore__ inline void TransposeTileShape(const TransposeJob &j, int64_t &tr, int64_t &tc)
 {
     tr = MinI(j.rows, MaxI(1, 64 / j.group));
-    int64_t rowOutPad = RoundUp(tr * j.group, TRANSPOSE_ROW_ALIGN);
-    int64_t byIn = ((TRANSPOSE_CAP / tr) / TRANSPOSE_ROW_ALIGN * TRANSPOSE_ROW_ALIGN) / j.group;
-    tc = MinI(j.cols, MinI(MaxI(1, byIn), TRANSPOSE_CAP / rowOutPad));
+    int64_t rowOutPad = RoundUp(tr * j.group, dcn_tiling::kTransposeRowAlign);
+    int64_t byIn = ((dcn_tiling::kTransposeCap / tr) / dcn_tiling::kTransposeRowAlign * dcn_tiling::kTransposeRowAlign) / j.group;
+    tc = MinI(j.cols, MinI(MaxI(1, byIn), dcn_tiling::kTransposeCap / rowOutPad));
 }
 
 __aicore__ inline int64_t TransposeTileCount(const TransposeJob &j)
@@ -45,11 +43,11 @@ class TransposeRunner {
 public:
     __aicore__ inline void Init(AscendC::TPipe &pipe)
     {
-        pipe.InitBuffer(inQue_, 2, TRANSPOSE_CAP * 4);
-        pipe.InitBuffer(outQue_, 2, TRANSPOSE_CAP * 4);
-        pipe.InitBuffer(gatherBuf_, TRANSPOSE_CAP * 4);
-        pipe.InitBuffer(tableBuf_, TRANSPOSE_CAP * 4);
-        pipe.InitBuffer(planeBuf_, TRANSPOSE_CAP * 4);
+        pipe.InitBuffer(inQue_, 2, dcn_tiling::kTransposeCap * 4);
+        pipe.InitBuffer(outQue_, 2, dcn_tiling::kTransposeCap * 4);
+        pipe.InitBuffer(gatherBuf_, dcn_tiling::kTransposeCap * 4);
+        pipe.InitBuffer(tableBuf_, dcn_tiling::kTransposeCap * 4);
+        pipe.InitBuffer(planeBuf_, dcn_tiling::kTransposeCap * 4);
         cacheRt_ = -1; cacheCt_ = -1; cacheE_ = -1; cacheElt_ = -1;
     }
 
@@ -65,8 +63,8 @@ public:
         int64_t rt = MinI(tr, j.rows - r0);
         int64_t ct = MinI(tc, j.cols - c0);
         int64_t e = j.group;
-        int64_t sin = RoundUp(ct * e, TRANSPOSE_ROW_ALIGN);
-        int64_t sout = RoundUp(rt * e, TRANSPOSE_ROW_ALIGN);
+        int64_t sin = RoundUp(ct * e, dcn_tiling::kTransposeRowAlign);
+        int64_t sout = RoundUp(rt * e, dcn_tiling::kTransposeRowAlign);
         const int64_t srcElt = sizeof(SrcT);
         const int64_t dstElt = sizeof(DstT);
 
@@ -75,7 +73,7 @@ public:
         cpIn.blockCount = static_cast<uint16_t>(rt);
         cpIn.blockLen = static_cast<uint32_t>(ct * e * srcElt);
         cpIn.srcStride = static_cast<uint32_t>((j.srcRowStride - ct * e) * srcElt);
-        cpIn.dstStride = static_cast<uint32_t>((sin * srcElt - RoundUp(ct * e * srcElt, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+        cpIn.dstStride = static_cast<uint32_t>((sin * srcElt - RoundUp(ct * e * srcElt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
         cpIn.rsv = 0;
         AscendC::DataCopyPadExtParams<SrcT> noPad;
         AscendC::DataCopyPad(in, src[j.srcOffset + r0 * j.srcRowStride + c0 * e], cpIn, noPad);
@@ -135,7 +133,7 @@ public:
         AscendC::DataCopyExtParams cpOut;
         cpOut.blockCount = static_cast<uint16_t>(ct);
         cpOut.blockLen = static_cast<uint32_t>(rt * e * dstElt);
-        cpOut.srcStride = static_cast<uint32_t>((sout * dstElt - RoundUp(rt * e * dstElt, UB_BLOCK_BYTES)) / UB_BLOCK_BYTES);
+        cpOut.srcStride = static_cast<uint32_t>((sout * dstElt - RoundUp(rt * e * dstElt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
         cpOut.dstStride = static_cast<uint32_t>((j.dstRowStride - rt * e) * dstElt);
         cpOut.rsv = 0;
         AscendC::DataCopyPad(dst[j.dstOffset + c0 * j.dstRowStride + r0 * e], out, cpOut);

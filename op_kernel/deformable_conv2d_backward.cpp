@@ -1,6 +1,6 @@
 // DeformableConv2dBackward kernel entry (AscendC, MIX mode AIC:AIV = 1:2).
 //
-// Scheme (fp32 accumulation throughout; T = I/O dtype chosen by the tiling key: 0 float, 1 half, 2 bfloat16):
+// Scheme (fp32 accumulation throughout; T = I/O dtype chosen by the tiling key (dcn_tiling_constants.h): float, half, bfloat16):
 //   stage 0 (vector) rearrange inputs into the user workspace, zero the grad_input accumulator
 //                    (dcn_stage0_rearrange.h)
 //   stage 1 (cube)   G = GO^T x Wp per (image, conv group), grad_weight partials = GOt^T x Dcol per
@@ -128,13 +128,13 @@ extern "C" __global__ __aicore__ void deformable_conv2d_backward(GM_ADDR input, 
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
     GET_TILING_DATA(tilingData, tiling);
     GM_ADDR userWs = AscendC::GetUserWorkspace(workspace);
-    if (TILING_KEY_IS(0)) {
+    if (TILING_KEY_IS(DCN_TILING_KEY_FLOAT32)) {
         dcn_kernel::RunDcnBackward<float>(input, grad_output, offset_out, weight, offset, grad_input, grad_weight,
                                           grad_offset, grad_bias, userWs, &tilingData);
-    } else if (TILING_KEY_IS(1)) {
+    } else if (TILING_KEY_IS(DCN_TILING_KEY_FLOAT16)) {
         dcn_kernel::RunDcnBackward<half>(input, grad_output, offset_out, weight, offset, grad_input, grad_weight,
                                          grad_offset, grad_bias, userWs, &tilingData);
-    } else if (TILING_KEY_IS(2)) {
+    } else if (TILING_KEY_IS(DCN_TILING_KEY_BFLOAT16)) {
         dcn_kernel::RunDcnBackward<bfloat16_t>(input, grad_output, offset_out, weight, offset, grad_input,
                                                grad_weight, grad_offset, grad_bias, userWs, &tilingData);
     }

@@ -6,7 +6,8 @@
 #     (the op_host OpDef registers exactly ascend910b and ascend910_93).
 #   * vendor_name is set, matches [A-Za-z0-9_]+ and is not CANN's placeholder "customize"
 #     (installed packages with the same vendor name overwrite each other).
-#   * ENV{ASCEND_HOME_PATH} is set (CANN's asc-config.cmake refuses to load without it).
+#   * ENV{ASCEND_HOME_PATH} is set and names ASCEND_CANN_PACKAGE_PATH (CANN's asc-config.cmake refuses to
+#     load without it and loads its modules from there).
 #   * DCN_SYSTEM_INFO = <os>_<arch> as used in the package name custom_opp_<os>_<arch>.run.
 set(DCN_SUPPORTED_COMPUTE_UNITS ascend910b ascend910_93)
 
@@ -48,9 +49,19 @@ if(NOT DEFINED CMAKE_BUILD_TYPE OR CMAKE_BUILD_TYPE STREQUAL "")
   set(CMAKE_BUILD_TYPE Release)
 endif()
 
-# CANN's cmake modules read the toolkit root from the environment.
+# CANN's cmake modules read the toolkit root from the environment: it must be this toolkit's, or the
+# build mixes two toolkits (modules of one, compilers of the other).
 if("$ENV{ASCEND_HOME_PATH}" STREQUAL "")
   set(ENV{ASCEND_HOME_PATH} "${ASCEND_CANN_PACKAGE_PATH}")
+else()
+  get_filename_component(_dcn_env_home "$ENV{ASCEND_HOME_PATH}" REALPATH)
+  get_filename_component(_dcn_package_path "${ASCEND_CANN_PACKAGE_PATH}" REALPATH)
+  if(NOT _dcn_env_home STREQUAL _dcn_package_path)
+    message(FATAL_ERROR "ASCEND_HOME_PATH='$ENV{ASCEND_HOME_PATH}' (the toolkit sourced in this shell) and "
+                        "ASCEND_CANN_PACKAGE_PATH='${ASCEND_CANN_PACKAGE_PATH}' name different toolkits; the build "
+                        "would mix them. Use `bash build.sh --cann-path=<toolkit>` (it sources that toolkit's "
+                        "set_env.sh for configure and build), or source the wanted toolkit's set_env.sh.")
+  endif()
 endif()
 
 if(NOT DEFINED ASCEND_AUTOGEN_PATH)

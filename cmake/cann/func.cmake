@@ -24,9 +24,9 @@ macro(dcn_find_cann_modules)
     message(FATAL_ERROR
       "CANN at '${ASCEND_CANN_PACKAGE_PATH}' has no AscendC operator-project cmake modules "
       "(compiler/tikcpp/ascendc_kernel_cmake/asc-config.cmake providing npu_op_package, npu_op_code_gen, "
-      "npu_op_library, npu_op_kernel_sources, npu_op_kernel_library). With an older toolkit build through "
-      "its msOpGen instead: `bash cmake/cann/msopgen_build.sh --soc=<chip, e.g. Ascend910B2>`; "
-      "without an NPU build on the CPU twin: `bash build.sh --twin`.")
+      "npu_op_library, npu_op_kernel_sources, npu_op_kernel_library). Such toolkits (8.x before 8.5) build "
+      "through their msOpGen project: `bash build.sh` takes that route by itself (or force it with "
+      "`bash build.sh --route=msopgen`); without an NPU build on the CPU twin: `bash build.sh --twin`.")
   endif()
 endmacro()
 

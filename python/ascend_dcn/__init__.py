@@ -4,9 +4,14 @@ Public surface:
   * ``deformable_conv2d_backward`` — the operator (aclnnDeformableConv2dBackward), drop-in for
     ``torch_npu.npu_deformable_conv2dbk``; CPU tensors run on the twin, NPU tensors on the
     installed vendor package.
-  * ``deformable_conv2d`` (torch_npu signature, Ascend layout) and ``deform_conv2d``
-    (torchvision signature and layout): autograd-capable layers whose backward is the operator.
+  * ``deformable_conv2d`` (torch_npu's signature, Ascend layout, returns (output, offset_out)) and
+    ``deform_conv2d`` (torchvision's signature and layout): autograd-capable layers whose backward
+    is the operator; N = 0 and (CPU) float64 work; TorchScript-scriptable.
   * nn.Modules ``DeformConv2d`` (torchvision), ``DeformConv2dPack`` / ``ModulatedDeformConv2dPack`` (mmcv).
+  * ``ascend_dcn.mmcv``: mmcv.ops's deform-conv API (names, argument order, defaults, exceptions).
+  * Errors are ``errors.AclnnError`` — RuntimeErrors, as torchvision's and torch_npu's.
+  * Border convention: CANN's (a sample exactly at y = -1 or x = -1 gets zero offset gradient;
+    torchvision differs there only) — docs/border-convention.md.
   * ``reference`` (float64 oracle), ``layouts`` (torchvision/mmcv <-> Ascend), ``validation`` and
     ``errors`` (the contract's rules and status codes), ``precision`` (CANN's standard),
     ``npu`` (Ascend host discovery, ``backend_info``).
@@ -22,4 +27,5 @@ from .modules import DeformConv2d, DeformConv2dPack, ModulatedDeformConv2dPack  
 from .ops import deformable_conv2d_backward  # noqa: F401
 
 
+from . import mmcv  # noqa: F401,E402  (ascend_dcn.mmcv: mmcv.ops's API)
 from .npu import backend_info, set_opp_path  # noqa: F401

@@ -25,7 +25,7 @@ import threading
 from .errors import AclnnError, error_for_status
 
 __all__ = ["BackendUnavailableError", "load_extension", "twin_library_paths", "get_twin_opapi",
-           "twin_set_platform", "translate_error", "TWIN_LIB_DIR_ENV", "EXT_DIR_ENV"]
+           "twin_set_platform", "twin_apply_thread_budget", "translate_error", "TWIN_LIB_DIR_ENV", "EXT_DIR_ENV"]
 
 TWIN_LIB_DIR_ENV = "ASCEND_DCN_TWIN_LIB_DIR"
 EXT_DIR_ENV = "ASCEND_DCN_EXT_DIR"
@@ -154,6 +154,28 @@ def get_twin_opapi():
             opapi, runtime = twin_library_paths()
             _twin_opapi = ext.OpApi(opapi, runtime)
         return _twin_opapi
+
+
+_twin_threads_applied = None
+
+
+def twin_apply_thread_budget():
+    """Run the twin's virtual cores on at most ``$TWIN_THREADS`` OS threads, else on torch's intra-op
+    thread count (``torch.set_num_threads``); applied before each CPU launch, re-sent only on change."""
+    global _twin_threads_applied
+    env = os.environ.get("TWIN_THREADS", "").strip()
+    import torch
+    threads = int(env) if env.isdigit() and int(env) > 0 else max(1, torch.get_num_threads())
+    if threads == _twin_threads_applied:
+        return threads
+    import ctypes
+    _, runtime = twin_library_paths()
+    fn = getattr(ctypes.CDLL(runtime[0]), "twinSetThreads", None)
+    if fn is not None:   # older twin runtimes have no thread budget
+        fn.argtypes = [ctypes.c_uint32]
+        fn(threads)
+    _twin_threads_applied = threads
+    return threads
 
 
 def twin_set_platform(soc="Ascend910B2", aiv_cores=0):

@@ -5,7 +5,9 @@ Saved between forward and backward:
   save_deform_out=False: input, weight, offset                   (deformOut, N*Cin*KH*KW*Ho*Wo
                          elements, is recomputed in the backward by ascend_dcn::deformable_sample,
                          the same sampling code as the forward)
-The backward calls ascend_dcn::deformable_conv2d_backward once and returns the gradients of
+N = 0: zero gradients without any operator call. float64 (CPU only): the float64 oracle
+(library.reference_backward), so gradcheck runs in float64 on the real forward.
+Otherwise the backward calls ascend_dcn::deformable_conv2d_backward once and returns the gradients of
 input, weight, offset (incl. the mask block) and bias. Gradients are computed for all four tensors
 in one operator call, as torch_npu does; the ones autograd does not need are dropped. Double
 backward is not supported: differentiating the backward/sampling ops raises a clear error.
@@ -39,15 +41,25 @@ def _backward(ctx, grad_out, _grad_deform_out):
     kernel_size, stride, padding, dilation, groups, deformable_groups, modulated = ctx.attrs
     if ctx.save_deform_out:
         input, weight, offset, deform_out = ctx.saved_tensors
+    elif ctx.saved_tensors[0].shape[0] == 0:
+        input, weight, offset = ctx.saved_tensors
+        deform_out = input.new_zeros((0, input.shape[1], offset.shape[2] * kernel_size[0],
+                                      offset.shape[3] * kernel_size[1]))
     else:
         input, weight, offset = ctx.saved_tensors
         deform_out = torch.ops.ascend_dcn.deformable_sample(
             input, offset, kernel_size, stride, padding, dilation, deformable_groups, modulated)
     grad_out = grad_out.to(input.dtype).contiguous()
-    grad_input, grad_weight, grad_offset, grad_bias = \
-        torch.ops.ascend_dcn.deformable_conv2d_backward(
-            input, grad_out, deform_out, weight, offset, kernel_size, stride, padding, dilation,
+    args = (input, grad_out, deform_out, weight, offset, kernel_size, stride, padding, dilation,
             groups, deformable_groups, modulated)
+    if input.shape[0] == 0:             # empty batch: zero parameter gradients, no operator call
+        grad_input, grad_weight, grad_offset = (torch.zeros_like(t) for t in (input, weight, offset))
+        grad_bias = grad_out.new_zeros((weight.shape[0],))
+    elif input.dtype == torch.float64:  # CPU float64 (the forward refuses it elsewhere): the oracle
+        grad_input, grad_weight, grad_offset, grad_bias = library.reference_backward(*args)
+    else:
+        grad_input, grad_weight, grad_offset, grad_bias = \
+            torch.ops.ascend_dcn.deformable_conv2d_backward(*args)
     if ctx.has_bias:
         grad_bias = grad_bias.to(ctx.bias_dtype)
     else:

@@ -6,6 +6,11 @@ status code that the C API would return, the aclnn parameter name (``input``, ``
 fixed (docs/architecture.md, Conventions)::
 
     <argument>: <rule>; expected <expected>, got <actual>
+
+Exception types: every AclnnError is a RuntimeError, the type torch_npu and torchvision raise for the
+same mistakes (a wrong offset or mask shape, a bad attribute), so code written against them catches
+ours. AclnnParamInvalidError is also a ValueError and AclnnNullptrError also a TypeError; the classes
+keep their names and ``status`` codes.
 """
 
 ACLNN_SUCCESS = 0
@@ -14,7 +19,7 @@ ACLNN_ERR_PARAM_INVALID = 161002
 ACLNN_ERR_INNER_NULLPTR = 561103
 
 
-class AclnnError(Exception):
+class AclnnError(RuntimeError):
     """Base class: a call that the aclnn API would reject with ``status``."""
 
     status = ACLNN_ERR_PARAM_INVALID

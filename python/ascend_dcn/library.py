@@ -13,10 +13,15 @@ Ops (argument lists of torch_npu; Ascend layouts, see forward.py):
         stride, padding, dilation, groups, deformable_groups, modulated)
         -> (grad_input, grad_weight, grad_offset, grad_bias)   = ascend_dcn.ops (our operator)
 
+Layer-level allowances (the operator itself accepts neither): a batch of N = 0 returns empty outputs
+without running anything (and the autograd backward returns zero parameter gradients); float64 on
+CPU is computed in float64 end to end — the forward in float64, the backward by the float64 oracle
+(reference_backward), so torch.autograd.gradcheck passes. float64 on an NPU is a clear error.
+Every rule of the backward is checked at the forward (validation.check_forward_args).
+
 Backward backend: "operator" (default) runs ascend_dcn.ops.deformable_conv2d_backward. "reference"
-runs the float64 oracle ascend_dcn.reference.deformable_conv2d_backward; it exists only so that
-torch.autograd.gradcheck can run in float64 (the operator accepts fp32/fp16/bf16 only). Select it
-with autograd.backward_backend("reference") — an internal switch for tests, not a user feature.
+runs the float64 oracle ascend_dcn.reference.deformable_conv2d_backward for every dtype (tests only:
+autograd.backward_backend("reference")).
 
 Autocast: under torch.autocast the floating-point tensor arguments of the forward and sampling ops
 are cast to the autocast dtype in effect (CPU default bfloat16; fp16 or bf16 on NPU), the op runs
@@ -49,22 +54,28 @@ def get_backward_backend() -> str:
     return _backward_backend
 
 
-def _float32_stand_in(t):
-    """Shape-only float32 stand-in of a float64 tensor (validation of the reference backend)."""
-    if isinstance(t, Tensor) and t.dtype == torch.float64:
-        return torch.empty(t.shape, dtype=torch.float32, device="meta")
-    return t
-
-
 def _validate_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
                       deformable_groups, modulated):
+    """The forward's rules (validation.check_forward_args, which includes the backward's rules) with
+    the two layer-level allowances: a batch of N = 0, and float64 on CPU (computed in float64)."""
     from . import validation
-    tensors = [t for t in (input, weight, offset, bias) if t is not None]
-    if _backward_backend == "reference" and all(t.dtype == torch.float64 for t in tensors):
-        # float64 is accepted only by the reference backend (gradcheck); all other rules still apply
-        input, weight, offset, bias = (_float32_stand_in(t) for t in (input, weight, offset, bias))
+    from .errors import AclnnParamInvalidError
+    if isinstance(input, Tensor) and input.dtype == torch.float64 and input.device.type != "cpu":
+        raise AclnnParamInvalidError(
+            "input", f"float64 is supported on CPU only (the operator on {input.device.type} computes in "
+            "float32, float16 or bfloat16); convert with .float() or run the float64 model on CPU",
+            "float32, float16 or bfloat16", "float64")
     validation.check_forward_args(input, weight, offset, bias, list(kernel_size), list(stride),
-                                  list(padding), list(dilation), groups, deformable_groups, modulated)
+                                  list(padding), list(dilation), groups, deformable_groups, modulated,
+                                  allow_empty_batch=True, allow_float64=True)
+
+
+def _empty_batch_forward(input, weight, offset, kernel_size):
+    """(out, deformOut) for N = 0: empty tensors of the right shapes, no operator call."""
+    N, C = input.shape[0], input.shape[1]
+    Ho, Wo = offset.shape[2], offset.shape[3]
+    return (input.new_zeros((N, weight.shape[0], Ho, Wo)),
+            input.new_zeros((N, C, Ho * kernel_size[0], Wo * kernel_size[1])))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,9 +87,12 @@ def deformable_conv2d(input: Tensor, weight: Tensor, offset: Tensor, bias: Optio
                       save_deform_out: bool) -> Tuple[Tensor, Tensor]:
     _validate_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
                       deformable_groups, modulated)
-    out, deform_out = _fwd.deformable_conv2d_forward(
-        input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
-        deformable_groups, modulated, need_deform_out=save_deform_out)
+    if input.shape[0] == 0:
+        out, deform_out = _empty_batch_forward(input, weight, offset, kernel_size)
+    else:
+        out, deform_out = _fwd.deformable_conv2d_forward(
+            input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
+            deformable_groups, modulated, need_deform_out=save_deform_out)
     if not save_deform_out:
         deform_out = input.new_empty((0,))
     return out, deform_out
@@ -117,7 +131,7 @@ def _deformable_sample_fake(input, offset, kernel_size, stride, padding, dilatio
 
 # ---------------------------------------------------------------------------------------------
 # backward (this project's operator)
-def _reference_backward(input, grad_output, offset_out, weight, offset, kernel_size, stride,
+def reference_backward(input, grad_output, offset_out, weight, offset, kernel_size, stride,
                         padding, dilation, groups, deformable_groups, modulated):
     from . import reference
     grads = reference.deformable_conv2d_backward(
@@ -139,7 +153,7 @@ def deformable_conv2d_backward(input: Tensor, grad_output: Tensor, offset_out: T
     args = (input, grad_output, offset_out, weight, offset, list(kernel_size), list(stride),
             list(padding), list(dilation), groups, deformable_groups, modulated)
     if _backward_backend == "reference":
-        return _reference_backward(*args)
+        return reference_backward(*args)
     from . import ops
     grads = ops.deformable_conv2d_backward(*args)
     # a custom op may not return its inputs' storage: outputs are fresh tensors already

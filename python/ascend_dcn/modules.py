@@ -18,6 +18,15 @@ ModulatedDeformConv2dPack(..., deform_groups=1, bias=True)    — mmcv.ops.Modul
 padding: int, (pH, pW), or a 4-tuple (top, bottom, left, right) for asymmetric padding (then the
 offset-predicting conv of the Pack modules pads the input explicitly with the same 4 values).
 save_deform_out (keyword, default True): False selects the memory-saving mode (see functional.py).
+The Pack modules also take mmcv's older keyword deformable_groups (= deform_groups) and mmcv's
+im2col_step (accepted for compatibility; it does not change the result). mmcv's exact classes
+(bias=False-only DeformConv2d, the non-Pack ModulatedDeformConv2d, im2col_step checks, the
+functional forms with mmcv's argument order) are in ascend_dcn.mmcv.
+
+Every forward validates its arguments first (the operator's rules, the user's argument names) and
+raises ascend_dcn.errors.AclnnError (a RuntimeError) for a bad input/offset/mask; a batch of N = 0
+gives an empty output; float64 modules run in float64 on CPU. Modules are TorchScript-scriptable
+(torch.jit.script), as torchvision's are.
 """
 from __future__ import annotations
 
@@ -33,6 +42,29 @@ from torch.nn.modules.utils import _pair
 from . import functional
 
 IntOrPair = Union[int, Sequence[int]]
+
+BORDER_CONVENTION = """
+    Border convention (CANN's and mmcv's; torchvision differs): a sampling point exactly at
+    y = -1 or x = -1 gets zero offset gradient, where torchvision's one-sided derivative is
+    non-zero; every other value and gradient equals torchvision's. With zero-initialised offsets
+    (every Pack module at start) all samples on the top row / left column of a padding-1 layer sit
+    there, so conv_offset's first gradients differ from torchvision's. See docs/border-convention.md.
+"""
+
+
+def _with_border_convention(cls):
+    cls.__doc__ = (cls.__doc__ or "") + BORDER_CONVENTION
+    return cls
+
+
+def _resolve_deform_groups(cls_name, deform_groups, deformable_groups):
+    """mmcv's older keyword deformable_groups (renamed deform_groups); both at once is an error."""
+    if deformable_groups is None:
+        return deform_groups
+    if deform_groups != 1 and deform_groups != deformable_groups:
+        raise ValueError(f"{cls_name}: give deform_groups or its older name deformable_groups, not both "
+                         f"(deform_groups={deform_groups}, deformable_groups={deformable_groups})")
+    return deformable_groups
 
 
 def _padding_arg(padding):
@@ -63,11 +95,14 @@ class _DeformConvBase(nn.Module):
         self.stride = _pair(stride)
         pair, four = _padding_arg(padding)
         self.padding = pair if pair is not None else four
-        self._padding4 = four
         self.dilation = _pair(dilation)
         self.groups = groups
         self.deform_groups = deform_groups
         self.save_deform_out = save_deform_out
+        # the attributes the (scriptable) forward passes on: plain int lists
+        self._stride2 = [int(v) for v in self.stride]
+        self._padding4 = [int(v) for v in four]
+        self._dilation2 = [int(v) for v in self.dilation]
         self.weight = nn.Parameter(torch.empty(out_channels, in_channels // groups, *self.kernel_size))
         if bias:
             self.bias = nn.Parameter(torch.empty(out_channels))
@@ -75,9 +110,12 @@ class _DeformConvBase(nn.Module):
             self.register_parameter("bias", None)
 
     def _deform(self, input: Tensor, offset: Tensor, mask: Optional[Tensor]) -> Tensor:
-        return functional.deform_conv2d(input, offset, self.weight, self.bias, self.stride,
-                                        self._padding4, self.dilation, mask,
-                                        save_deform_out=self.save_deform_out)
+        if not torch.jit.is_scripting():
+            return functional._deform_conv2d_eager(input, offset, self.weight, self.bias, self._stride2,
+                                                   self._padding4, self._dilation2, mask,
+                                                   self.save_deform_out)
+        return functional._deform_conv2d_core(input, offset, self.weight, self.bias, self._stride2,
+                                              self._padding4, self._dilation2, mask, self.save_deform_out)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -92,6 +130,7 @@ class _DeformConvBase(nn.Module):
         return s
 
 
+@_with_border_convention
 class DeformConv2d(_DeformConvBase):
     """torchvision.ops.DeformConv2d: forward(input, offset, mask=None), torchvision layouts."""
 
@@ -125,28 +164,35 @@ class _PackBase(_DeformConvBase):
             self.deform_groups * self._offset_blocks * self.kernel_size[0] * self.kernel_size[1],
             kernel_size=self.kernel_size, stride=self.stride,
             padding=(pad[0], pad[2]) if symmetric else 0, dilation=self.dilation, bias=True)
-        self._offset_prepad = None if symmetric else (pad[2], pad[3], pad[0], pad[1])
+        # asymmetric padding: the input is padded explicitly, F.pad order (left, right, top, bottom)
+        self._offset_prepad = [pad[2], pad[3], pad[0], pad[1]]
+        self._offset_prepadded = not symmetric
 
     def init_offset(self) -> None:
         self.conv_offset.weight.data.zero_()
         self.conv_offset.bias.data.zero_()
 
     def _predict(self, x: Tensor) -> Tensor:
-        if self._offset_prepad is not None:
+        if self._offset_prepadded:
             x = F.pad(x, self._offset_prepad)
         return self.conv_offset(x)
 
 
+@_with_border_convention
 class DeformConv2dPack(_PackBase):
-    """mmcv.ops.DeformConv2dPack (DCNv1): offset = conv_offset(x), torchvision/mmcv offset layout."""
+    """mmcv.ops.DeformConv2dPack (DCNv1): offset = conv_offset(x), torchvision/mmcv offset layout.
+    Our extension: bias=True is allowed (mmcv's asserts bias=False; ascend_dcn.mmcv's does too)."""
 
     _offset_blocks = 2
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair,
                  stride: IntOrPair = 1, padding=0, dilation: IntOrPair = 1, groups: int = 1,
-                 deform_groups: int = 1, bias: bool = False, *, save_deform_out: bool = True):
+                 deform_groups: int = 1, bias: bool = False, im2col_step: int = 32, *,
+                 deformable_groups: Optional[int] = None, save_deform_out: bool = True):
+        deform_groups = _resolve_deform_groups(type(self).__name__, deform_groups, deformable_groups)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          deform_groups, bias, save_deform_out)
+        self.im2col_step = im2col_step
         self.reset_parameters()
         self._make_conv_offset()
         self.init_offset()
@@ -160,6 +206,7 @@ class DeformConv2dPack(_PackBase):
         return self._deform(x, self._predict(x), None)
 
 
+@_with_border_convention
 class ModulatedDeformConv2dPack(_PackBase):
     """mmcv.ops.ModulatedDeformConv2dPack (DCNv2): conv_offset(x) -> (o1, o2, mask logits);
     offset = cat(o1, o2) in the torchvision/mmcv layout, mask = sigmoid(logits)."""
@@ -168,7 +215,9 @@ class ModulatedDeformConv2dPack(_PackBase):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair,
                  stride: IntOrPair = 1, padding=0, dilation: IntOrPair = 1, groups: int = 1,
-                 deform_groups: int = 1, bias: bool = True, *, save_deform_out: bool = True):
+                 deform_groups: int = 1, bias: bool = True, *,
+                 deformable_groups: Optional[int] = None, save_deform_out: bool = True):
+        deform_groups = _resolve_deform_groups(type(self).__name__, deform_groups, deformable_groups)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          deform_groups, bias, save_deform_out)
         self._make_conv_offset()

@@ -78,7 +78,9 @@ def _resolve_opapi(device, opapi):
     if opapi is not None:
         return opapi
     if device.type == "cpu":
-        return _backend.get_twin_opapi()
+        opapi = _backend.get_twin_opapi()
+        _backend.twin_apply_thread_budget()
+        return opapi
     raise _backend.BackendUnavailableError(
         f"tensors on device '{device}' are not supported: use CPU tensors (CPU twin) or NPU tensors (torch_npu)")
 

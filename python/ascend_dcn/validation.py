@@ -41,7 +41,7 @@ import torch
 
 from .errors import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, error_for_status
 
-__all__ = ["check_backward_args", "check_forward_args", "ALLOWED_DTYPES", "INT32_MAX"]
+__all__ = ["check_backward_args", "check_forward_args", "check_tv_args", "ALLOWED_DTYPES", "INT32_MAX"]
 
 ALLOWED_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 INT32_MAX = 2147483647
@@ -102,8 +102,11 @@ def _ints(arr):
 
 
 def _check_dtypes(first_name, first, same_as_first, tail_name=None, tail=None, tail_ref_name=None,
-                  tail_ref=None):
-    if first.dtype not in ALLOWED_DTYPES:
+                  tail_ref=None, allow_float64=False):
+    if first.dtype not in ALLOWED_DTYPES and not (allow_float64 and first.dtype == torch.float64):
+        if allow_float64:
+            _invalid(first_name, "dtype must be float32, float16, bfloat16 or float64 (float64 on CPU only)",
+                     "one of [float32, float16, bfloat16, float64]", _dtype_name(first.dtype))
         _invalid(first_name, "dtype must be float32, float16 or bfloat16",
                  "one of [float32, float16, bfloat16]", _dtype_name(first.dtype))
     for name, t in same_as_first:
@@ -122,31 +125,40 @@ def _check_formats(tensors):
                      "torch.strided layout", str(t.layout))
 
 
-def _check_attrs(ks, st, pd, dl, groups, dg, check_padding):
+# Argument names used in messages: the aclnn parameter names (the operator's contract) ...
+ACLNN_NAMES = {"input": "input", "kernel_size": "kernelSize", "deformable_groups": "deformableGroups",
+               "stride": "stride", "padding": "padding", "dilation": "dilation", "groups": "groups"}
+# ... and the Python argument names of the torch_npu-style function (ascend_dcn.deformable_conv2d).
+PYTHON_NAMES = {"input": "input", "kernel_size": "kernel_size", "deformable_groups": "deformable_groups",
+                "stride": "stride", "padding": "padding", "dilation": "dilation", "groups": "groups"}
+
+
+def _check_attrs(ks, st, pd, dl, groups, dg, check_padding, names=ACLNN_NAMES):
+    n = names
     if len(ks) != 2:
-        _invalid("kernelSize", "size must be 2", 2, len(ks))
-    for name, arr in (("stride", st), ("padding", pd), ("dilation", dl)):
+        _invalid(n["kernel_size"], "size must be 2", 2, len(ks))
+    for key, arr in (("stride", st), ("padding", pd), ("dilation", dl)):
         if len(arr) != 4:
-            _invalid(name, "size must be 4", 4, len(arr))
+            _invalid(n[key], "size must be 4", 4, len(arr))
     if ks[0] <= 0 or ks[1] <= 0:
-        _invalid("kernelSize", "every element must be > 0", "kH > 0 and kW > 0", ks)
+        _invalid(n["kernel_size"], "every element must be > 0", "kH > 0 and kW > 0", ks)
     if ks[0] * ks[1] > MAX_KERNEL_POINTS:
-        _invalid("kernelSize", f"kH*kW must be <= {MAX_KERNEL_POINTS}", f"<= {MAX_KERNEL_POINTS}",
+        _invalid(n["kernel_size"], f"kH*kW must be <= {MAX_KERNEL_POINTS}", f"<= {MAX_KERNEL_POINTS}",
                  ks[0] * ks[1])
     if st[0] != 1 or st[1] != 1:
-        _invalid("stride", "N and C entries (stride[0], stride[1]) must be 1", "[1, 1, ...]", st)
+        _invalid(n["stride"], "N and C entries (stride[0], stride[1]) must be 1", "[1, 1, ...]", st)
     if min(st) < 1:
-        _invalid("stride", "every element must be >= 1", "all >= 1", st)
+        _invalid(n["stride"], "every element must be >= 1", "all >= 1", st)
     if check_padding and min(pd) < 0:
-        _invalid("padding", "every element must be >= 0", "all >= 0", pd)
+        _invalid(n["padding"], "every element must be >= 0", "all >= 0", pd)
     if dl[0] != 1 or dl[1] != 1:
-        _invalid("dilation", "N and C entries (dilation[0], dilation[1]) must be 1", "[1, 1, ...]", dl)
+        _invalid(n["dilation"], "N and C entries (dilation[0], dilation[1]) must be 1", "[1, 1, ...]", dl)
     if min(dl) < 1:
-        _invalid("dilation", "every element must be >= 1", "all >= 1", dl)
+        _invalid(n["dilation"], "every element must be >= 1", "all >= 1", dl)
     if groups <= 0:
-        _invalid("groups", "must be > 0", "> 0", groups)
+        _invalid(n["groups"], "must be > 0", "> 0", groups)
     if dg <= 0:
-        _invalid("deformableGroups", "must be > 0", "> 0", dg)
+        _invalid(n["deformable_groups"], "must be > 0", "> 0", dg)
 
 
 def _check_dims(tensors_4d, tensors_1d):
@@ -158,10 +170,17 @@ def _check_dims(tensors_4d, tensors_1d):
             _invalid(name, "must be 1-D", "1 dimension", f"{t.dim()} dimensions {list(t.shape)}")
 
 
-def _check_not_empty(tensors):
+def _check_not_empty(tensors, allow_empty_batch=False):
+    """Every dimension > 0; with allow_empty_batch, dimension 0 (the batch N) of 4-D tensors may be 0
+    (the layers return empty outputs for N = 0 without calling the operator)."""
     for name, t in tensors:
-        if t is not None and t.numel() == 0:
-            _invalid(name, "empty tensors are not supported", "every dimension > 0", list(t.shape))
+        if t is None or t.numel() != 0:
+            continue
+        dims = list(t.shape[1:]) if (allow_empty_batch and t.dim() == 4) else list(t.shape)
+        if any(d == 0 for d in dims):
+            rule = ("empty tensors are not supported (only the batch dimension may be 0)"
+                    if allow_empty_batch else "empty tensors are not supported")
+            _invalid(name, rule, "every dimension > 0", list(t.shape))
 
 
 def _out_hw(H, W, ks, st, pd, dl):
@@ -175,21 +194,28 @@ def _expect_shape(name, t, expected):
         _invalid(name, "shape mismatch", list(expected), list(t.shape))
 
 
-def _check_channel_rules(inp, weight, ks, groups, dg):
+def _check_channel_rules(inp, weight, ks, groups, dg, names=ACLNN_NAMES):
+    n = names
     N, C, H, W = inp.shape
     Cout = weight.shape[0]
     if C % dg:
-        _invalid("deformableGroups", "inC must be divisible by deformableGroups",
-                 f"inC % deformableGroups == 0 (inC={C})", f"{C} % {dg} = {C % dg}")
+        _invalid(n["deformable_groups"], f"inC must be divisible by {n['deformable_groups']}",
+                 f"inC % {n['deformable_groups']} == 0 (inC={C})", f"{C} % {dg} = {C % dg}")
     if C % groups:
-        _invalid("groups", "inC must be divisible by groups", f"inC % groups == 0 (inC={C})",
+        _invalid(n["groups"], "inC must be divisible by groups", f"inC % groups == 0 (inC={C})",
                  f"{C} % {groups} = {C % groups}")
     if Cout % groups:
-        _invalid("groups", "outC (weight.shape[0]) must be divisible by groups",
+        _invalid(n["groups"], "outC (weight.shape[0]) must be divisible by groups",
                  f"outC % groups == 0 (outC={Cout})", f"{Cout} % {groups} = {Cout % groups}")
     if H * W > INT32_MAX:
-        _invalid("input", "inH*inW must be <= 2147483647", f"<= {INT32_MAX}", H * W)
+        _invalid(n["input"], "inH*inW must be <= 2147483647", f"<= {INT32_MAX}", H * W)
     return N, C, H, W, Cout
+
+
+def _check_output_size(Ho, Wo, names, H, W):
+    if Ho <= 0 or Wo <= 0:
+        _invalid(names["input"], "the output would be empty: the padded input is smaller than the "
+                 "dilated kernel", "outH > 0 and outW > 0", f"outH={Ho}, outW={Wo} (inH={H}, inW={W})")
 
 
 def check_backward_args(input, grad_output, offset_out, weight, offset, kernel_size, stride, padding,
@@ -255,59 +281,117 @@ def check_backward_args(input, grad_output, offset_out, weight, offset, kernel_s
 
 
 def check_forward_args(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups=1,
-                       deformable_groups=1, modulated=True, out=None, deform_out=None, outputs_given=False):
-    """Validate the arguments of aclnnDeformableConv2d / npu_deformable_conv2d (op-semantics §6.6).
+                       deformable_groups=1, modulated=True, out=None, deform_out=None, outputs_given=False,
+                       allow_empty_batch=False, allow_float64=False, names=PYTHON_NAMES):
+    """Validate the arguments of the forward (npu_deformable_conv2d's argument list; op-semantics §6.6).
 
-    Same step structure as check_backward_args, with the forward's rule set: null checks for input,
-    offset, weight, [out, deformOut if outputs_given], kernelSize, stride, padding, dilation (bias is
-    optional); dtypes of bias/deformOut/offset/weight/out == input; no padding >= 0 rule (the aclnn
-    forward has none); 4-D input/weight/offset/out/deformOut, 1-D bias; bias == [outC],
-    out == [N, outC, outH, outW], deformOut == [N, inC, outH*kH, outW*kW]. Unlike the aclnn forward
-    (which returns success early for empty input/weight/offset) empty tensors are rejected, because
-    the backward cannot accept them. ``input`` is reported as ``x`` (the forward's parameter name)."""
-    required = [("x", input), ("offset", offset), ("weight", weight)]
+    Same step structure as check_backward_args: null checks for input, offset, weight, [out, deformOut
+    if outputs_given], kernel_size, stride, padding, dilation (bias is optional); dtypes of
+    bias/deformOut/offset/weight/out == input; 4-D input/weight/offset/out/deformOut, 1-D bias;
+    bias == [outC], out == [N, outC, outH, outW], deformOut == [N, inC, outH*kH, outW*kW].
+    The forward also enforces the backward's rules (every padding >= 0, kH*kW*inC/groups <= 65535,
+    non-empty output), so that a call that would fail in the backward fails here, before any work.
+    Empty tensors are rejected (the operator cannot accept them), except, with allow_empty_batch,
+    a batch of N = 0. float64 is accepted with allow_float64 (CPU: computed by the float64 path).
+    Messages name the arguments by ``names`` (default: the Python argument names)."""
+    n = names
+    required = [(n["input"], input), ("offset", offset), ("weight", weight)]
     if outputs_given:
         required += [("out", out), ("deformOut", deform_out)]
-    required += [("kernelSize", kernel_size), ("stride", stride), ("padding", padding),
-                 ("dilation", dilation)]
+    required += [(n["kernel_size"], kernel_size), (n["stride"], stride), (n["padding"], padding),
+                 (n["dilation"], dilation)]
     _check_not_null(required)
-    tensors = [("x", input), ("weight", weight), ("offset", offset), ("bias", bias), ("out", out),
+    tensors = [(n["input"], input), ("weight", weight), ("offset", offset), ("bias", bias), ("out", out),
                ("deformOut", deform_out)]
     _check_types(tensors,
-                 [("kernelSize", kernel_size), ("stride", stride), ("padding", padding),
-                  ("dilation", dilation)],
-                 [("groups", groups), ("deformableGroups", deformable_groups)],
+                 [(n["kernel_size"], kernel_size), (n["stride"], stride), (n["padding"], padding),
+                  (n["dilation"], dilation)],
+                 [(n["groups"], groups), (n["deformable_groups"], deformable_groups)],
                  [("modulated", modulated)])
-    _check_dtypes("x", input, [("bias", bias), ("deformOut", deform_out), ("offset", offset),
-                               ("weight", weight), ("out", out)])
+    _check_dtypes(n["input"], input, [("bias", bias), ("deformOut", deform_out), ("offset", offset),
+                                      ("weight", weight), ("out", out)], allow_float64=allow_float64)
     _check_formats(tensors)
     ks, st, pd, dl = _ints(kernel_size), _ints(stride), _ints(padding), _ints(dilation)
     groups, dg = int(groups), int(deformable_groups)
-    _check_attrs(ks, st, pd, dl, groups, dg, check_padding=False)
-    four_d = [("x", input), ("weight", weight), ("offset", offset), ("out", out), ("deformOut", deform_out)]
+    _check_attrs(ks, st, pd, dl, groups, dg, check_padding=True, names=n)
+    four_d = [(n["input"], input), ("weight", weight), ("offset", offset), ("out", out),
+              ("deformOut", deform_out)]
     _check_dims(four_d, [("bias", bias)])
-    _check_not_empty(four_d + [("bias", bias)])
-    N, C, H, W = input.shape
-    Cout = weight.shape[0]
-    if C % dg:
-        _invalid("deformableGroups", "inC must be divisible by deformableGroups",
-                 f"inC % deformableGroups == 0 (inC={C})", f"{C} % {dg} = {C % dg}")
-    if C % groups:
-        _invalid("groups", "inC must be divisible by groups", f"inC % groups == 0 (inC={C})",
-                 f"{C} % {groups} = {C % groups}")
-    if Cout % groups:
-        _invalid("groups", "outC (weight.shape[0]) must be divisible by groups",
-                 f"outC % groups == 0 (outC={Cout})", f"{Cout} % {groups} = {Cout % groups}")
-    if H * W > INT32_MAX:
-        _invalid("x", "inH*inW must be <= 2147483647", f"<= {INT32_MAX}", H * W)
+    _check_not_empty(four_d + [("bias", bias)], allow_empty_batch=allow_empty_batch)
+    N, C, H, W, Cout = _check_channel_rules(input, weight, ks, groups, dg, names=n)
     Ho, Wo = _out_hw(H, W, ks, st, pd, dl)
+    _check_output_size(Ho, Wo, n, H, W)
     blocks = 3 if modulated else 2
     _expect_shape("weight", weight, [Cout, C // groups, ks[0], ks[1]])
     _expect_shape("offset", offset, [N, blocks * dg * ks[0] * ks[1], Ho, Wo])
     _expect_shape("bias", bias, [Cout])
     _expect_shape("out", out, [N, Cout, Ho, Wo])
     _expect_shape("deformOut", deform_out, [N, C, Ho * ks[0], Wo * ks[1]])
+    _check_reduction(ks, C, groups, n)
+
+
+def _check_reduction(ks, C, groups, names):
     reduction = ks[0] * ks[1] * (C // groups)
     if reduction > MAX_KERNEL_REDUCTION:
-        _invalid("kernelSize", f"kH*kW*inC/groups must be <= {MAX_KERNEL_REDUCTION}",
+        _invalid(names["kernel_size"], f"kH*kW*inC/groups must be <= {MAX_KERNEL_REDUCTION}",
                  f"<= {MAX_KERNEL_REDUCTION}", reduction)
+
+
+TV_NAMES = {"input": "input", "kernel_size": "weight", "deformable_groups": "offset",
+            "stride": "stride", "padding": "padding", "dilation": "dilation", "groups": "weight"}
+
+
+def check_tv_args(input, offset, weight, bias, stride, padding, dilation, mask,
+                  allow_float64=True, offset_channel_blocks=2, same_dtype=True):
+    """Validate torchvision.ops.deform_conv2d's arguments in its own terms, before any conversion.
+
+    stride, dilation: (sH, sW), (dH, dW); padding: [top, bottom, left, right]. offset
+    [N, 2*dg*KH*KW, Ho, Wo] (dg = offset.shape[1] // (2*KH*KW)), mask [N, dg*KH*KW, Ho, Wo] or None,
+    groups = inC / weight.shape[1]. Step order: None, types, dimensions, then (torchvision checks
+    them first) the offset and mask channel counts, then dtypes, format, attributes, empties (a batch
+    N = 0 is allowed), channel rules, shapes. Every
+    failure is an AclnnError (a RuntimeError, as torchvision raises for these mistakes)."""
+    _check_not_null([("input", input), ("offset", offset), ("weight", weight)])
+    tensors = [("input", input), ("offset", offset), ("weight", weight), ("bias", bias), ("mask", mask)]
+    _check_types(tensors, [("stride", stride), ("padding", padding), ("dilation", dilation)], [], [])
+    four_d = [("input", input), ("offset", offset), ("weight", weight), ("mask", mask)]
+    _check_dims(four_d, [("bias", bias)])
+    # torchvision checks the offset and mask channel counts first: so do we (same failure first)
+    Cout, Cg, KH, KW = weight.shape
+    K = KH * KW
+    per_group = offset_channel_blocks * K
+    if per_group == 0 or offset.shape[1] % per_group or offset.shape[1] == 0:
+        _invalid("offset", "the shape of the offset tensor at dimension 1 is not valid: offset.shape[1] "
+                 f"must be a positive multiple of {offset_channel_blocks}*kH*kW",
+                 f"a multiple of {per_group}", offset.shape[1])
+    if mask is not None and mask.shape[1] * offset_channel_blocks != offset.shape[1]:
+        _invalid("mask", "mask.shape[1] is not valid: it must be offset.shape[1] / "
+                 f"{offset_channel_blocks}", offset.shape[1] // offset_channel_blocks, mask.shape[1])
+    # same_dtype=False under autocast: the op casts every floating tensor to the autocast dtype
+    _check_dtypes("input", input, [("offset", offset), ("weight", weight), ("bias", bias), ("mask", mask)]
+                  if same_dtype else [], allow_float64=allow_float64)
+    _check_formats(tensors)
+    st, pd, dl = _ints(stride), _ints(padding), _ints(dilation)
+    if len(st) != 2 or min(st) < 1:
+        _invalid("stride", "must be two ints >= 1 (sH, sW)", "(sH >= 1, sW >= 1)", st)
+    if len(pd) != 4 or min(pd) < 0:
+        _invalid("padding", "every element must be >= 0", "all >= 0", pd)
+    if len(dl) != 2 or min(dl) < 1:
+        _invalid("dilation", "must be two ints >= 1 (dH, dW)", "(dH >= 1, dW >= 1)", dl)
+    _check_not_empty(four_d + [("bias", bias)], allow_empty_batch=True)
+    N, C, H, W = input.shape
+    if KH * KW > MAX_KERNEL_POINTS:
+        _invalid("weight", f"kH*kW must be <= {MAX_KERNEL_POINTS}", f"<= {MAX_KERNEL_POINTS}", KH * KW)
+    dg = offset.shape[1] // per_group
+    if C % Cg:
+        _invalid("weight", "inC must be a multiple of weight.shape[1] (inC / groups)",
+                 f"inC % weight.shape[1] == 0 (inC={C})", f"{C} % {Cg} = {C % Cg}")
+    groups = C // Cg
+    _check_channel_rules(input, weight, [KH, KW], groups, dg, names=TV_NAMES)
+    Ho, Wo = _out_hw(H, W, [KH, KW], [1, 1, st[0], st[1]], pd, [1, 1, dl[0], dl[1]])
+    _check_output_size(Ho, Wo, TV_NAMES, H, W)
+    _expect_shape("offset", offset, [N, offset_channel_blocks * dg * K, Ho, Wo])
+    _expect_shape("mask", mask, [N, dg * K, Ho, Wo])
+    _expect_shape("bias", bias, [Cout])
+    _check_reduction([KH, KW], C, groups, {"kernel_size": "weight"})
+    return groups, dg

@@ -43,7 +43,7 @@ def backward_dtypes(monkeypatch):
 def test_autocast_end_to_end(amp_dtype, backward_dtypes):
     x, w, off, b = (t.clone().requires_grad_() for t in _inputs())
     with torch.autocast("cpu", dtype=amp_dtype):
-        out = deformable_conv2d(x, w, off, b, *ATTRS)
+        out, _ = deformable_conv2d(x, w, off, b, *ATTRS)
         assert out.dtype == amp_dtype
         loss = out.float().square().sum()
     loss.backward()
@@ -78,10 +78,10 @@ def test_autocast_torchvision_function_and_modules(backward_dtypes):
 
 def test_no_autocast_keeps_float32():
     x, w, off, b = _inputs(1)
-    out = deformable_conv2d(x, w, off, b, *ATTRS)
+    out, _ = deformable_conv2d(x, w, off, b, *ATTRS)
     assert out.dtype == torch.float32
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=False):
-        assert deformable_conv2d(x, w, off, b, *ATTRS).dtype == torch.float32
+        assert deformable_conv2d(x, w, off, b, *ATTRS)[0].dtype == torch.float32
 
 
 def test_autocast_under_torch_compile():
@@ -90,7 +90,7 @@ def test_autocast_under_torch_compile():
 
     def f(x, w, off, b):
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            return deformable_conv2d(x, w, off, b, *ATTRS)
+            return deformable_conv2d(x, w, off, b, *ATTRS)[0]
 
     out = torch.compile(f, backend="aot_eager", fullgraph=True)(x, w, off, b)
     assert out.dtype == torch.bfloat16

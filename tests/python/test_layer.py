@@ -50,7 +50,7 @@ def _golden_grads(x, w, off, b, go, attrs):
 
 def _layer_grads(x, w, off, b, go, attrs, save_deform_out=True):
     leaves = [t.detach().clone().requires_grad_() for t in (x, w, off, b)]
-    out = deformable_conv2d(*leaves, **attrs, save_deform_out=save_deform_out)
+    out, _ = deformable_conv2d(*leaves, **attrs, save_deform_out=save_deform_out)
     out.backward(go)
     return out.detach(), [t.grad for t in leaves]
 
@@ -182,7 +182,7 @@ def test_gradcheck_float64_with_reference_backend():
             (x, off, w, b, mask), eps=1e-6, atol=1e-5)
         assert torch.autograd.gradcheck(
             lambda *a: deformable_conv2d(*a, [2, 2], [1, 1, 1, 1], [0, 1, 1, 0], groups=2,
-                                         deformable_groups=2, modulated=False, save_deform_out=False),
+                                         deformable_groups=2, modulated=False, save_deform_out=False)[0],
             (x, w2, off2, b), eps=1e-6, atol=1e-5)
 
 
@@ -196,12 +196,18 @@ def test_backend_switch_is_restored_and_validated():
             pass
 
 
-def test_float64_rejected_by_operator_path():
+def test_float64_runs_in_float64_but_the_operator_rejects_it():
+    """The layer computes float64 in float64 on CPU (its backward is the float64 oracle); the
+    operator itself (ascend_dcn.ops) keeps the contract: fp32/fp16/bf16 only."""
+    from ascend_dcn import ops
     x = torch.randn(1, 2, 4, 4, dtype=torch.float64)
     w = torch.randn(2, 2, 3, 3, dtype=torch.float64)
     off = torch.zeros(1, 27, 4, 4, dtype=torch.float64)
+    out, deform_out = deformable_conv2d(x, w, off, None, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1])
+    assert out.dtype == deform_out.dtype == torch.float64
     with pytest.raises(errors.AclnnError, match="dtype"):
-        deformable_conv2d(x, w, off, None, [3, 3], [1, 1, 1, 1], [1, 1, 1, 1])
+        ops.deformable_conv2d_backward(x, torch.zeros_like(out), deform_out, w, off, [3, 3], [1, 1, 1, 1],
+                                       [1, 1, 1, 1])
 
 
 def test_bad_arguments_give_named_errors():
@@ -247,7 +253,7 @@ def test_non_contiguous_inputs_and_partial_requires_grad():
     off_nc = off.transpose(2, 3).contiguous().transpose(2, 3)          # same values, other strides
     assert not off_nc.is_contiguous()
     w_leaf = w.clone().requires_grad_()
-    out = deformable_conv2d(x_cl, w_leaf, off_nc, b, **attrs)
+    out, _ = deformable_conv2d(x_cl, w_leaf, off_nc, b, **attrs)
     out.backward(go)
     assert torch.equal(out.detach(), out_ref)
     assert torch.equal(x_cl.grad, grads_ref[0]) and torch.equal(w_leaf.grad, grads_ref[1])
@@ -257,7 +263,7 @@ def test_non_contiguous_inputs_and_partial_requires_grad():
 def test_double_backward_is_a_clear_error():
     (x, w, off, b, go), attrs = _make(ASCEND_CASES["plain3x3"], True, seed=10)
     x = x.requires_grad_()
-    out = deformable_conv2d(x, w.requires_grad_(), off, b, **attrs)
+    out, _ = deformable_conv2d(x, w.requires_grad_(), off, b, **attrs)
     (gx,) = torch.autograd.grad((out * go).sum(), x, create_graph=True)
     with pytest.raises(RuntimeError, match="double backward"):
         gx.sum().backward()

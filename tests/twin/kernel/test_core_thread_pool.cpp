@@ -1,5 +1,6 @@
-// Persistent core threads of twin::Launch: the cores of one launch run on distinct threads at the
-// same time, later launches reuse those threads (no growth), thread-local core state starts clean
+// Persistent core threads of twin::Launch: with a thread budget of at least the core count the cores
+// of one launch run on distinct threads at the same time (fewer threads: test_core_scheduler.cpp),
+// later launches reuse those threads (no growth), thread-local core state starts clean
 // on a reused thread (also after a violation), and two launches from different caller threads
 // get disjoint workers and both meet their own SyncAll barriers.
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
+#include "twin/kernel/core_scheduler.h"
 #include "twin/kernel/core_thread_pool.h"
 
 using namespace AscendC;
@@ -35,6 +37,7 @@ std::set<std::thread::id> ThreadsOfLaunch(uint32_t cores, bool *distinct) {
 }  // namespace
 
 TEST_CASE(cores_run_on_distinct_reused_threads) {
+    twin::kernel::SetCoreThreadBudget(64);
     bool distinct = false;
     const auto first = ThreadsOfLaunch(8, &distinct);
     CHECK(distinct);
@@ -50,6 +53,7 @@ TEST_CASE(cores_run_on_distinct_reused_threads) {
     ThreadsOfLaunch(3, &distinct);
     CHECK(distinct);
     CHECK(twin::kernel::CoreThreadPoolSize() == poolAfterFirst);
+    twin::kernel::SetCoreThreadBudget(0);
 }
 
 TEST_CASE(reused_thread_starts_with_clean_core_state) {

@@ -5,6 +5,7 @@
 
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
+#include "twin/kernel/core_scheduler.h"
 
 namespace {
 const bool g_envSet = [] {
@@ -45,6 +46,8 @@ TEST_CASE(override_limits_mix_launch_and_waves) {
 }
 
 TEST_CASE(counters_report_waits_and_ub_peak) {
+    // one OS thread: core 0 runs first and waits in SyncAll while core 1 spins (no start-up race)
+    twin::kernel::SetCoreThreadBudget(1);
     auto r = ktest::Run(2, twin::KernelType::MIX_AIV_1_0, [] {
         AscendC::TPipe pipe;
         AscendC::TBuf<AscendC::TPosition::VECCALC> b;
@@ -57,6 +60,7 @@ TEST_CASE(counters_report_waits_and_ub_peak) {
         AscendC::SyncAll();
     });
     CHECK(ktest::ExpectOk(r));
+    twin::kernel::SetCoreThreadBudget(0);
     CHECK(r.cores.size() == 2 && r.cores[0].ubPeakBytes == 1024 && r.cores[0].syncWaitNs >= 10000000ull);
 }
 

@@ -36,10 +36,17 @@ struct PipeCounters {
     uint64_t ubToGmCopies = 0;     // DataCopy/DataCopyPad calls UB->GM
     uint64_t vecElemOps = 0;       // vector element operations
     uint64_t vecInstrs = 0;        // vector instructions issued (repeats for the mask form, 256-B chunks for count form)
+    uint64_t vecCycles = 0;        // PIPE_V cycles of the instructions listed in the cost table (twin/kernel/cost_table.h)
+    uint64_t vecUnlistedRepeats = 0; // 256-B repeats of vector APIs without a cost-table entry (Copy, ReduceSum)
     uint64_t cubeMacs = 0;         // cube multiply-accumulates executed (AIC; Matmul work is credited to the serving AIC)
     uint64_t cubeGmReadBytes = 0;  // Matmul A/B/bias bytes read from GM, each element once per IterateAll (lower bound; AIC)
     uint64_t cubeGmWriteBytes = 0; // Matmul C bytes written to GM (AIC)
     uint64_t cubeMacsIssued = 0;   // Matmul MACs requested by this core (AIV side of the same work)
+    uint64_t cubeCycles = 0;       // PIPE_M cycles of the Mmads (cost table, without head overhead; AIC)
+    uint64_t mmadCalls = 0;        // Mmad instructions = Matmul base blocks (AIC)
+    uint64_t mte1Cycles = 0;       // PIPE_MTE1 cycles L1->L0A/L0B (AIC)
+    uint64_t cubeGmReadTransfers = 0;  // Matmul GM->L1 block loads (AIC MTE2)
+    uint64_t cubeGmWriteTransfers = 0; // Matmul L0C->GM block stores (AIC FIX)
     uint64_t scalarGmOps = 0;      // GlobalTensor GetValue/SetValue
     uint64_t scalarUbOps = 0;      // LocalTensor GetValue/SetValue
     uint64_t syncWaitNs = 0;       // time blocked in SyncAll / Matmul service
@@ -50,7 +57,8 @@ struct PipeCounters {
 struct CoreCounters : PipeCounters {
     bool isAic = false;
     uint32_t blockIdx = 0;
-    std::vector<PipeCounters> atSyncAll;   // counters at each SyncAll arrival, in call order
+    std::vector<PipeCounters> atSyncAll;   // counters at each SyncAll arrival, in call order; on an AIC serving
+                                           // Matmul: its work requested before each of its AIV's SyncAlls
 };
 
 struct LaunchResult {

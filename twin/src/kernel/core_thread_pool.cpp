@@ -1,6 +1,13 @@
 // Persistent worker pool for the virtual cores (see twin/kernel/core_thread_pool.h). Saves the
 // creation and join of up to 72 threads per launch; scheduling semantics are unchanged.
+// Fork safety: a forked child has none of the parent's worker threads, so the pool of the parent is
+// abandoned in the child (kept reachable, never destroyed: its destructor would join threads that do
+// not exist) and a fresh pool starts on the child's first launch. pthread_atfork holds the pool locks
+// across fork() so the child never inherits a lock taken by another parent thread.
 #include "twin/kernel/core_thread_pool.h"
+
+#include <pthread.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <memory>
@@ -90,16 +97,52 @@ public:
         std::lock_guard<std::mutex> lk(mu_);
         return static_cast<uint32_t>(all_.size());
     }
+    std::mutex mu_;
 
 private:
-    std::mutex mu_;
     std::vector<std::unique_ptr<Worker>> all_;  // joined at process exit
     std::vector<Worker *> idle_;
 };
 
+// The pool of this process. Guarded by g_poolMu; replaced in a forked child (AtForkChild).
+std::mutex g_poolMu;
+Pool *g_pool = nullptr;
+std::vector<Pool *> *g_abandoned = nullptr;   // parents' pools inherited by forked children
+
+void AtForkPrepare() {
+    g_poolMu.lock();
+    if (g_pool != nullptr) g_pool->mu_.lock();
+}
+void AtForkParent() {
+    if (g_pool != nullptr) g_pool->mu_.unlock();
+    g_poolMu.unlock();
+}
+void AtForkChild() {
+    // The inherited workers have no threads here: keep the old pool reachable but unused.
+    if (g_pool != nullptr) {
+        g_pool->mu_.unlock();
+        if (g_abandoned == nullptr) g_abandoned = new std::vector<Pool *>();
+        g_abandoned->push_back(g_pool);
+        g_pool = nullptr;
+    }
+    g_poolMu.unlock();
+}
+
+struct PoolOwner {   // joins the live pool's workers at process exit
+    ~PoolOwner() {
+        std::lock_guard<std::mutex> lk(g_poolMu);
+        delete g_pool;
+        g_pool = nullptr;
+    }
+};
+
 Pool &ThePool() {
-    static Pool pool;
-    return pool;
+    static PoolOwner owner;
+    static const int registered = pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
+    (void)registered;
+    std::lock_guard<std::mutex> lk(g_poolMu);
+    if (g_pool == nullptr) g_pool = new Pool();
+    return *g_pool;
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
-// twin::Launch: virtual AI cores as threads (persistent pool, twin/kernel/core_thread_pool.h), violation recording, SyncAll barrier with deadlock
-// detection, Matmul service wait (MIX), end-of-kernel checks.
+// twin::Launch: virtual AI cores as cooperative fibers on at most CoreThreadBudget() pool threads
+// (twin/kernel/core_scheduler.h; waves of AIV-only launches larger than the chip run on pool threads
+// directly), violation recording, SyncAll barrier with deadlock detection, Matmul service wait (MIX),
+// end-of-kernel checks.
 #include "twin/launch.h"
+
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +15,8 @@
 #include <stdexcept>
 
 #include "twin/kernel/core_context.h"
+#include "twin/kernel/core_scheduler.h"
+#include "twin/kernel/cost_table.h"
 #include "twin/kernel/core_thread_pool.h"
 #include "twin/platform.h"
 
@@ -34,6 +40,7 @@ thread_local CoreContext *g_twinCore = nullptr;
 }  // namespace
 
 CoreContext *CurrentCore() noexcept { return g_twinCore; }
+void SetCurrentCore(CoreContext *c) noexcept { g_twinCore = c; }
 
 struct LaunchState {
     LaunchOptions opt;
@@ -42,10 +49,11 @@ struct LaunchState {
     uint32_t aivPerAic = 0;                // 2 for MIX_AIC_1_2, 1 for MIX_AIC_1_1
     bool concurrent = true;                // all cores resident at once (false: AIV waves)
     std::mutex mu;
-    std::condition_variable cv;            // SyncAll barriers and finishing cores
-    // One per AIC serving Matmul: only its own AIV cores' exits (or an abort) wake it, so a
-    // finishing AIV does not wake every other AIC (that wake-up storm cost ms per launch).
-    std::unique_ptr<std::condition_variable[]> aicCv;
+    std::condition_variable cv;            // idle scheduler threads wait here
+    // Cores block through the scheduler (concurrent launches only). Channel 0: SyncAll barriers;
+    // channel 1 + i: AIC i's Matmul service, woken only by its own AIV cores' exits (or an abort),
+    // so a finishing AIV does not wake every other AIC.
+    std::unique_ptr<CoreScheduler> sched;
     std::atomic<bool> aborted{false};
     std::string firstError;
     // barriers: [0] AIV-only, [1] all cores
@@ -56,6 +64,8 @@ struct LaunchState {
     std::vector<uint8_t> finished;
     std::vector<uint32_t> aivDoneOfAic;
     std::vector<CoreCounters> aicCounters;  // written by AIV (Matmul MACs) under mu
+    // Matmul work per serving AIC and per stage of the requesting AIV (its SyncAll count), under mu.
+    std::vector<std::vector<PipeCounters>> aicStageWork;
 };
 
 const char *HardEventName(AscendC::HardEvent e) {
@@ -76,9 +86,8 @@ static void Record(LaunchState &ls, const std::string &msg) {
         std::lock_guard<std::mutex> lk(ls.mu);
         if (ls.firstError.empty()) ls.firstError = msg;
         ls.aborted = true;
+        if (ls.sched) ls.sched->WakeAll();
     }
-    ls.cv.notify_all();
-    for (uint32_t i = 0; i < ls.numAic; ++i) ls.aicCv[i].notify_all();
 }
 
 [[noreturn]] void Violation(const char *api, const std::string &rule) {
@@ -140,7 +149,7 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     if (++ls.arrived[b] == n) {
         ls.arrived[b] = 0;
         ++ls.generation[b];
-        ls.cv.notify_all();
+        ls.sched->Wake(0);
         return;
     }
     const size_t me = Slot(ls, c);
@@ -161,7 +170,7 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
                   std::to_string(n) + " cores wait in SyncAll";
             break;
         }
-        if (ls.cv.wait_until(lk, deadline) == std::cv_status::timeout && ls.generation[b] == gen) {
+        if (ls.sched->Block(lk, 0, deadline) && ls.generation[b] == gen) {
             std::string waiting, running;
             for (size_t i = 0; i < ls.waitingAt.size(); ++i) {
                 const std::string name = std::string(i < ls.numAic ? "AIC " : "AIV ") + std::to_string(i < ls.numAic ? i : i - ls.numAic);
@@ -187,21 +196,38 @@ void ServeMatmulUntilAivDone() {
     ls.waitingAt[Slot(ls, c)] = "REGIST_MATMUL_OBJ (serving Matmul)";
     while (ls.aivDoneOfAic[c.blockIdx] < ls.aivPerAic) {
         if (ls.aborted) { lk.unlock(); throw KernelAbort{}; }
-        ls.aicCv[c.blockIdx].wait(lk);
+        ls.sched->Block(lk, 1 + c.blockIdx, CoreScheduler::Clock::time_point::max());
     }
     ls.waitingAt[Slot(ls, c)].clear();
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
-void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
+static void AddCubeWork(PipeCounters &p, const cost::CubeCost &cost, uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
+    p.cubeMacs += macs;
+    p.cubeGmReadBytes += gmReadBytes;
+    p.cubeGmWriteBytes += gmWriteBytes;
+    p.cubeCycles += cost.mCycles;
+    p.mmadCalls += cost.mmadCalls;
+    p.mte1Cycles += cost.mte1Cycles;
+    p.cubeGmReadTransfers += cost.gmReadTransfers;
+    p.cubeGmWriteTransfers += cost.gmWriteTransfers;
+}
+
+void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
     auto &c = Core("Matmul");
     LaunchState &ls = *c.launch;
     c.counters.cubeMacsIssued += macs;
     std::lock_guard<std::mutex> lk(ls.mu);
-    CoreCounters &aic = ls.aivPerAic == 0 ? c.counters : ls.aicCounters[c.blockIdx / ls.aivPerAic];
-    aic.cubeMacs += macs;
-    aic.cubeGmReadBytes += gmReadBytes;
-    aic.cubeGmWriteBytes += gmWriteBytes;
+    if (ls.aivPerAic == 0) {   // no serving AIC (not reachable: Matmul needs a MIX launch)
+        AddCubeWork(c.counters, cost, macs, gmReadBytes, gmWriteBytes);
+        return;
+    }
+    const uint32_t aic = c.blockIdx / ls.aivPerAic;
+    AddCubeWork(ls.aicCounters[aic], cost, macs, gmReadBytes, gmWriteBytes);
+    std::vector<PipeCounters> &stages = ls.aicStageWork[aic];
+    const size_t stage = c.counters.syncAllCount;
+    if (stages.size() <= stage) stages.resize(stage + 1);
+    AddCubeWork(stages[stage], cost, macs, gmReadBytes, gmWriteBytes);
 }
 
 static void EndOfKernelChecks(CoreContext &c) {
@@ -237,9 +263,11 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
             ++ls.aivFinished;
             if (ls.aivPerAic != 0) ++ls.aivDoneOfAic[c.blockIdx / ls.aivPerAic];
         }
+        if (ls.sched) {
+            ls.sched->Wake(0);   // SyncAll waiters re-check for cores that left without arriving
+            if (!c.isAic && ls.aivPerAic != 0) ls.sched->Wake(1 + c.blockIdx / ls.aivPerAic);
+        }
     }
-    ls.cv.notify_all();
-    if (!c.isAic && ls.aivPerAic != 0) ls.aicCv[c.blockIdx / ls.aivPerAic].notify_all();
 }
 
 // Recycled UB arenas (and their shadows): a launch at 48 vector cores needs ~9.4 MB of arena; taking
@@ -250,7 +278,13 @@ constexpr size_t kMaxPooledArenas = 96;
 std::mutex g_arenaMu;
 std::vector<std::vector<uint8_t>> g_ubArenas, g_shadowArenas;
 
+// Held across fork() so a forked child never inherits it locked by another thread.
+void ArenaLockForFork() { g_arenaMu.lock(); }
+void ArenaUnlockAfterFork() { g_arenaMu.unlock(); }
+const int g_arenaAtFork = pthread_atfork(ArenaLockForFork, ArenaUnlockAfterFork, ArenaUnlockAfterFork);
+
 std::vector<uint8_t> TakeArena(std::vector<std::vector<uint8_t>> &pool) {
+    (void)g_arenaAtFork;
     std::lock_guard<std::mutex> lk(g_arenaMu);
     if (pool.empty()) return {};
     std::vector<uint8_t> v = std::move(pool.back());
@@ -333,16 +367,22 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.waitingAt.assign(total, std::string());
     ls.finished.assign(total, 0);
     ls.aivDoneOfAic.assign(ls.numAic, 0);
-    ls.aicCv.reset(new std::condition_variable[ls.numAic]);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
+    ls.aicStageWork.assign(ls.numAic, {});
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
     std::atomic<uint32_t> next{0};
+    const uint32_t budget = CoreThreadBudget();
     if (ls.concurrent) {
-        for (uint32_t i = 0; i < total; ++i) cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
-        RunOnDistinctThreads(total, [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
+        std::vector<CoreContext *> raw(total);
+        for (uint32_t i = 0; i < total; ++i) {
+            cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
+            raw[i] = cores[i].get();
+        }
+        ls.sched.reset(new CoreScheduler(ls.mu, ls.cv, 1 + ls.numAic));
+        ls.sched->Run(total, budget, raw.data(), [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
     } else {
-        RunOnDistinctThreads(physical, [&ls, &cores, &entry, &next, total](uint32_t) {
+        RunOnDistinctThreads(std::min(physical, budget), [&ls, &cores, &entry, &next, total](uint32_t) {
             for (uint32_t i = next++; i < total; i = next++) {
                 if (ls.aborted) break;
                 cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
@@ -353,13 +393,29 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     }
     for (uint32_t i = 0; i < total; ++i)
         if (cores[i]) ReturnArenas(*cores[i]);
+    uint64_t aivStages = 0;   // most SyncAlls of any AIV: the stage count the serving AICs are split into
+    for (uint32_t i = ls.numAic; i < total; ++i)
+        if (cores[i]) aivStages = std::max<uint64_t>(aivStages, cores[i]->counters.syncAllCount);
     for (uint32_t i = 0; i < total; ++i) {
         if (!cores[i]) continue;
         CoreCounters cc = cores[i]->counters;
         if (i < ls.numAic) {
-            cc.cubeMacs += ls.aicCounters[i].cubeMacs;
-            cc.cubeGmReadBytes += ls.aicCounters[i].cubeGmReadBytes;
-            cc.cubeGmWriteBytes += ls.aicCounters[i].cubeGmWriteBytes;
+            const PipeCounters &w = ls.aicCounters[i];
+            AddCubeWork(cc, cost::CubeCost{w.cubeCycles, w.mmadCalls, w.mte1Cycles, w.cubeGmReadTransfers, w.cubeGmWriteTransfers},
+                        w.cubeMacs, w.cubeGmReadBytes, w.cubeGmWriteBytes);
+            // An AIC that only served Matmul has no SyncAll of its own: its snapshot k is the work its
+            // AIV cores requested before their SyncAll k (per-stage costs by differences, as on AIV).
+            if (cc.atSyncAll.empty() && ls.aivPerAic != 0) {
+                PipeCounters cum;
+                const std::vector<PipeCounters> &st = ls.aicStageWork[i];
+                for (uint64_t k = 0; k < aivStages; ++k) {
+                    if (k < st.size())
+                        AddCubeWork(cum, cost::CubeCost{st[k].cubeCycles, st[k].mmadCalls, st[k].mte1Cycles, st[k].cubeGmReadTransfers,
+                                                        st[k].cubeGmWriteTransfers},
+                                    st[k].cubeMacs, st[k].cubeGmReadBytes, st[k].cubeGmWriteBytes);
+                    cc.atSyncAll.push_back(cum);
+                }
+            }
         }
         res.cores.push_back(cc);
     }

@@ -42,6 +42,9 @@ void MatmulShape::Init(const char *api, const TCubeTiling *t) {
     singleM = t->singleCoreM;
     singleN = t->singleCoreN;
     singleK = t->singleCoreK;
+    baseM = t->baseM;
+    baseN = t->baseN;
+    baseK = t->baseK;
     inited = true;
 }
 

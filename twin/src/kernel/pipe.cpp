@@ -202,5 +202,7 @@ AscendC::TPipe *GetTPipePtr() { return AscendC::g_currentPipe; }
 namespace twin {
 namespace kernel {
 void ClearCurrentPipe() { AscendC::g_currentPipe = nullptr; }
+void *CurrentPipeHandle() noexcept { return AscendC::g_currentPipe; }
+void SetCurrentPipeHandle(void *pipe) noexcept { AscendC::g_currentPipe = static_cast<AscendC::TPipe *>(pipe); }
 }  // namespace kernel
 }  // namespace twin

@@ -47,6 +47,18 @@ Platform MakePlatform(const std::string &soc, uint32_t aivOverride) {
     throw std::invalid_argument("soc: unknown SoC '" + soc + "'; expected one of " + names);
 }
 
+// TWIN_AIV_CORES: a positive decimal count of vector cores; anything else is an error, never ignored.
+uint32_t ParseAivCoresEnv(const char *text) {
+    const std::string value(text);
+    bool digits = !value.empty() && value.size() <= 9;
+    for (char c : value) digits = digits && c >= '0' && c <= '9';
+    const unsigned long n = digits ? std::strtoul(value.c_str(), nullptr, 10) : 0;
+    if (n == 0)
+        throw std::invalid_argument("TWIN_AIV_CORES: must be a positive decimal number of vector cores (or unset); got '" +
+                                    value + "'");
+    return static_cast<uint32_t>(n);
+}
+
 std::mutex g_mu;
 Platform g_platform;
 bool g_init = false;
@@ -56,7 +68,7 @@ void InitFromEnv() {
     const char *soc = std::getenv("TWIN_SOC");
     const char *aiv = std::getenv("TWIN_AIV_CORES");
     uint32_t n = 0;
-    if (aiv != nullptr && *aiv != '\0') n = static_cast<uint32_t>(std::strtoul(aiv, nullptr, 10));
+    if (aiv != nullptr && *aiv != '\0') n = ParseAivCoresEnv(aiv);
     g_platform = MakePlatform(soc != nullptr && *soc != '\0' ? soc : "Ascend910B2", n);
     g_init = true;
 }

@@ -8,6 +8,8 @@
 #include "aclnn/opdev/op_errno.h"
 #include "executor.h"
 #ifdef TWIN_HAVE_KERNEL_RUNTIME  // set by twin/CMakeLists.txt when twin/src/kernel is built
+#include "twin/kernel/core_scheduler.h"
+#include "twin/kernel/cost_table.h"
 #include "twin/launch.h"
 #include "twin/platform.h"
 #define TWIN_HAVE_LAUNCHER 1
@@ -30,25 +32,7 @@ thread_local twin::LaunchResult g_lastLaunch;
 #ifdef TWIN_HAVE_KERNEL_RUNTIME
 // One counter of a twin::PipeCounters by field name; false for an unknown name.
 bool ReadCounter(const twin::PipeCounters &c, const std::string &n, uint64_t &v) {
-    if (n == "gmToUbBytes") { v = c.gmToUbBytes; }
-    else if (n == "ubToGmBytes") { v = c.ubToGmBytes; }
-    else if (n == "ubToUbBytes") { v = c.ubToUbBytes; }
-    else if (n == "gmAtomicBytes") { v = c.gmAtomicBytes; }
-    else if (n == "gmToUbCopies") { v = c.gmToUbCopies; }
-    else if (n == "ubToGmCopies") { v = c.ubToGmCopies; }
-    else if (n == "vecElemOps") { v = c.vecElemOps; }
-    else if (n == "vecInstrs") { v = c.vecInstrs; }
-    else if (n == "cubeMacs") { v = c.cubeMacs; }
-    else if (n == "cubeGmReadBytes") { v = c.cubeGmReadBytes; }
-    else if (n == "cubeGmWriteBytes") { v = c.cubeGmWriteBytes; }
-    else if (n == "cubeMacsIssued") { v = c.cubeMacsIssued; }
-    else if (n == "scalarGmOps") { v = c.scalarGmOps; }
-    else if (n == "scalarUbOps") { v = c.scalarUbOps; }
-    else if (n == "syncWaitNs") { v = c.syncWaitNs; }
-    else if (n == "syncAllCount") { v = c.syncAllCount; }
-    else if (n == "ubPeakBytes") { v = c.ubPeakBytes; }
-    else { return false; }
-    return true;
+    return twin::cost::CounterByName(c, n, v);   // names: twin/kernel/cost_table.cpp
 }
 #endif
 
@@ -267,6 +251,46 @@ int twinLastLaunchCoreSyncAllCounter(uint32_t core, uint32_t syncIndex, const ch
     (void)core;
     (void)syncIndex;
     return -1;
+#endif
+}
+
+int twinCostConstant(uint32_t index, const char **name, double *value, int *assumed, const char **unit, const char **source) {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    size_t n = 0;
+    const twin::cost::Constant *k = twin::cost::Constants(n);
+    if (index >= n || name == nullptr || value == nullptr || assumed == nullptr || unit == nullptr || source == nullptr) { return -1; }
+    *name = k[index].name;
+    *value = k[index].value;
+    *assumed = k[index].assumed ? 1 : 0;
+    *unit = k[index].unit;
+    *source = k[index].source;
+    return 0;
+#else
+    (void)index; (void)name; (void)value; (void)assumed; (void)unit; (void)source;
+    return -1;
+#endif
+}
+
+int twinCostPipeTerm(uint32_t index, const char **pipe, const char **counter, const char **constant) {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    size_t n = 0;
+    const twin::cost::PipeTerm *t = twin::cost::PipeTerms(n);
+    if (index >= n || pipe == nullptr || counter == nullptr || constant == nullptr) { return -1; }
+    *pipe = t[index].pipe;
+    *counter = t[index].counter;
+    *constant = t[index].constant;   // nullptr: the counter is in cycles
+    return 0;
+#else
+    (void)index; (void)pipe; (void)counter; (void)constant;
+    return -1;
+#endif
+}
+
+void twinSetThreads(uint32_t threads) {
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    twin::kernel::SetCoreThreadBudget(threads);
+#else
+    (void)threads;
 #endif
 }
 

@@ -37,7 +37,8 @@ void TwinNnopbaseSetErrMsg(const char *message);
 // Cost counters of the last kernel launched by aclnnXxx on the calling thread (twin::CoreCounters):
 // number of virtual cores, wall time, and the sum over cores of one counter (max for ubPeakBytes).
 // Counter names = the twin::PipeCounters fields: gmToUbBytes, ubToGmBytes, ubToUbBytes, gmAtomicBytes,
-// gmToUbCopies, ubToGmCopies, vecElemOps, vecInstrs, cubeMacs, cubeGmReadBytes, cubeGmWriteBytes,
+// gmToUbCopies, ubToGmCopies, vecElemOps, vecInstrs, vecCycles, vecUnlistedRepeats, cubeMacs, cubeCycles,
+// mmadCalls, mte1Cycles, cubeGmReadBytes, cubeGmWriteBytes, cubeGmReadTransfers, cubeGmWriteTransfers,
 // cubeMacsIssued, scalarGmOps, scalarUbOps, syncWaitNs, syncAllCount, ubPeakBytes (max over cores).
 // Returns -1 for an unknown name.
 uint32_t twinLastLaunchCores();
@@ -50,6 +51,16 @@ int twinLastLaunchCoreIsAic(uint32_t core);
 int twinLastLaunchCoreCounter(uint32_t core, const char *counter, uint64_t *value);
 int twinLastLaunchCoreSyncAllCount(uint32_t core);
 int twinLastLaunchCoreSyncAllCounter(uint32_t core, uint32_t syncIndex, const char *counter, uint64_t *value);
+
+// Cost model (twin/kernel/cost_table.h): constant `index` (name, value, 1 if assumed, unit, source) and
+// pipe term `index` (pipe, counter, constant name or nullptr when the counter is in cycles). A pipe's
+// cycles = sum of its terms' counter x constant. Return -1 past the end.
+int twinCostConstant(uint32_t index, const char **name, double *value, int *assumed, const char **unit, const char **source);
+int twinCostPipeTerm(uint32_t index, const char **pipe, const char **counter, const char **constant);
+
+// OS threads the virtual cores of a launch may use (0 = $TWIN_THREADS, else the hardware threads);
+// the Python package sets torch's intra-op thread count.
+void twinSetThreads(uint32_t threads);
 
 // Test / binding knob: selects the active twin platform (soc preset name, optional AIV core count).
 void twinSetPlatform(const char *soc, uint32_t aivCores);

@@ -43,6 +43,7 @@ inline void CompareCount(const char *api, const AscendC::LocalTensor<U> &dst, co
     UbMarkWritten(c, d, (n + 7) / 8);
     c.counters.vecElemOps += n;
     c.counters.vecInstrs += uint64_t(n) * sizeof(T) / 256;
+    ChargeVector(c, api, sizeof(T), n);
 }
 
 }  // namespace kernel

@@ -13,6 +13,7 @@
 #include <typeinfo>
 #include <vector>
 #include "twin/launch.h"
+#include "twin/kernel/cost_table.h"
 #include "twin/kernel/kernel_types.h"
 
 namespace twin {
@@ -64,6 +65,10 @@ struct CoreContext {
     const uint8_t *gmCacheBase = nullptr;
     size_t gmCacheBytes = 0;
     CoreCounters counters;
+    // cooperative scheduling (twin/kernel/core_scheduler.h)
+    bool sharesThread = false;             // other cores run on this core's OS thread
+    mutable uint32_t pollsSinceYield = 0;  // GM accesses since this core last yielded
+    const char *costApi = "";      // API of the count-form vector instruction in flight (set by CountNop)
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;
 };
@@ -71,6 +76,12 @@ struct CoreContext {
 // The current thread's virtual core (nullptr outside twin::Launch). Out of line on purpose: an
 // inline read of an `extern thread_local` trips GCC 12's TLS wrapper under -O2 + UBSan.
 CoreContext *CurrentCore() noexcept;
+// Thread-local core state switched by the cooperative scheduler with the core it runs.
+void SetCurrentCore(CoreContext *c) noexcept;
+void *CurrentPipeHandle() noexcept;            // GetTPipePtr()'s pipe of this thread
+void SetCurrentPipeHandle(void *pipe) noexcept;
+void YieldCore();                              // twin/kernel/core_scheduler.h
+constexpr uint32_t kYieldPolls = 1024;         // GM accesses between yields of a core sharing its thread
 
 [[noreturn]] void Violation(const char *api, const std::string &rule);
 [[noreturn]] void OutsideLaunch(const char *api);
@@ -84,9 +95,14 @@ inline CoreContext &Core(const char *api) {
 }
 
 // Lets a core that spins on GM (e.g. waiting for a flag another core will never set) leave once
-// the launch has failed.
+// the launch has failed, and, when it shares its OS thread, lets the other cores run now and then.
 inline void PollAbort(const CoreContext &c) {
     if (c.aborted != nullptr && c.aborted->load(std::memory_order_relaxed)) throw KernelAbort{};
+    if (c.sharesThread && ++c.pollsSinceYield >= kYieldPolls) {
+        c.pollsSinceYield = 0;
+        YieldCore();
+        if (c.aborted != nullptr && c.aborted->load(std::memory_order_relaxed)) throw KernelAbort{};
+    }
 }
 
 template <typename T> const char *TypeName() {
@@ -160,7 +176,8 @@ uint64_t CurrentTilingKey();                    // TILING_KEY_IS
 bool IsAic();                                   // ASCEND_IS_AIC
 // Blocks until the paired AIV cores of this AIC have left the kernel (Matmul service, MIX mode).
 void ServeMatmulUntilAivDone();
-void AddCubeWorkToServingAic(uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes);
+// Credits one Matmul computation to the AIC serving this AIV (per stage: the AIV's SyncAll count).
+void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes);
 // Forgets GetTPipePtr()'s pipe on this thread (pool threads are reused across launches).
 void ClearCurrentPipe();
 // Barrier across cores: aivOnly -> all AIV cores of the launch, else all cores.

@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+#include "twin/kernel/cost_table.h"
 #include "twin/kernel/data_copy.h"
 #include "twin/kernel/matmul_config.h"
 #include "twin/kernel/pipe.h"
@@ -93,6 +94,7 @@ public:
     bool inited = false;
     int orgM = 0, orgN = 0, orgKa = 0, orgKb = 0, orgKc = 0;
     int singleM = 0, singleN = 0, singleK = 0;
+    int baseM = 0, baseN = 0, baseK = 0;   // TCubeTiling base block: one Mmad each (cost model)
 };
 
 template <typename AT, typename BT, typename CT, typename BiasT>
@@ -118,7 +120,7 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
                     for (int i = 0; i < M; ++i)
                         for (int j = 0; j < N; ++j) out[int64_t(i) * ldc + j] = bias ? static_cast<float>(bias[j]) : 0.0f;
                     if (BlasSgemmStrided(ta, tb, M, N, K, a, lda, b, ldb, out, ldc)) {
-                        AddCubeWorkToServingAic(uint64_t(M) * N * K,
+                        AddCubeWorkToServingAic(cost::MatmulCost(M, N, K, s.baseM, s.baseN, s.baseK, sizeof(AT)), uint64_t(M) * N * K,
                                                 uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) + (bias ? uint64_t(N) * sizeof(BiasT) : 0),
                                                 uint64_t(M) * N * sizeof(CT));
                         return;
@@ -182,7 +184,7 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
         }
     }
     if (enAtomic) GmAtomicUnlock(out);
-    AddCubeWorkToServingAic(uint64_t(M) * N * K,
+    AddCubeWorkToServingAic(cost::MatmulCost(M, N, K, s.baseM, s.baseN, s.baseK, sizeof(AT)), uint64_t(M) * N * K,
                             uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) + (bias ? uint64_t(N) * sizeof(BiasT) : 0),
                             uint64_t(M) * N * sizeof(CT));
 }

@@ -51,6 +51,7 @@ __aicore__ inline void ReduceSum(const LocalTensor<T> &dst, const LocalTensor<T>
     dst.TwinAddr()[0] = twin::kernel::TreeSum<T>(partial.data(), partial.size());
     twin::kernel::CountDone(c, dst, 1);
     c.counters.vecElemOps += count;
+    twin::kernel::ChargeVector(c, api, sizeof(T), static_cast<uint64_t>(count));   // software-emulated: unlisted
 }
 
 namespace twin_detail {
@@ -186,6 +187,7 @@ inline void GatherMaskImpl(const LocalTensor<T> &dst, const LocalTensor<T> &src0
     twin::kernel::UbMarkWritten(c, dst.TwinAddr(), kept * sizeof(T));
     c.counters.vecElemOps += uint64_t(p.repeatTimes) * per;
     c.counters.vecInstrs += p.repeatTimes;
+    twin::kernel::ChargeVector(c, api, sizeof(T), uint64_t(p.repeatTimes) * per);
     rsvdCnt = kept;
 }
 }  // namespace twin_detail

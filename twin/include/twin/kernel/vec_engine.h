@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include "twin/kernel/cost_table.h"
 #include "twin/kernel/data_copy.h"
 
 namespace AscendC {
@@ -73,6 +74,13 @@ __aicore__ inline void SetMaskNorm() { twin::kernel::Core("SetMaskNorm").maskCou
 
 namespace twin {
 namespace kernel {
+
+// PIPE_V cost of one instruction (twin/kernel/cost_table.h): `elems` elements of `elemBytes` issued.
+inline void ChargeVector(CoreContext &c, const char *api, uint32_t elemBytes, uint64_t elems) {
+    const cost::VecCost v = cost::VectorCost(api, elemBytes, elems);
+    c.counters.vecCycles += v.cycles;
+    c.counters.vecUnlistedRepeats += v.unlistedRepeats;
+}
 
 // Any integer accepted so that an out-of-range repeatTime is reported instead of wrapping.
 struct RepeatTimes {
@@ -163,6 +171,7 @@ inline uint64_t PrepareMasked(const char *api, CoreContext &c, const MaskPlan &m
         CheckUbAddress(api, c, ops[i].base, (maxOff + 1) * ops[i].elemSize);
     }
     c.counters.vecInstrs += R;
+    ChargeVector(c, api, 256 / perRepeat, R * perRepeat);
     return R;
 }
 
@@ -206,6 +215,7 @@ inline void CheckOverlap(const char *api, const void *dst, size_t dstBytes, cons
 inline bool CountNop(const char *api, CoreContext &c, int64_t count) {
     RequireAiv(api, c);
     if (count < 0) Violation(api, "count must be >= 0; got " + std::to_string(count));
+    c.costApi = api;   // the instruction's CountDone charges its cost under this name
     return count == 0;
 }
 
@@ -214,6 +224,7 @@ inline void CountDone(CoreContext &c, const AscendC::LocalTensor<T> &dst, uint64
     UbMarkWritten(c, dst.TwinAddr(), count * sizeof(T));
     c.counters.vecElemOps += count;
     c.counters.vecInstrs += (count * bytesPerElem + 255) / 256;
+    ChargeVector(c, c.costApi, static_cast<uint32_t>(bytesPerElem), count);
 }
 
 }  // namespace kernel

@@ -1,0 +1,82 @@
+// The tiling of DeformableConv2dBackward as named steps over plain structs (no CANN types): the
+// TilingFunc (deformable_conv2d_backward_tiling.cpp) extracts the shape and the platform, calls
+// MakeTilingPlan and copies the plan into the tiling data. tests/op_host/test_tiling_plan.cpp pins
+// every field of the plan for a table of shapes x platforms.
+//
+// Steps (each a pure function of its arguments):
+//   PlanCores(platform)           blockDim, usedVecCores            (the only step that sees the core count)
+//   PlanWorkSplit(shape, ub)      stage-2 channel blocks (narrowed for a useful UB window), pixel tile and
+//                                 bands, matmul tiles, Ka chunks (platform UB, never the core count)
+//   PlanWindow(shape, ub, split)  stage-2 UB window from the UB left over by the stage-2 tile buffers
+//   PlanUbBytes(shape, split)     peak UB bytes of stage 0 / 2 / 3  (mirror the kernel's InitBuffer calls)
+//   PlanWorkspace(shape, split)   user-workspace regions (byte offsets, 512-B aligned, in layout order)
+// Formulas: deformable_conv2d_backward_tiling.h. Constants: op_kernel/dcn_tiling_constants.h.
+#ifndef DEFORMABLE_CONV2D_BACKWARD_TILING_PLAN_H
+#define DEFORMABLE_CONV2D_BACKWARD_TILING_PLAN_H
+
+#include <cstdint>
+#include <string>
+
+namespace dcn {
+
+// Validated operator shape (contract symbols; see op-semantics.md).
+struct TilingShape {
+    int64_t n = 0, cin = 0, h = 0, w = 0, cout = 0, kh = 0, kw = 0, ho = 0, wo = 0;
+    int64_t groups = 1, dg = 1;
+    int64_t strideH = 1, dilationH = 1, strideW = 1, dilationW = 1;
+    int64_t elt = 4;          // bytes of the I/O dtype T
+    uint64_t key = 0;         // DCN_TILING_KEY_* of T
+};
+
+struct TilingPlatform {
+    uint32_t aicNum = 0, aivNum = 0;
+    uint64_t ubBytes = 0;     // per vector core
+};
+
+struct CoreSplit {
+    uint32_t blockDim = 0;      // MIX AIC:AIV = 1:2 blocks (cube cores)
+    uint32_t usedVecCores = 0;  // vector cores [0, usedVecCores) take work units
+};
+
+// Work split: a function of the shape only (never of the core count).
+struct WorkSplit {
+    int64_t segLen = 0, blockC = 0, blocksPerSeg = 0, numBlocks = 0;
+    int64_t pixelTile = 0, pixelBands = 0, bandLen = 0;
+    int64_t gTileM = 0, gTileN = 0, wTileM = 0, wTileN = 0, wSplitK = 0, wChunkK = 0;
+    // Stage-2 UB window (PlanWindow): output rows x columns per window, input rows x columns it holds
+    // (capacity); 0 = no window.
+    int64_t winOutRows = 0, winOutCols = 0, winRows = 0, winCols = 0;
+};
+
+// User-workspace regions: byte offsets from the user workspace base, in layout order.
+struct WorkspaceLayout {
+    uint64_t xt = 0, giacc = 0, g = 0, wp = 0, got = 0, dcol = 0, gw = 0, part = 0;
+    uint64_t userBytes = 0;   // end of the last region
+};
+
+struct UbBudget {
+    uint64_t stage0 = 0, stage2 = 0, stage3 = 0;
+    uint64_t need = 0;        // max of the stages
+};
+
+struct TilingPlan {
+    CoreSplit cores;
+    WorkSplit split;
+    UbBudget ub;
+    WorkspaceLayout ws;
+};
+
+bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &error);
+WorkSplit PlanWorkSplit(const TilingShape &shape, uint64_t ubLimit);
+void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
+UbBudget PlanUbBytes(const TilingShape &shape, const WorkSplit &split);
+WorkspaceLayout PlanWorkspace(const TilingShape &shape, const WorkSplit &split);
+
+// All steps plus the checks (int32 matmul fields, UB budget). false + error text when the shape cannot
+// be tiled on the platform.
+bool MakeTilingPlan(const TilingShape &shape, const TilingPlatform &platform, TilingPlan &plan,
+                    std::string &error);
+
+}  // namespace dcn
+
+#endif  // DEFORMABLE_CONV2D_BACKWARD_TILING_PLAN_H

@@ -1,0 +1,61 @@
+// The one definition of every constant shared by the tiling (op_host) and the kernel (op_kernel) of
+// DeformableConv2dBackward, and of the tiling keys. Device-compilable: constexpr integers and macros
+// only, no includes. Include it after kernel_operator.h (kernel) or <cstdint> (host: op_host includes
+// it as "../op_kernel/dcn_tiling_constants.h", as ops-nn op_host includes its op_kernel tiling headers).
+// Changing a value here changes both sides at once; the tiling unit test (tests/op_host/) pins the
+// resulting split fields and workspace regions.
+#ifndef DCN_TILING_CONSTANTS_H
+#define DCN_TILING_CONSTANTS_H
+
+// Tiling keys: the I/O dtype (the kernel entry instantiates the kernel once per key, TILING_KEY_IS).
+#define DCN_TILING_KEY_FLOAT32 0
+#define DCN_TILING_KEY_FLOAT16 1
+#define DCN_TILING_KEY_BFLOAT16 2
+
+namespace dcn_tiling {
+
+// ---- hardware granules
+constexpr int64_t kUbBlockBytes = 32;     // UB block (DataCopy / vector operand alignment)
+constexpr int64_t kRepeatLanes = 64;      // fp32 lanes of one 256-B vector repeat
+constexpr int64_t kMaxDmaBlocks = 4095;   // blockCount limit of one DataCopy / DataCopyPad
+constexpr int64_t kBrcLanes = 8;          // fp32 lanes of one 32-B block (block-stride-0 broadcast operand)
+
+// ---- stage 2 (bilinear scatter), dcn_stage2_sample.h
+constexpr int64_t kBlockCMax = 64;        // channels of a normal stage-2 block (one fp32 repeat per row)
+constexpr int64_t kBlockCWide = 128;      // wide block (2 repeats per row) when segLen % 128 == 0 and K <= 32
+constexpr int64_t kWideMaxK = 32;         // kernel points allowed with wide blocks
+constexpr int64_t kStage2MaxKt = 64;      // kernel points per tile
+constexpr int64_t kStage2Rows = 64;       // sample points (G rows) per tile: pixelTile * min(K, 64) <= 64
+constexpr int64_t kStage2RowsWide = 32;   // the same for wide blocks (UB)
+constexpr int64_t kStage2RowsNarrow = 128; // the same for blocks of <= kNarrowBlockC channels (fewer tile DMAs)
+constexpr int64_t kNarrowBlockC = 16;
+constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
+constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
+constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp32 (32 B)
+constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
+constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)
+constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window above and below the kernel's
+                                          // reach: corners with |dy| < 4 come from / go to UB
+constexpr int64_t kWindowMinOut = 32;     // output pixels a window should cover before blocks are narrowed
+constexpr int64_t kWindowMinBlockC = 16;  // blocks are not narrowed below 16 channels for a window
+
+// ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
+constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer
+constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 elements
+constexpr int64_t kZeroChunk = 12288;       // fp32 elements zeroed per stage-0 unit (48 KiB per DMA)
+constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
+
+// ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h
+constexpr int64_t kGTileM = 128;          // G tile rows (output pixels)
+constexpr int64_t kGTileN = 256;          // G tile columns (K*CinG)
+constexpr int64_t kWTileM = 128;          // grad_weight tile rows (CoutG)
+constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
+constexpr int64_t kWChunkK = 2048;        // rows (N*HoWo) of one grad_weight partial (Ka chunk)
+
+// ---- workspace and UB budget
+constexpr int64_t kWsAlign = 512;         // every user-workspace region starts 512-B aligned
+constexpr int64_t kUbReserved = 8 * 1024; // UB kept free for the toolchain (cann-conventions §4.10)
+
+}  // namespace dcn_tiling
+
+#endif  // DCN_TILING_CONSTANTS_H

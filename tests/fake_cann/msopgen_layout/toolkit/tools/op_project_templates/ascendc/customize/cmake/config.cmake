@@ -1,0 +1,10 @@
+# Fake template settings (tests only).
+if(NOT DEFINED vendor_name)
+  set(vendor_name customize CACHE STRING "")
+endif()
+set(ASCEND_AUTOGEN_PATH ${CMAKE_BINARY_DIR}/autogen)
+file(MAKE_DIRECTORY ${ASCEND_AUTOGEN_PATH})
+set(FAKE_PROBE ${CMAKE_SOURCE_DIR}/cmake/cxx_standard_probe.cpp)
+if(NOT EXISTS ${ASCEND_CANN_PACKAGE_PATH}/compiler/version.info)
+  message(FATAL_ERROR "fake template: ASCEND_CANN_PACKAGE_PATH=${ASCEND_CANN_PACKAGE_PATH} is not the fake toolkit")
+endif()

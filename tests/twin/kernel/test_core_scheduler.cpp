@@ -1,0 +1,193 @@
+// Thread budget of twin::Launch (twin/kernel/core_scheduler.h): the cores of a launch run as fibers on
+// at most CoreThreadBudget() OS threads; SyncAll, cross-core GM waits, Matmul service, deadlock
+// detection (which cores wait where) and per-core counters work with 1 and 2 threads, and with one
+// thread the interleaving of the cores is the same on every run.
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+#include "kernel_test_util.h"
+#include "twin/kernel/core_scheduler.h"
+
+using namespace AscendC;
+using twin::KernelType;
+
+namespace {
+
+struct Budget {   // sets the thread budget for one test, restores the default after
+    explicit Budget(uint32_t n) { twin::kernel::SetCoreThreadBudget(n); }
+    ~Budget() { twin::kernel::SetCoreThreadBudget(0); }
+};
+
+// Runs an 8-core SyncAll ring exchange; returns the OS threads the cores ran on (empty on failure).
+std::set<std::thread::id> RingExchange(uint32_t cores) {
+    ktest::Gm<int32_t> slots(cores * 8, "slots"), result(cores * 8, "result");
+    std::mutex mu;
+    std::set<std::thread::id> ids;
+    auto r = ktest::Run(cores, KernelType::MIX_AIV_1_0, [&] {
+        const int64_t me = GetBlockIdx(), n = GetBlockNum();
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            ids.insert(std::this_thread::get_id());
+        }
+        GlobalTensor<int32_t> s, out;
+        s.SetGlobalBuffer((__gm__ int32_t *)slots.addr(), n * 8);
+        out.SetGlobalBuffer((__gm__ int32_t *)result.addr(), n * 8);
+        for (int round = 0; round < 3; ++round) {
+            s.SetValue(me * 8, static_cast<int32_t>(me * 100 + round));
+            SyncAll();
+            out.SetValue(me * 8 + round, s.GetValue(((me + 1) % n) * 8));
+            SyncAll();
+        }
+    });
+    CHECK(ktest::ExpectOk(r));
+    bool right = r.ok;
+    for (uint32_t c = 0; c < cores; ++c)
+        for (int round = 0; round < 3; ++round) right = right && result[c * 8 + round] == static_cast<int32_t>(((c + 1) % cores) * 100 + round);
+    CHECK(right);
+    for (const auto &cc : r.cores) CHECK(cc.syncAllCount == 6 && cc.atSyncAll.size() == 6 && cc.scalarGmOps == 9);
+    return right ? ids : std::set<std::thread::id>{};
+}
+
+}  // namespace
+
+TEST_CASE(sync_all_works_on_one_and_two_threads) {
+    {
+        Budget b(1);
+        const auto ids = RingExchange(8);
+        CHECK(ids.size() == 1);
+    }
+    {
+        Budget b(2);
+        const auto ids = RingExchange(8);
+        CHECK(ids.size() >= 1 && ids.size() <= 2);
+    }
+    {
+        Budget b(64);
+        CHECK(RingExchange(8).size() == 8);   // enough threads: one per core, as before
+    }
+}
+
+TEST_CASE(budget_comes_from_twin_threads_env) {
+    twin::kernel::SetCoreThreadBudget(0);
+    setenv("TWIN_THREADS", "3", 1);
+    CHECK(twin::kernel::CoreThreadBudget() == 3);
+    {
+        Budget b(5);
+        CHECK(twin::kernel::CoreThreadBudget() == 5);   // the API setting wins
+    }
+    unsetenv("TWIN_THREADS");
+    CHECK(twin::kernel::CoreThreadBudget() >= 1);
+}
+
+TEST_CASE(core_spinning_on_gm_lets_the_others_of_its_thread_run) {
+    Budget b(1);
+    ktest::Gm<int32_t> flag(8, "flag");
+    auto r = ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
+        GlobalTensor<int32_t> f;
+        f.SetGlobalBuffer((__gm__ int32_t *)flag.addr(), 8);
+        if (GetBlockIdx() == 0) {
+            while (f.GetValue(0) == 0) {   // core 1 runs on the same thread: must get its turn
+            }
+        } else {
+            f.SetValue(0, 1);
+        }
+        SyncAll();
+    });
+    CHECK(ktest::ExpectOk(r));
+}
+
+TEST_CASE(deadlock_detection_on_one_thread) {
+    Budget b(1);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = ktest::Run(4, KernelType::MIX_AIV_1_0, [&] {
+        if (GetBlockIdx() != 2) SyncAll();
+    }, 60000);
+    CHECK(ktest::ExpectViolation(r, {"SyncAll", "deadlock", "AIV 2 left the kernel without reaching SyncAll"}));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+    // circular wait: core 0 in SyncAll, core 1 spinning on a flag core 0 sets after it
+    ktest::Gm<int32_t> flag(8, "flag");
+    r = ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
+        GlobalTensor<int32_t> f;
+        f.SetGlobalBuffer((__gm__ int32_t *)flag.addr(), 8);
+        if (GetBlockIdx() == 0) {
+            SyncAll();
+            f.SetValue(0, 1);
+        } else {
+            while (f.GetValue(0) == 0) {
+            }
+            SyncAll();
+        }
+    }, 300);
+    CHECK(ktest::ExpectViolation(r, {"SyncAll", "deadlock: no progress for 300 ms", "waiting: AIV 0 in SyncAll",
+                                     "not arrived (running): AIV 1"}));
+}
+
+TEST_CASE(one_thread_interleaving_is_the_same_on_every_run) {
+    Budget b(1);
+    auto trace = [] {
+        std::vector<int> order;
+        auto r = ktest::Run(6, KernelType::MIX_AIV_1_0, [&] {
+            const int me = static_cast<int>(GetBlockIdx());
+            order.push_back(me);          // one OS thread: no lock needed
+            SyncAll();
+            order.push_back(10 + me);
+            SyncAll();
+            order.push_back(20 + me);
+        });
+        CHECK(ktest::ExpectOk(r));
+        return order;
+    };
+    const std::vector<int> first = trace();
+    CHECK(first.size() == 18);
+    for (int i = 0; i < 3; ++i) CHECK(trace() == first);
+}
+
+namespace {
+using FType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+}
+
+TEST_CASE(matmul_service_on_one_thread) {
+    Budget b(1);
+    const int M = 32, N = 16, K = 16;
+    ktest::Gm<float> a(M * K, "a"), bm(K * N, "b"), c(M * N, "c");
+    for (int i = 0; i < M * K; ++i) a[i] = 1.0f;
+    for (int i = 0; i < K * N; ++i) bm[i] = 2.0f;
+    ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
+    TCubeTiling t{};
+    t.usedCoreNum = 1;
+    t.M = M; t.N = N; t.Ka = K; t.Kb = K;
+    t.singleCoreM = M / 4; t.singleCoreN = N; t.singleCoreK = K;
+    t.baseM = 16; t.baseN = 16; t.baseK = 16;
+    twin::LaunchOptions opt{};
+    opt.blockDim = 2;
+    opt.type = KernelType::MIX_AIC_1_2;
+    opt.workspace = ws.addr();
+    auto r = twin::Launch(opt, [&] {
+        TPipe pipe;
+        Matmul<FType, FType, FType, FType, CFG_NORM> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        if ASCEND_IS_AIC { return; }
+        const int64_t me = GetBlockIdx();   // 4 AIV cores, one quarter of the rows each
+        GlobalTensor<float> ga, gb, gc;
+        ga.SetGlobalBuffer((__gm__ float *)a.addr());
+        gb.SetGlobalBuffer((__gm__ float *)bm.addr());
+        gc.SetGlobalBuffer((__gm__ float *)c.addr());
+        SyncAll();
+        mm.SetTensorA(ga[me * (M / 4) * K]);
+        mm.SetTensorB(gb);
+        mm.IterateAll(gc[me * (M / 4) * N]);
+        mm.End();
+    });
+    CHECK(ktest::ExpectOk(r));
+    bool right = true;
+    for (int i = 0; i < M * N; ++i) right = right && c[i] == 2.0f * K;
+    CHECK(right);
+    CHECK(r.cores.size() == 6 && r.cores[0].isAic && r.cores[0].cubeMacs == uint64_t(M / 2) * N * K);
+}
+
+TEST_MAIN()

@@ -1,0 +1,226 @@
+// Cost table of the twin (see twin/kernel/cost_table.h and twin/README.md "Cost model").
+#include "twin/kernel/cost_table.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace twin {
+namespace cost {
+namespace {
+
+const char *const kVec = "Vector指令理论性能汇总.md";
+
+// elements per `cycles` cycles, by element size (0 = any size). Widest operand for Cast and Axpy.
+const VecRate kVecRates[] = {
+    // 表3 基础算术类: 128 (16-bit) / 64 (32-bit) element/cycle = one 256-B repeat per cycle
+    {"Add", 2, 128, 1, false, kVec}, {"Add", 4, 64, 1, false, kVec},
+    {"Sub", 2, 128, 1, false, kVec}, {"Sub", 4, 64, 1, false, kVec},
+    {"Mul", 2, 128, 1, false, kVec}, {"Mul", 4, 64, 1, false, kVec},
+    {"Max", 2, 128, 1, false, kVec}, {"Max", 4, 64, 1, false, kVec},
+    {"Min", 2, 128, 1, false, kVec}, {"Min", 4, 64, 1, false, kVec},
+    {"Adds", 2, 128, 1, false, kVec}, {"Adds", 4, 64, 1, false, kVec},
+    {"Muls", 2, 128, 1, false, kVec}, {"Muls", 4, 64, 1, false, kVec},
+    {"Maxs", 2, 128, 1, false, kVec}, {"Maxs", 4, 64, 1, false, kVec},
+    {"Mins", 2, 128, 1, false, kVec}, {"Mins", 4, 64, 1, false, kVec},
+    {"Abs", 2, 128, 1, false, kVec}, {"Abs", 4, 64, 1, false, kVec},
+    {"Relu", 2, 128, 1, false, kVec}, {"Relu", 4, 64, 1, false, kVec},
+    {"Rsqrt", 2, 128, 1, false, kVec}, {"Rsqrt", 4, 64, 1, false, kVec},
+    {"Reciprocal", 2, 128, 1, false, kVec}, {"Reciprocal", 4, 64, 1, false, kVec},
+    // 表3: 32 element/cycle for half and float
+    {"Div", 2, 32, 1, false, kVec}, {"Div", 4, 32, 1, false, kVec},
+    {"Exp", 2, 32, 1, false, kVec}, {"Exp", 4, 32, 1, false, kVec},
+    {"Ln", 2, 32, 1, false, kVec}, {"Ln", 4, 32, 1, false, kVec},
+    {"Sqrt", 2, 32, 1, false, kVec}, {"Sqrt", 4, 32, 1, false, kVec},
+    // 表5 复合计算类: Axpy half 128, float 64, half->float 64 (widest operand 4 B)
+    {"Axpy", 2, 128, 1, false, kVec}, {"Axpy", 4, 64, 1, false, kVec},
+    // 表6 比较与选择类 (Compare, Compares; CompareScalar is the twin's name of the Compares form)
+    {"Compare", 2, 128, 1, false, kVec}, {"Compare", 4, 64, 1, false, kVec},
+    {"Compares", 2, 128, 1, false, kVec}, {"Compares", 4, 64, 1, false, kVec},
+    {"CompareScalar", 2, 128, 1, false, kVec}, {"CompareScalar", 4, 64, 1, false, kVec},
+    {"Select", 2, 128, 1, false, kVec}, {"Select", 4, 64, 1, false, kVec},
+    {"GatherMask", 2, 64, 1, false, kVec}, {"GatherMask", 4, 32, 1, false, kVec},
+    // 表7 类型转换类: 128 when both types are <= 2 B, 64 when the widest is 4 B, 32 with int64
+    {"Cast", 1, 128, 1, false, kVec}, {"Cast", 2, 128, 1, false, kVec}, {"Cast", 4, 64, 1, false, kVec},
+    {"Cast", 8, 32, 1, false, kVec},
+    // 表8 归约计算类: ReduceRepeat (the WholeReduce* instruction) half 128/7, float 64/7
+    {"WholeReduceSum", 2, 128, 7, false, kVec}, {"WholeReduceSum", 4, 64, 7, false, kVec},
+    // 表10 数据填充类: Duplicate 128 / 64
+    {"Duplicate", 2, 128, 1, false, kVec}, {"Duplicate", 4, 64, 1, false, kVec},
+    // 表12 离散与聚合类: Gather 5 element/cycle for every data type
+    {"Gather", 0, 5, 1, true, kVec},
+};
+
+const Constant kConstants[] = {
+    {"dma_transfer_cycles", 500, "cycles per DataCopy/DataCopyPad call (MTE2, MTE3) and per Matmul block load/store (AIC MTE2, FIX)",
+     true, "assumption: issue + GM round-trip latency of one transfer, not serialised with other transfers' bytes; no official figure"},
+    {"gm_read_cycles_per_byte", 1.0 / 32, "cycles per byte GM->UB / GM->L1 on one core",
+     true, "assumption: RUNTIME Ascend910B*.ini ddr_rate=32 read as bytes/cycle/core (units undocumented, cann-conventions.md 5)"},
+    {"gm_write_cycles_per_byte", 1.0 / 32, "cycles per byte UB->GM / L0C->GM on one core (atomic add included)",
+     true, "assumption: same ini ddr_rate=32 as reads"},
+    {"scalar_ub_cycles", 4, "cycles per LocalTensor GetValue/SetValue (PIPE_S)", true,
+     "assumption: a scalar UB access; the tables give 1 cycle per scalar ALU instruction (Vector table 14) but no load/store cost"},
+    {"scalar_gm_cycles", 200, "cycles per GlobalTensor GetValue/SetValue (PIPE_S, through the DataCache)", true,
+     "assumption: one DataCache miss to GM; hits (same 64-B line) are cheaper (guide: Scalar读写数据.md)"},
+    {"ub_copy_cycles_per_byte", 1.0 / 256, "cycles per byte of DataCopy UB->UB (PIPE_V, API流水类型汇总.md)", true,
+     "assumption: one 256-B repeat per cycle like Duplicate (table 10); DataCopy UB->UB is not in the tables"},
+    {"vec_unlisted_cycles_per_repeat", 1, "cycles per 256-B repeat of a vector API without a table entry (Copy, ReduceSum)", true,
+     "assumption: one repeat per cycle; ReduceSum is software-emulated (table 8: 软仿指令), its passes are not modelled"},
+    {"mmad_head_cycles", 32, "cycles of head overhead per Mmad (the delta-t of the Cube formula)", true,
+     "assumption: Cube指令理论性能汇总.md names the head overhead but gives no value"},
+};
+
+const PipeTerm kPipeTerms[] = {
+    {"V", "vecCycles", nullptr},
+    {"V", "vecUnlistedRepeats", "vec_unlisted_cycles_per_repeat"},
+    {"V", "ubToUbBytes", "ub_copy_cycles_per_byte"},
+    {"S", "scalarUbOps", "scalar_ub_cycles"},
+    {"S", "scalarGmOps", "scalar_gm_cycles"},
+    {"MTE2", "gmToUbCopies", "dma_transfer_cycles"},
+    {"MTE2", "gmToUbBytes", "gm_read_cycles_per_byte"},
+    {"MTE2", "cubeGmReadTransfers", "dma_transfer_cycles"},
+    {"MTE2", "cubeGmReadBytes", "gm_read_cycles_per_byte"},
+    {"MTE3", "ubToGmCopies", "dma_transfer_cycles"},
+    {"MTE3", "ubToGmBytes", "gm_write_cycles_per_byte"},
+    {"M", "cubeCycles", nullptr},
+    {"M", "mmadCalls", "mmad_head_cycles"},
+    {"MTE1", "mte1Cycles", nullptr},
+    {"FIX", "cubeGmWriteTransfers", "dma_transfer_cycles"},
+    {"FIX", "cubeGmWriteBytes", "gm_write_cycles_per_byte"},
+};
+
+const char *const kPipes[] = {"MTE2", "V", "S", "MTE3", "MTE1", "M", "FIX"};
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Sum over the blocks of one dimension of the block size rounded up to `align` (the Mmad formula's
+// ceil_m / ceil_n / ceil_k): full blocks of `base` plus the tail.
+uint64_t AlignedBlockSum(uint64_t total, uint64_t base, uint64_t align) {
+    const uint64_t full = total / base, tail = total % base;
+    return full * CeilDiv(base, align) * align + (tail ? CeilDiv(tail, align) * align : 0);
+}
+
+// Last looked-up rate per thread: instructions of one API come in runs.
+struct RateCache {
+    const char *api = nullptr;
+    uint32_t elemBytes = 0;
+    const VecRate *rate = nullptr;
+};
+thread_local RateCache t_rateCache;
+
+const VecRate *FindRate(const char *api, uint32_t elemBytes) {
+    RateCache &rc = t_rateCache;
+    if (rc.api == api && rc.elemBytes == elemBytes) return rc.rate;
+    const VecRate *found = nullptr;
+    for (const VecRate &r : kVecRates)
+        if ((r.elemBytes == 0 || r.elemBytes == elemBytes) && std::strcmp(r.api, api) == 0) { found = &r; break; }
+    rc.api = api;
+    rc.elemBytes = elemBytes;
+    rc.rate = found;
+    return found;
+}
+
+}  // namespace
+
+const Constant *Constants(size_t &count) {
+    count = sizeof(kConstants) / sizeof(kConstants[0]);
+    return kConstants;
+}
+
+double ConstantValue(const char *name) {
+    for (const Constant &k : kConstants)
+        if (std::strcmp(k.name, name) == 0) return k.value;
+    throw std::out_of_range(std::string("twin cost table: unknown constant ") + name);
+}
+
+const PipeTerm *PipeTerms(size_t &count) {
+    count = sizeof(kPipeTerms) / sizeof(kPipeTerms[0]);
+    return kPipeTerms;
+}
+
+const char *const *Pipes(size_t &count) {
+    count = sizeof(kPipes) / sizeof(kPipes[0]);
+    return kPipes;
+}
+
+const VecRate *VectorRates(size_t &count) {
+    count = sizeof(kVecRates) / sizeof(kVecRates[0]);
+    return kVecRates;
+}
+
+bool CounterByName(const PipeCounters &c, const std::string &n, uint64_t &v) {
+    if (n == "gmToUbBytes") v = c.gmToUbBytes;
+    else if (n == "ubToGmBytes") v = c.ubToGmBytes;
+    else if (n == "ubToUbBytes") v = c.ubToUbBytes;
+    else if (n == "gmAtomicBytes") v = c.gmAtomicBytes;
+    else if (n == "gmToUbCopies") v = c.gmToUbCopies;
+    else if (n == "ubToGmCopies") v = c.ubToGmCopies;
+    else if (n == "vecElemOps") v = c.vecElemOps;
+    else if (n == "vecInstrs") v = c.vecInstrs;
+    else if (n == "vecCycles") v = c.vecCycles;
+    else if (n == "vecUnlistedRepeats") v = c.vecUnlistedRepeats;
+    else if (n == "cubeMacs") v = c.cubeMacs;
+    else if (n == "cubeCycles") v = c.cubeCycles;
+    else if (n == "mmadCalls") v = c.mmadCalls;
+    else if (n == "mte1Cycles") v = c.mte1Cycles;
+    else if (n == "cubeGmReadBytes") v = c.cubeGmReadBytes;
+    else if (n == "cubeGmWriteBytes") v = c.cubeGmWriteBytes;
+    else if (n == "cubeGmReadTransfers") v = c.cubeGmReadTransfers;
+    else if (n == "cubeGmWriteTransfers") v = c.cubeGmWriteTransfers;
+    else if (n == "cubeMacsIssued") v = c.cubeMacsIssued;
+    else if (n == "scalarGmOps") v = c.scalarGmOps;
+    else if (n == "scalarUbOps") v = c.scalarUbOps;
+    else if (n == "syncWaitNs") v = c.syncWaitNs;
+    else if (n == "syncAllCount") v = c.syncAllCount;
+    else if (n == "ubPeakBytes") v = c.ubPeakBytes;
+    else return false;
+    return true;
+}
+
+double PipeCycles(const PipeCounters &c, const char *pipe) {
+    double sum = 0;
+    for (const PipeTerm &t : kPipeTerms) {
+        if (std::strcmp(t.pipe, pipe) != 0) continue;
+        uint64_t v = 0;
+        if (!CounterByName(c, t.counter, v)) throw std::logic_error(std::string("twin cost table: unknown counter ") + t.counter);
+        sum += static_cast<double>(v) * (t.constant ? ConstantValue(t.constant) : 1.0);
+    }
+    return sum;
+}
+
+VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {
+    VecCost cost;
+    if (elems == 0 || elemBytes == 0) return cost;
+    const uint64_t perRepeat = 256 / elemBytes;
+    const VecRate *r = FindRate(api, elemBytes);
+    if (r == nullptr) {
+        cost.unlistedRepeats = CeilDiv(elems, perRepeat);
+        return cost;
+    }
+    const uint64_t issued = r->perElement ? elems : CeilDiv(elems, perRepeat) * perRepeat;
+    cost.cycles = CeilDiv(issued * r->cycles, r->elems);
+    return cost;
+}
+
+CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, uint64_t baseM, uint64_t baseN, uint64_t baseK, uint32_t elemBytes) {
+    CubeCost c;
+    if (M == 0 || N == 0 || K == 0) return c;
+    baseM = baseM ? baseM : M;
+    baseN = baseN ? baseN : N;
+    baseK = baseK ? baseK : K;
+    // CUBE table 1 (NPU arch 2201): half/bf16 cube_k = k0 = 16; float cube_k = 4, k0 = 8.
+    const uint64_t cubeK = elemBytes == 4 ? 4 : 16, k0 = elemBytes == 4 ? 8 : 16;
+    const uint64_t sm = AlignedBlockSum(M, baseM, 16), sn = AlignedBlockSum(N, baseN, 16), sk = AlignedBlockSum(K, baseK, k0);
+    const uint64_t tm = CeilDiv(M, baseM), tn = CeilDiv(N, baseN), tk = CeilDiv(K, baseK);
+    // sum over blocks of ceil_m*ceil_n*ceil_k / (16*16*cube_k): separable into the three sums
+    c.mCycles = CeilDiv(sm * sn * sk, 16 * 16 * cubeK);
+    c.mmadCalls = tm * tn * tk;
+    // every Mmad loads its A block into L0A and its B block into L0B (no L0 reuse across blocks)
+    const uint64_t l0aBytes = tn * sm * sk * elemBytes, l0bBytes = tm * sk * sn * elemBytes;
+    c.mte1Cycles = CeilDiv(l0aBytes, 256) + CeilDiv(l0bBytes, 128);
+    c.gmReadTransfers = tm * tk + tk * tn;
+    c.gmWriteTransfers = tm * tn;
+    return c;
+}
+
+}  // namespace cost
+}  // namespace twin
