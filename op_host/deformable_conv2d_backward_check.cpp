@@ -1,12 +1,15 @@
 // Contract validation of aclnnDeformableConv2dBackward — see the header for the rules' order,
 // our extensions and the message format. Arithmetic on user-supplied sizes is done in 128-bit
-// integers so that absurd attribute values give a clear 161002, never an overflow.
+// integers (attributes) or with dcn_checked_math.h (tensor sizes) so that absurd values give a clear
+// 161002, never an overflow.
 // This file depends only on graph/types.h (header-only enums), so the Python binding compiles it
 // directly (ascend_dcn._C.check_backward_args) without linking CANN or the twin;
 // ArgsFromTilingContext lives in deformable_conv2d_backward_check_context.cpp.
 #include "deformable_conv2d_backward_check.h"
 
 #include <limits>
+
+#include "dcn_checked_math.h"
 #include <sstream>
 
 
@@ -48,6 +51,11 @@ std::string DtypeName(ge::DataType t)
         case ge::DT_BF16: return "bfloat16";
         default: return "dtype(" + std::to_string(static_cast<int>(t)) + ")";
     }
+}
+
+int64_t DtypeBytes(ge::DataType t)
+{
+    return t == ge::DT_FLOAT ? 4 : 2;  // only called after step 2 (float32, float16, bfloat16)
 }
 
 std::string FormatName(ge::Format f)
@@ -276,6 +284,18 @@ CheckResult CheckShape(const BackwardArgs &a)
                 return Invalid(t.name, "dimensions must not be negative", "every dimension > 0",
                                ListText(t.desc->shape));
             }
+        }
+    }
+    // Our size rule: every tensor's element count and byte size fit in int64, so no size derived from
+    // them below (tiling, workspace, kernel offsets) starts from a wrapped value. Only reachable from C
+    // (torch cannot create such tensors); the tiling bounds the workspace by the device memory.
+    for (const auto &t : all) {
+        int64_t numel = 0;
+        int64_t bytes = 0;
+        if (!CheckedProduct(t.desc->shape, &numel) || !CheckedMul(numel, DtypeBytes(t.desc->dtype), &bytes)) {
+            return Invalid(t.name, "element count and byte size must fit in int64",
+                           "at most 9223372036854775807 bytes", ListText(t.desc->shape) + " of " +
+                           DtypeName(t.desc->dtype));
         }
     }
     const int64_t n = a.input.shape[0];

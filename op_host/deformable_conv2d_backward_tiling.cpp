@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "dcn_checked_math.h"
 #include "deformable_conv2d_backward_check.h"
 #include "deformable_conv2d_backward_tiling_plan.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -144,11 +145,20 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     raw->SetDataSize(td.GetDataSize());
     context->SetBlockDim(plan.cores.blockDim);  // MIX AIC:AIV = 1:2 -> block dim counts cube cores
     context->SetTilingKey(shape.key);
+    context->SetScheduleMode(1);  // batch mode: the kernel's SyncAll needs every core resident (SyncAll docs)
+    // The workspace must fit the device memory (a larger request can never be allocated).
+    uint64_t hbm = 0;
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::HBM, hbm);
+    uint64_t wsTotal = 0;
+    if (!dcn::CheckedAdd(plan.ws.userBytes, static_cast<uint64_t>(plat.GetLibApiWorkSpaceSize()), &wsTotal) ||
+        (hbm > 0 && wsTotal > hbm)) {
+        return Fail("workspace: the shape needs more than the device memory of " + std::to_string(hbm) + " bytes");
+    }
     size_t *ws = context->GetWorkspaceSizes(1);
     if (ws == nullptr) {
         return Fail("workspace sizes unavailable");
     }
-    ws[0] = static_cast<size_t>(plat.GetLibApiWorkSpaceSize()) + static_cast<size_t>(plan.ws.userBytes);
+    ws[0] = static_cast<size_t>(wsTotal);
     return ge::GRAPH_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../op_kernel/dcn_tiling_constants.h"
+#include "dcn_checked_math.h"
 
 namespace dcn {
 namespace {
@@ -23,7 +24,6 @@ int64_t Gcd(int64_t a, int64_t b)
 }
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-uint64_t AlignWs(uint64_t v) { return (v + kWsAlign - 1) / kWsAlign * kWsAlign; }
 
 // Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls).
 uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt)
@@ -191,23 +191,26 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
 
 WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
 {
-    const uint64_t n = s.n, cin = s.cin, hw = s.h * s.w, howo = s.ho * s.wo, k = s.kh * s.kw;
-    const uint64_t elt = s.elt, cout = s.cout, cinG = s.cin / s.groups;
+    // Every size product and the running offset overflow-checked (dcn_checked_math.h): caller sizes
+    // that pass the contract can still make a region exceed 2^64 bytes.
+    const int64_t hw = s.h * s.w, howo = s.ho * s.wo, k = s.kh * s.kw, cinG = s.cin / s.groups;
     WorkspaceLayout ws;
     uint64_t off = 0;
-    auto region = [&off](uint64_t bytes) {
+    auto region = [&off, &ws](std::initializer_list<int64_t> factors) {
         const uint64_t at = off;
-        off += AlignWs(bytes);
+        uint64_t bytes = 0;
+        ws.fits = ws.fits && CheckedBytes(factors, &bytes) && CheckedAlignUp(bytes, kWsAlign, &bytes) &&
+                  CheckedAdd(off, bytes, &off);
         return at;
     };
-    ws.xt = region(n * hw * cin * 4);
-    ws.giacc = region(static_cast<uint64_t>(w.pixelBands) * n * hw * cin * 4);
-    ws.g = region(n * howo * k * cin * 4);
-    ws.wp = region(cout * cinG * k * elt);
-    ws.got = region(n * howo * cout * elt);
-    ws.dcol = region(n * howo * cin * k * elt);
-    ws.gw = region(static_cast<uint64_t>(w.wSplitK) * cout * cinG * k * 4);
-    ws.part = region(n * static_cast<uint64_t>(w.numBlocks) * 3 * k * howo * 4);
+    ws.xt = region({s.n, hw, s.cin, 4});
+    ws.giacc = region({w.pixelBands, s.n, hw, s.cin, 4});
+    ws.g = region({s.n, howo, k, s.cin, 4});
+    ws.wp = region({s.cout, cinG, k, s.elt});
+    ws.got = region({s.n, howo, s.cout, s.elt});
+    ws.dcol = region({s.n, howo, s.cin, k, s.elt});
+    ws.gw = region({w.wSplitK, s.cout, cinG, k, 4});
+    ws.part = region({s.n, w.numBlocks, 3, k, howo, 4});
     ws.userBytes = off;
     return ws;
 }
@@ -230,6 +233,10 @@ bool MakeTilingPlan(const TilingShape &shape, const TilingPlatform &platform, Ti
         return false;
     }
     plan.ws = PlanWorkspace(shape, plan.split);
+    if (!plan.ws.fits) {
+        error = "workspace: the shape needs 2^64 bytes or more";
+        return false;
+    }
     return true;
 }
 

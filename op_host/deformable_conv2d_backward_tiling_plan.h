@@ -52,6 +52,7 @@ struct WorkSplit {
 struct WorkspaceLayout {
     uint64_t xt = 0, giacc = 0, g = 0, wp = 0, got = 0, dcol = 0, gw = 0, part = 0;
     uint64_t userBytes = 0;   // end of the last region
+    bool fits = true;         // false: a region size or the running offset overflowed uint64 (checked math)
 };
 
 struct UbBudget {

@@ -13,13 +13,17 @@
 
 namespace dcn_kernel {
 
+// intrinsicsCheck: A's ND row width is Ho*Wo (G) and B's is K*Cin/groups (G and W); either may reach
+// 65535 elements, where the GM->L1 copy must loop row by row (MatmulConfig docs, ">= 65535").
+constexpr MatmulConfig kDcnMatmulCfg = GetNormalConfig(true);
+
 template <typename T>
 struct DcnMatmulTypes {
     using AType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T, true>;
     using BType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, T, false>;
     using CType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>;
     using BiasType = AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float>;
-    using Mm = AscendC::Matmul<AType, BType, CType, BiasType, CFG_NORM>;
+    using Mm = AscendC::Matmul<AType, BType, CType, BiasType, kDcnMatmulCfg>;
 };
 
 template <typename T>

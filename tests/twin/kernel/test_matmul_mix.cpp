@@ -227,14 +227,21 @@ TEST_CASE(matmul_needs_mix_launch_and_workspace) {
                                  {"REGIST_MATMUL_OBJ", "system workspace is nullptr"}));
 }
 
-TEST_CASE(matmul_nd_size_limit_without_intrinsics_check) {
+// ND row-width limit of the GM->L1 copy: Ka (A not transposed) at 65534 is fine, at 65535 and past it
+// needs MatmulConfig.intrinsicsCheck (MatmulConfig docs ">= 65535", dav_c220 CopyND2NZ `gCol >=
+// UINT16_MAX`); with intrinsicsCheck the same shapes compute. Each run reads an 8-element K slice.
+constexpr MatmulConfig kCheckedCfg = GetNormalConfig(true);
+
+template <const auto &CFG>
+twin::LaunchResult RunKaLimit(int ka, ktest::Gm<float> &c) {
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
-    ktest::Gm<float> a(70000), b(70000), c(64);
-    TCubeTiling t = MakeTiling(1, 1, 70000, 1, 1, false);
-    auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
+    ktest::Gm<float> a(ka), b(ka);
+    for (int i = 0; i < 8; ++i) { a[i] = float(i + 1); b[i] = 0.5f; }
+    TCubeTiling t = MakeTiling(1, 1, ka, 1, 1, false);
+    return ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
         TPipe pipe;
         using F = MatmulType<TPosition::GM, CubeFormat::ND, float>;
-        Matmul<F, F, F> mm;
+        Matmul<F, F, F, F, CFG> mm;
         REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
         GlobalTensor<float> ga, gb, gc;
         ga.SetGlobalBuffer((__gm__ float *)a.addr());
@@ -244,8 +251,27 @@ TEST_CASE(matmul_nd_size_limit_without_intrinsics_check) {
         mm.SetTensorB(gb);
         mm.SetSingleShape(1, 1, 8);
         mm.IterateAll(gc);
+        mm.End();
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectViolation(r, {"Matmul::IterateAll", "core AIV", "Ka > 65535 needs MatmulConfig.intrinsicsCheck"}));
+}
+
+TEST_CASE(matmul_nd_size_limit_without_intrinsics_check) {
+    ktest::Gm<float> c(64);
+    CHECK(ktest::ExpectOk(RunKaLimit<CFG_NORM>(65534, c)));
+    CHECK(c[0] == 18.0f);  // (1 + ... + 8) * 0.5
+    CHECK(ktest::ExpectViolation(RunKaLimit<CFG_NORM>(65535, c),
+                                 {"Matmul::IterateAll", "core AIV", "Ka >= 65535 needs MatmulConfig.intrinsicsCheck; Ka = 65535"}));
+    CHECK(ktest::ExpectViolation(RunKaLimit<CFG_NORM>(70000, c),
+                                 {"Matmul::IterateAll", "core AIV", "Ka >= 65535 needs MatmulConfig.intrinsicsCheck; Ka = 70000"}));
+}
+
+TEST_CASE(matmul_nd_size_limit_with_intrinsics_check_computes) {
+    for (int ka : {65535, 70000}) {
+        ktest::Gm<float> c(64);
+        c[0] = -1.0f;
+        CHECK(ktest::ExpectOk(RunKaLimit<kCheckedCfg>(ka, c)));
+        CHECK(c[0] == 18.0f);
+    }
 }
 
 TEST_MAIN()

@@ -17,3 +17,13 @@ __aicore__ inline void Uses() {
     (void)AscendC::GetSysWorkSpacePtr();
 #endif
 }
+
+// asc-devkit-only names that CANN 8.1.RC1 does not declare: the twin does not provide them either.
+__aicore__ inline void UsesDevkitOnly() {
+#ifdef TWIN_REJECT_TASK_RATIO
+    (void)AscendC::GetTaskRatio();
+#endif
+#ifdef TWIN_REJECT_SUB_BLOCK_NUM
+    (void)AscendC::GetSubBlockNum();
+#endif
+}

@@ -29,6 +29,11 @@ ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t
                                                const int64_t *storageDims, uint64_t storageDimsNum,
                                                void *tensorData);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor);
+/* Executor lifetime (CANN 8.1.RC1 aclnn/acl_meta.h): an executor from aclnnXxxGetWorkspaceSize is freed by
+ * aclnnXxx; one marked repeatable (after GetWorkspaceSize) survives aclnnXxx, may run again, and is freed
+ * only by aclDestroyAclOpExecutor — the only way to release an executor that will never run. */
+ACL_FUNC_VISIBILITY aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
+ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
 ACL_FUNC_VISIBILITY aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size);
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyIntArray(const aclIntArray *array);
 ACL_FUNC_VISIBILITY aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size);

@@ -23,6 +23,13 @@ struct LaunchOptions {
     uint64_t tilingKey = 0;
     uint32_t timeoutMs = 120000;   // deadlock detection: a core blocked this long fails the launch
     void *workspace = nullptr;     // kernel `workspace` argument: GetSysWorkSpacePtr() returns it
+    // Schedule mode (gert::TilingContext::SetScheduleMode; `__schedmode__` for direct calls): 0 normal,
+    // 1 batch (all cores of the launch scheduled together). A kernel that calls SyncAll must run in batch
+    // mode (SyncAll docs: otherwise operators on several streams can deadlock) -> violation in SyncAll.
+    // kScheduleModeUnchecked: kernel tests launching directly (the twin models no `__schedmode__`).
+    int32_t scheduleMode = kScheduleModeUnchecked;
+    static constexpr int32_t kScheduleModeUnchecked = -1;
+    static constexpr int32_t kScheduleModeBatch = 1;
 };
 
 // Cost counters (feed the performance model). PipeCounters is the numeric part; a core's record adds

@@ -40,7 +40,9 @@ constexpr uint64_t kUbAlignBytes = 32;                  // UB address / DataBloc
 // platform_ascendc::PlatformAscendC::GetLibApiWorkSpaceSize() on the twin returns the same number.
 constexpr uint64_t kLibApiWorkspaceBytes = 16ull * 1024 * 1024;
 
-const Platform &CurrentPlatform();
+// A copy of the active platform, taken under the platform lock (a reference would be read after the
+// lock is released while SetPlatform may be writing it).
+Platform CurrentPlatform();
 // soc: one of PlatformPresets(); aivCoresOverride 0 = the preset's count. Throws std::invalid_argument
 // naming the argument on an unknown soc or an override larger than the preset.
 void SetPlatform(const std::string &soc, uint32_t aivCoresOverride = 0);

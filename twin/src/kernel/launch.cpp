@@ -137,6 +137,9 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     if (aivOnly && c.isAic) Violation(api, "SyncAll<isAIVOnly=true> called on an AIC core");
     if (c.launchType == KernelType::AIV_ONLY)
         Violation(api, "hard SyncAll needs a kernel launched as KERNEL_TYPE_MIX_AIV_1_0 (or a MIX type); launched as KERNEL_TYPE_AIV_ONLY");
+    if (ls.opt.scheduleMode != LaunchOptions::kScheduleModeUnchecked && ls.opt.scheduleMode != LaunchOptions::kScheduleModeBatch)
+        Violation(api, "a kernel that calls SyncAll must be launched in batch schedule mode: the TilingFunc must call "
+                       "context->SetScheduleMode(1) (SyncAll docs; launched with schedule mode " + std::to_string(ls.opt.scheduleMode) + ")");
     if (!ls.concurrent) Violation(api, "SyncAll with blockDim larger than the physical core count cannot complete (cores run in waves)");
     const int b = aivOnly ? 0 : 1;
     const uint32_t total = aivOnly ? ls.numAiv : ls.numAiv + ls.numAic;

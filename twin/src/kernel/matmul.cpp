@@ -72,12 +72,16 @@ void MatmulShape::Validate(const char *api, bool transA, bool transB, bool intri
                            ") exceeds the original shape (M " + std::to_string(orgM) + ", N " + std::to_string(orgN) + ", Ka " +
                            std::to_string(orgKa) + ", Kb " + std::to_string(orgKb) + ")");
     if (orgKc != 0 && orgKc < singleN) Violation(api, "orgKc (C row length) is smaller than singleN");
+    // ND source row width (inner axis) of A and B: at 65535 elements or more the GM->L1 ND2NZ copy
+    // needs MatmulConfig.intrinsicsCheck (MatmulConfig docs: ">= 65535"; the TCubeTiling docs say
+    // "> 65535"; dav_c220 CopyND2NZ loops row by row only when intrinsicsCheck && gCol >= UINT16_MAX,
+    // so the stricter reading is the chip's).
     if (!intrinsicsCheck) {
         const int lim = 65535;
-        if (!transA && orgKa > lim) Violation(api, "ND A not transposed with Ka > 65535 needs MatmulConfig.intrinsicsCheck");
-        if (transA && orgM > lim) Violation(api, "ND A transposed with M > 65535 needs MatmulConfig.intrinsicsCheck");
-        if (!transB && orgN > lim) Violation(api, "ND B not transposed with N > 65535 needs MatmulConfig.intrinsicsCheck");
-        if (transB && orgKb > lim) Violation(api, "ND B transposed with Kb > 65535 needs MatmulConfig.intrinsicsCheck");
+        if (!transA && orgKa >= lim) Violation(api, "ND A not transposed with Ka >= 65535 needs MatmulConfig.intrinsicsCheck; Ka = " + std::to_string(orgKa));
+        if (transA && orgM >= lim) Violation(api, "ND A transposed with M >= 65535 needs MatmulConfig.intrinsicsCheck; M = " + std::to_string(orgM));
+        if (!transB && orgN >= lim) Violation(api, "ND B not transposed with N >= 65535 needs MatmulConfig.intrinsicsCheck; N = " + std::to_string(orgN));
+        if (transB && orgKb >= lim) Violation(api, "ND B transposed with Kb >= 65535 needs MatmulConfig.intrinsicsCheck; Kb = " + std::to_string(orgKb));
     }
 }
 

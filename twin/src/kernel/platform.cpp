@@ -75,7 +75,7 @@ void InitFromEnv() {
 
 }  // namespace
 
-const Platform &CurrentPlatform() {
+Platform CurrentPlatform() {
     std::lock_guard<std::mutex> lk(g_mu);
     InitFromEnv();
     return g_platform;

@@ -1,12 +1,76 @@
 // aclCreateTensor & co. and aclGetRecentErrMsg of the twin nnopbase (see acl_objects.h).
 #include "acl_objects.h"
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
 
+namespace {
+bool CheckedMul(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+bool CheckedAdd(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
+bool CheckedProduct(const std::vector<int64_t> &dims, int64_t *out) {  // dims are non-negative here
+    int64_t p = 1;
+    for (int64_t d : dims) {
+        if (!CheckedMul(p, d, &p)) { return false; }
+    }
+    *out = p;
+    return true;
+}
+}  // namespace
+
 namespace twin_rt {
 namespace {
 thread_local std::string g_recentErr;
+
+std::mutex &LiveTensorsMutex() {
+    static std::mutex m;
+    return m;
+}
+std::map<const aclTensor *, uint64_t> &LiveTensors() {  // live aclTensor -> its serial
+    static std::map<const aclTensor *, uint64_t> m;
+    return m;
+}
+uint64_t g_nextSerial = 1;  // guarded by LiveTensorsMutex()
+
+uint64_t RegisterLiveTensor(const aclTensor *t) {
+    std::lock_guard<std::mutex> lock(LiveTensorsMutex());
+    const uint64_t serial = g_nextSerial++;
+    LiveTensors()[t] = serial;
+    return serial;
+}
+bool UnregisterLiveTensor(const aclTensor *t) {
+    std::lock_guard<std::mutex> lock(LiveTensorsMutex());
+    return LiveTensors().erase(t) != 0;
+}
+
+bool IsDataTypeEnumerator(int32_t v) {
+    switch (v) {
+        case ACL_DT_UNDEFINED: case ACL_FLOAT: case ACL_FLOAT16: case ACL_INT8: case ACL_INT32: case ACL_UINT8:
+        case ACL_INT16: case ACL_UINT16: case ACL_UINT32: case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE:
+        case ACL_BOOL: case ACL_STRING: case ACL_COMPLEX64: case ACL_COMPLEX128: case ACL_BF16: case ACL_INT4:
+        case ACL_UINT1: case ACL_COMPLEX32: return true;
+        default: return false;
+    }
+}
+bool IsFormatEnumerator(int32_t v) {
+    switch (v) {
+        case ACL_FORMAT_UNDEFINED: case ACL_FORMAT_NCHW: case ACL_FORMAT_NHWC: case ACL_FORMAT_ND:
+        case ACL_FORMAT_NC1HWC0: case ACL_FORMAT_FRACTAL_Z: case ACL_FORMAT_NC1HWC0_C04: case ACL_FORMAT_HWCN:
+        case ACL_FORMAT_NDHWC: case ACL_FORMAT_FRACTAL_NZ: case ACL_FORMAT_NCDHW: case ACL_FORMAT_NDC1HWC0:
+        case ACL_FRACTAL_Z_3D: case ACL_FORMAT_NC: case ACL_FORMAT_NCL: return true;
+        default: return false;
+    }
+}
+}  // namespace
+
+uint64_t TensorSerialIfLive(const aclTensor *t) {
+    std::lock_guard<std::mutex> lock(LiveTensorsMutex());
+    auto it = LiveTensors().find(t);
+    return it == LiveTensors().end() ? 0 : it->second;
 }
 void SetErrMsg(const std::string &msg) { g_recentErr = msg; }
 void ClearErrMsg() { g_recentErr.clear(); }
@@ -83,45 +147,69 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         twin_rt::SetErrMsg("aclCreateTensor: " + m);
         return nullptr;
     };
+    // Read the enums as integers: a caller may pass any int, and loading an out-of-range enum is UB.
+    int32_t rawDtype = 0;
+    int32_t rawFormat = 0;
+    static_assert(sizeof(dataType) == sizeof(rawDtype) && sizeof(format) == sizeof(rawFormat), "enum size");
+    std::memcpy(&rawDtype, &dataType, sizeof(rawDtype));
+    std::memcpy(&rawFormat, &format, sizeof(rawFormat));
+    if (!twin_rt::IsDataTypeEnumerator(rawDtype)) { return fail("dataType " + std::to_string(rawDtype) + " is not an aclDataType value"); }
+    if (!twin_rt::IsFormatEnumerator(rawFormat)) { return fail("format " + std::to_string(rawFormat) + " is not an aclFormat value"); }
     if (viewDimsNum > 0 && viewDims == nullptr) { return fail("viewDims is null but viewDimsNum > 0"); }
     if (viewDimsNum > 0 && stride == nullptr) { return fail("stride is null but viewDimsNum > 0"); }
     if (storageDimsNum > 0 && storageDims == nullptr) { return fail("storageDims is null but storageDimsNum > 0"); }
     if (viewDimsNum > 25 || storageDimsNum > 25) { return fail("at most 25 dims are supported"); }
     if (offset < 0) { return fail("offset must be >= 0, got " + std::to_string(offset)); }
-    auto *t = new aclTensor;
+    auto t = std::make_unique<aclTensor>();
     t->viewDims.assign(viewDims, viewDims + viewDimsNum);
     t->strides.assign(stride, stride + viewDimsNum);
     t->storageDims.assign(storageDims, storageDims + storageDimsNum);
     t->offset = offset;
-    t->dtype = dataType;
-    t->format = format;
+    t->dtype = static_cast<aclDataType>(rawDtype);
+    t->format = static_cast<aclFormat>(rawFormat);
     t->data = tensorData;
     for (size_t i = 0; i < t->viewDims.size(); ++i) {
-        if (t->viewDims[i] < 0) { delete t; return fail("viewDims[" + std::to_string(i) + "] is negative"); }
-        if (t->strides[i] < 0) { delete t; return fail("stride[" + std::to_string(i) + "] is negative"); }
+        if (t->viewDims[i] < 0) { return fail("viewDims[" + std::to_string(i) + "] is negative"); }
+        if (t->strides[i] < 0) { return fail("stride[" + std::to_string(i) + "] is negative"); }
     }
     for (size_t i = 0; i < t->storageDims.size(); ++i) {
-        if (t->storageDims[i] < 0) { delete t; return fail("storageDims[" + std::to_string(i) + "] is negative"); }
+        if (t->storageDims[i] < 0) { return fail("storageDims[" + std::to_string(i) + "] is negative"); }
     }
-    if (t->Numel() > 0) {
+    // Every size below is overflow-checked: later code (Numel, StorageNumel, byte offsets) relies on it.
+    int64_t numel = 0;
+    int64_t storageNumel = 0;
+    int64_t storageBytes = 0;
+    if (!CheckedProduct(t->viewDims, &numel)) { return fail("the view's element count overflows int64"); }
+    if (!CheckedProduct(t->storageDims, &storageNumel) ||
+        !CheckedMul(storageNumel, std::max<int64_t>(1, twin_rt::DataTypeBytes(t->dtype)), &storageBytes)) {
+        return fail("the storage's element count or byte size overflows int64");
+    }
+    if (numel > 0) {
         int64_t last = t->offset;
-        for (size_t i = 0; i < t->viewDims.size(); ++i) { last += (t->viewDims[i] - 1) * t->strides[i]; }
-        if (last >= t->StorageNumel()) {
-            const std::string m = "the view (offset " + std::to_string(t->offset) + ", last element " +
-                                  std::to_string(last) + ") exceeds the storage of " +
-                                  std::to_string(t->StorageNumel()) + " elements";
-            delete t;
-            return fail(m);
+        for (size_t i = 0; i < t->viewDims.size(); ++i) {
+            int64_t step = 0;
+            if (!CheckedMul(t->viewDims[i] - 1, t->strides[i], &step) || !CheckedAdd(last, step, &last)) {
+                return fail("the view's last element index overflows int64");
+            }
+        }
+        if (last >= storageNumel) {
+            return fail("the view (offset " + std::to_string(t->offset) + ", last element " + std::to_string(last) +
+                        ") exceeds the storage of " + std::to_string(storageNumel) + " elements");
         }
     }
-    return t;
+    t->serial = twin_rt::RegisterLiveTensor(t.get());
+    return t.release();
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
+    if (tensor == nullptr) { return ACLNN_SUCCESS; }
+    if (!twin_rt::UnregisterLiveTensor(tensor)) {
+        twin_rt::SetErrMsg("aclDestroyTensor: not a live aclTensor (destroyed twice, or never created by aclCreateTensor)");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
     delete tensor;
     return ACLNN_SUCCESS;
 }
-
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
     return CreateArray<aclIntArray>("aclCreateIntArray", value, size);

@@ -79,8 +79,12 @@ aclnnStatus TwinNnopbaseRunWithWorkspace(aclOpExecutor *ex, aclrtStream stream, 
     (void)stream;  // the twin runs synchronously on the calling thread's virtual cores
     if (ex == nullptr) { return Fail(ACLNN_ERR_PARAM_NULLPTR, "executor != nullptr"); }
     if (!IsLive(ex)) { return Fail(ACLNN_ERR_PARAM_INVALID, "executor is not live (executors are single-use)"); }
-    std::unique_ptr<aclOpExecutor, void (*)(aclOpExecutor *)> guard(ex, [](aclOpExecutor *e) { Destroy(e); });
+    // A repeatable executor (aclSetAclOpExecutorRepeatable) survives the run; every other one is freed.
+    std::unique_ptr<aclOpExecutor, void (*)(aclOpExecutor *)> guard(ex->repeatable ? nullptr : ex,
+                                                                    [](aclOpExecutor *e) { Destroy(e); });
     if (!ex->tiled) { return Fail(ACLNN_ERR_PARAM_INVALID, ex->opType + ": executor was not prepared by GetWorkspaceSize"); }
+    const std::string api = "aclnn" + ex->opType;
+    if (aclnnStatus st = twin_rt::CheckTensorsLive(ex, api.c_str()); st != ACLNN_SUCCESS) { return st; }
     if (ex->workspaceSize > 0 && workspace == nullptr) {
         return Fail(ACLNN_ERR_PARAM_NULLPTR, ex->opType + ": workspace is null but " +
                                                  std::to_string(ex->workspaceSize) + " bytes are required");
@@ -148,6 +152,7 @@ aclnnStatus TwinNnopbaseRunWithWorkspace(aclOpExecutor *ex, aclrtStream stream, 
     twin::LaunchOptions opt{};
     opt.blockDim = ex->blockDim;
     opt.tilingKey = ex->tilingKey;
+    opt.scheduleMode = static_cast<int32_t>(ex->scheduleMode);
     opt.workspace = args[nIn + nOut];  // GetSysWorkSpacePtr() in the kernel
     switch (kernel.type) {
         case 0: opt.type = twin::KernelType::AIV_ONLY; break;

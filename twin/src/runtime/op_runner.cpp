@@ -165,6 +165,8 @@ aclnnStatus TwinNnopbaseCreateExecutor(const char *opType, aclOpExecutor **execu
     if (!err.empty()) { return Fail(ACLNN_ERR_INNER, "invalid OpDef: " + err); }
     ex->inputs.assign(ex->op->GetInputs().size(), nullptr);
     ex->outputs.assign(ex->op->GetOutputs().size(), nullptr);
+    ex->inputSerials.assign(ex->inputs.size(), 0);
+    ex->outputSerials.assign(ex->outputs.size(), 0);
     ex->attrs.assign(ex->op->GetAttrs().size(), AttrArg{});
     *executor = ex.release();
     twin_rt::MarkLive(*executor);
@@ -173,12 +175,24 @@ aclnnStatus TwinNnopbaseCreateExecutor(const char *opType, aclOpExecutor **execu
 
 aclnnStatus TwinNnopbaseAddInput(aclOpExecutor *ex, const aclTensor *tensor, uint32_t irIndex) {
     if (!IsLive(ex) || irIndex >= ex->inputs.size()) { return Fail(ACLNN_ERR_INNER, "AddInput: bad executor or index"); }
+    const uint64_t serial = twin_rt::TensorSerialIfLive(tensor);
+    if (tensor != nullptr && serial == 0) {
+        return Fail(ACLNN_ERR_PARAM_INVALID, ex->opType + ": input " + std::to_string(irIndex) +
+                                                 " is not a live aclTensor (destroyed, or not made by aclCreateTensor)");
+    }
     ex->inputs[irIndex] = tensor;
+    ex->inputSerials[irIndex] = serial;
     return ACLNN_SUCCESS;
 }
 aclnnStatus TwinNnopbaseAddOutput(aclOpExecutor *ex, const aclTensor *tensor, uint32_t irIndex) {
     if (!IsLive(ex) || irIndex >= ex->outputs.size()) { return Fail(ACLNN_ERR_INNER, "AddOutput: bad executor or index"); }
+    const uint64_t serial = twin_rt::TensorSerialIfLive(tensor);
+    if (tensor != nullptr && serial == 0) {
+        return Fail(ACLNN_ERR_PARAM_INVALID, ex->opType + ": output " + std::to_string(irIndex) +
+                                                 " is not a live aclTensor (destroyed, or not made by aclCreateTensor)");
+    }
     ex->outputs[irIndex] = tensor;
+    ex->outputSerials[irIndex] = serial;
     return ACLNN_SUCCESS;
 }
 
@@ -251,6 +265,7 @@ aclnnStatus TwinNnopbaseRunForWorkspace(aclOpExecutor *ex, uint64_t *workspaceSi
         if ((st = CheckTensorLayout(ex, outs[i], ex->outputs[i], true)) != ACLNN_SUCCESS) { return bail(st); }
     }
     if ((st = CheckSupport(ex, ins, outs)) != ACLNN_SUCCESS) { return bail(st); }
+    if ((st = twin_rt::CheckAliasing(ex)) != ACLNN_SUCCESS) { return bail(st); }
 
     twin_host::ContextData ctx;
     ctx.nodeType = ex->opType;
@@ -287,6 +302,7 @@ aclnnStatus TwinNnopbaseRunForWorkspace(aclOpExecutor *ex, uint64_t *workspaceSi
     ex->workspaceSize = ctx.workspaceRequested ? ctx.workspaces.GetData()[0] : 0;
     ex->blockDim = ctx.blockDim;
     ex->tilingKey = ctx.tilingKey;
+    ex->scheduleMode = ctx.scheduleMode;
     ex->tiled = true;
     *workspaceSize = ex->workspaceSize;
     return ACLNN_SUCCESS;

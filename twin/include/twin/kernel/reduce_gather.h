@@ -116,7 +116,7 @@ __aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &s
     static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value || std::is_same<T, half>::value ||
                       std::is_same<T, bfloat16_t>::value || std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value ||
                       std::is_same<T, float>::value,
-                  "Gather: data type not supported on Atlas A2");
+                  "Gather: data type not supported on Atlas A2; accepted: int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float");
     const char *api = "Gather";
     auto &c = twin::kernel::Core(api);
     if (twin::kernel::CountNop(api, c, count)) return;

@@ -110,8 +110,9 @@ __aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T> &dst) { (v
 __aicore__ inline int64_t GetBlockIdx() { return twin::kernel::Core("GetBlockIdx").blockIdx; }
 __aicore__ inline int64_t GetBlockNum() { return twin::kernel::Core("GetBlockNum").blockNum; }
 __aicore__ inline int64_t GetSubBlockIdx() { return twin::kernel::Core("GetSubBlockIdx").subBlockIdx; }
-__aicore__ inline int64_t GetTaskRatio() { return twin::kernel::Core("GetTaskRatio").taskRatio; }
-__aicore__ inline int64_t GetSubBlockNum() { return twin::kernel::Core("GetSubBlockNum").taskRatio; }
+// GetTaskRatio/GetSubBlockNum are not provided: asc-devkit declares them, CANN 8.1.RC1 does not (it has
+// only the misspelt GetTaskRation, interface/kernel_operator_common_intf.h), so a kernel using either
+// would not build on 8.1.RC1.
 
 
 __aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {

@@ -192,6 +192,11 @@ template <typename T> constexpr bool kA2Arith = OneOf<T, int16_t, half, int32_t,
 template <typename T> constexpr bool kA2Float = OneOf<T, half, float>;                     // Div Abs Exp Ln Sqrt Rsqrt Reciprocal
 template <typename T> constexpr bool kA2Relu = OneOf<T, half, int32_t, float>;
 template <typename T> constexpr bool kA2Move = OneOf<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float>;   // Duplicate Gather Copy
+// The same lists as text, for the static_assert messages ("accepted: ...").
+#define TWIN_kA2Arith_TEXT "int16_t, half, int32_t, float"
+#define TWIN_kA2Float_TEXT "half, float"
+#define TWIN_kA2Relu_TEXT "half, int32_t, float"
+#define TWIN_kA2Move_TEXT "int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float"
 // Arithmetic domain of an element type: exact integers, float for floating types.
 template <typename T> using ArithT = std::conditional_t<std::is_integral<T>::value, int64_t, float>;
 template <typename T> inline ArithT<T> AV(T v) { return static_cast<ArithT<T>>(v); }
@@ -208,13 +213,13 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T>                                                                                               \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
                                 const int32_t &count) {                                                                 \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         twin::kernel::BinaryCount<T>(#NAME, dst, src0, src1, count, [](T a, T b) { return EXPR; });                     \
     }                                                                                                                   \
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
                                 uint64_t mask, twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {     \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
         twin::kernel::BinaryMasked<T>(#NAME, isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return EXPR; }); \
@@ -222,7 +227,7 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1,     \
                                 uint64_t mask[], twin::kernel::RepeatTimes repeatTime, const BinaryRepeatParams &p) {   \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
         twin::kernel::BinaryMasked<T>(#NAME, isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return EXPR; }); \
@@ -233,14 +238,14 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
                                 const int32_t &count) {                                                                 \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         const T s = scalarValue;                                                                                        \
         twin::kernel::UnaryCount<T>(#NAME, dst, src, count, [s](T a) { return EXPR; });                                 \
     }                                                                                                                   \
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
                                 uint64_t mask, twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {      \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
         const T s = scalarValue;                                                                                        \
@@ -249,7 +254,7 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const T &scalarValue,            \
                                 uint64_t mask[], twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {    \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
         const T s = scalarValue;                                                                                        \
@@ -259,13 +264,13 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
 #define TWIN_UNARY_OP(NAME, EXPR, TYPES)                                                                                       \
     template <typename T>                                                                                               \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, const int32_t &count) {          \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         twin::kernel::UnaryCount<T>(#NAME, dst, src, count, [](T a) { return EXPR; });                                  \
     }                                                                                                                   \
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask,                   \
                                 twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {                     \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanContinuousMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                          \
         twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [](T a) { return EXPR; });                    \
@@ -273,7 +278,7 @@ template <typename T> inline ArithT<T> AbsValue(T v) {
     template <typename T, bool isSetMask = true>                                                                        \
     __aicore__ inline void NAME(const LocalTensor<T> &dst, const LocalTensor<T> &src, uint64_t mask[],                 \
                                 twin::kernel::RepeatTimes repeatTime, const UnaryRepeatParams &p) {                     \
-        static_assert(TYPES<T>, #NAME ": data type not supported on Atlas A2"); \
+        static_assert(twin::kernel::TYPES<T>, #NAME ": data type not supported on Atlas A2; accepted: " TWIN_##TYPES##_TEXT); \
         auto &c = twin::kernel::Core(#NAME);                                                                            \
         auto m = twin::kernel::PlanBitMask(#NAME, c, isSetMask, mask, 256 / sizeof(T));                                 \
         twin::kernel::UnaryMasked<T>(#NAME, m, repeatTime.v, dst, src, p, [](T a) { return EXPR; });                    \
@@ -284,11 +289,11 @@ namespace AscendC {
 using twin::kernel::F32;
 using twin::kernel::AV;
 
-TWIN_BINARY_OP(Add, AV(a) + AV(b), twin::kernel::kA2Arith)
-TWIN_BINARY_OP(Sub, AV(a) - AV(b), twin::kernel::kA2Arith)
-TWIN_BINARY_OP(Mul, AV(a) * AV(b), twin::kernel::kA2Arith)
-TWIN_BINARY_OP(Max, (AV(a) >= AV(b) ? a : b), twin::kernel::kA2Arith)
-TWIN_BINARY_OP(Min, (AV(a) <= AV(b) ? a : b), twin::kernel::kA2Arith)
+TWIN_BINARY_OP(Add, AV(a) + AV(b), kA2Arith)
+TWIN_BINARY_OP(Sub, AV(a) - AV(b), kA2Arith)
+TWIN_BINARY_OP(Mul, AV(a) * AV(b), kA2Arith)
+TWIN_BINARY_OP(Max, (AV(a) >= AV(b) ? a : b), kA2Arith)
+TWIN_BINARY_OP(Min, (AV(a) <= AV(b) ? a : b), kA2Arith)
 
 template <typename T>
 __aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, const int32_t &count) {
@@ -312,23 +317,23 @@ __aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0
     twin::kernel::BinaryMasked<T>("Div", isSetMask, m, repeatTime.v, dst, src0, src1, p, [](T a, T b) { return F32(a) / F32(b); });
 }
 
-TWIN_SCALAR_OP(Adds, AV(a) + AV(s), twin::kernel::kA2Arith)
-TWIN_SCALAR_OP(Muls, AV(a) * AV(s), twin::kernel::kA2Arith)
-TWIN_SCALAR_OP(Maxs, (AV(a) >= AV(s) ? a : s), twin::kernel::kA2Arith)
-TWIN_SCALAR_OP(Mins, (AV(a) <= AV(s) ? a : s), twin::kernel::kA2Arith)
+TWIN_SCALAR_OP(Adds, AV(a) + AV(s), kA2Arith)
+TWIN_SCALAR_OP(Muls, AV(a) * AV(s), kA2Arith)
+TWIN_SCALAR_OP(Maxs, (AV(a) >= AV(s) ? a : s), kA2Arith)
+TWIN_SCALAR_OP(Mins, (AV(a) <= AV(s) ? a : s), kA2Arith)
 
-TWIN_UNARY_OP(Abs, twin::kernel::AbsValue(a), twin::kernel::kA2Float)
-TWIN_UNARY_OP(Relu, (AV(a) > 0 ? a : static_cast<T>(0)), twin::kernel::kA2Relu)
-TWIN_UNARY_OP(Exp, std::exp(F32(a)), twin::kernel::kA2Float)
-TWIN_UNARY_OP(Ln, std::log(F32(a)), twin::kernel::kA2Float)
-TWIN_UNARY_OP(Sqrt, std::sqrt(F32(a)), twin::kernel::kA2Float)
-TWIN_UNARY_OP(Rsqrt, 1.0f / std::sqrt(F32(a)), twin::kernel::kA2Float)
-TWIN_UNARY_OP(Reciprocal, 1.0f / F32(a), twin::kernel::kA2Float)
+TWIN_UNARY_OP(Abs, twin::kernel::AbsValue(a), kA2Float)
+TWIN_UNARY_OP(Relu, (AV(a) > 0 ? a : static_cast<T>(0)), kA2Relu)
+TWIN_UNARY_OP(Exp, std::exp(F32(a)), kA2Float)
+TWIN_UNARY_OP(Ln, std::log(F32(a)), kA2Float)
+TWIN_UNARY_OP(Sqrt, std::sqrt(F32(a)), kA2Float)
+TWIN_UNARY_OP(Rsqrt, 1.0f / std::sqrt(F32(a)), kA2Float)
+TWIN_UNARY_OP(Reciprocal, 1.0f / F32(a), kA2Float)
 
 // ---- Duplicate -------------------------------------------------------------------------------
 template <typename T>
 __aicore__ inline void Duplicate(const LocalTensor<T> &dst, const T &scalarValue, const int32_t &count) {
-    static_assert(twin::kernel::kA2Move<T>, "Duplicate: data type not supported on Atlas A2");
+    static_assert(twin::kernel::kA2Move<T>, "Duplicate: data type not supported on Atlas A2; accepted: " TWIN_kA2Move_TEXT);
     const char *api = "Duplicate";
     auto &c = twin::kernel::Core(api);
     if (twin::kernel::CountNop(api, c, count)) return;
@@ -342,7 +347,7 @@ namespace twin_detail {
 template <typename T>
 inline void DuplicateMasked(const char *api, const twin::kernel::MaskPlan &m, int64_t repeat, const LocalTensor<T> &dst, T v,
                             uint16_t blk, uint8_t rep) {
-    static_assert(twin::kernel::kA2Move<T>, "Duplicate: data type not supported on Atlas A2");
+    static_assert(twin::kernel::kA2Move<T>, "Duplicate: data type not supported on Atlas A2; accepted: " TWIN_kA2Move_TEXT);
     auto &c = twin::kernel::Core(api);
     const uint32_t per = 256 / sizeof(T);
     twin::kernel::VecOperand ops[1] = {{reinterpret_cast<uint8_t *>(dst.TwinAddr()), sizeof(T), blk, rep, dst.TwinCapacity(), "dst"}};
