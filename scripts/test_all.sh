@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Sets up the environment and runs every test: the C++ twin tests (AddressSanitizer + UBSan
-# build, via ctest) and the Python suite (pytest). NPU-only tests skip with their reason here.
+# Sets up the environment and runs every test: the format check of changed C/C++ lines
+# (scripts/check_format.sh), the C++ twin tests (AddressSanitizer + UBSan build, via ctest) and the
+# Python suite (pytest). NPU-only tests skip with their reason here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh
 export PATH="$PWD/.venv/bin:$PATH"
+bash scripts/check_format.sh
 cmake -S . -B build-asan -G Ninja -DASCEND_DCN_TWIN=ON -DASCEND_DCN_SANITIZE=ON \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-asan -j2
