@@ -5,9 +5,10 @@
 // group dgi; see BlockRange), output-pixel band j. The unit exclusively owns the accumulator plane slice
 // giacc[j][n, :, :, c0:c0+len] and the partial slots part[n][b][*][*][band j pixels]; it visits the
 // (pixel tile, kernel-point chunk, pixel, kernel point) of its band in a fixed order:
-//   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (integer part exact, one fp32 rounding)
-//   y0 = floor(y) (Cast CAST_FLOOR), ly = y - y0, hy = 1 - ly (x likewise)      (vector, per tile)
-//   whole-sample rule: only -1 < y < H and -1 < x < W contribute; corners (yc, xc) outside the image
+//   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (never rounded as a sum)
+//   y0 = base + floor(dy) (Cast CAST_FLOOR; exact integers), ly = dy - floor(dy) (exact), hy = 1 - ly
+//   (x likewise; vector, per tile)
+//   whole-sample rule: only -1 < y < H and -1 < x < W contribute (decided exactly from y0 and ly); corners (yc, xc) outside the image
 //   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points;
 //   32 for wide, 128 for narrow blocks of <= 16 channels):
 //     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
@@ -332,25 +333,27 @@ private:
         AscendC::LocalTensor<float> hb = coord_[11 * plane_], wb = coord_[11 * plane_ + ptp_];
         AscendC::LocalTensor<float> part = partBuf_.Get<float>();
         AscendC::LocalTensor<int32_t> fl = part.template ReinterpretCast<int32_t>();
+        // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
+        // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
         for (int64_t kk = 0; kk < kt; ++kk) {
             int64_t k = k0 + kk, khi = k / p.kw, kwi = k - khi * p.kw;
             AscendC::Adds(ys[kk * ptp_], hb, static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
             AscendC::Adds(xs[kk * ptp_], wb, static_cast<float>(kwi * p.dilationW), static_cast<int32_t>(ptp_));
         }
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(ys, ys, off[plane_], static_cast<int32_t>(planeCnt));  // + dy
-        AscendC::Add(xs, xs, off[0], static_cast<int32_t>(planeCnt));       // + dx
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(fl, ys, AscendC::RoundMode::CAST_FLOOR, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
+        AscendC::Cast(fl, off[plane_], AscendC::RoundMode::CAST_FLOOR, planeCnt);  // floor(dy)
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Cast(y0, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(fl, xs, AscendC::RoundMode::CAST_FLOOR, planeCnt);
+        AscendC::Cast(fl, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);       // floor(dx)
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Cast(x0, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Sub(ly, ys, y0, static_cast<int32_t>(planeCnt));
-        AscendC::Sub(lx, xs, x0, static_cast<int32_t>(planeCnt));
+        AscendC::Sub(ly, off[plane_], y0, static_cast<int32_t>(planeCnt));  // frac(dy)
+        AscendC::Sub(lx, off[0], x0, static_cast<int32_t>(planeCnt));       // frac(dx)
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(y0, y0, ys, static_cast<int32_t>(planeCnt));  // base + floor(dy)
+        AscendC::Add(x0, x0, xs, static_cast<int32_t>(planeCnt));  // base + floor(dx)
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(planeCnt));
@@ -405,13 +408,13 @@ private:
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
-                float y = ys.GetValue(idx), x = xs.GetValue(idx);
+                const float fy0 = y0.GetValue(idx), fx0 = x0.GetValue(idx);
                 const int64_t row = i * kt + kk;
                 RowInfo &ri = rowInfo_[row];
-                ri.inside = y > -1.0f && y < hF && x > -1.0f && x < wF;
+                ri.inside = InsideAxis(fy0, ly.GetValue(idx), hF) && InsideAxis(fx0, lx.GetValue(idx), wF);
                 if (ri.inside) {
-                    ri.y0 = static_cast<int64_t>(y0.GetValue(idx));
-                    ri.x0 = static_cast<int64_t>(x0.GetValue(idx));
+                    ri.y0 = static_cast<int64_t>(fy0);
+                    ri.x0 = static_cast<int64_t>(fx0);
                     LoadCornerRows(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
                 }
             }
@@ -537,6 +540,14 @@ private:
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
         offQue_.FreeTensor(raw);
+    }
+
+    // Whole-sample test -1 < v < size for v = v0 + frac (v0 = base + floor(offset), an exact integer;
+    // frac = offset - floor(offset) in [0, 1)), decided exactly. A non-finite offset gives frac NaN or
+    // -inf (fails frac >= 0) or +inf with a saturated, far-out v0.
+    __aicore__ static inline bool InsideAxis(float v0, float frac, float size)
+    {
+        return frac >= 0.0f && v0 < size && (v0 >= 0.0f || (v0 == -1.0f && frac > 0.0f));
     }
 
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):

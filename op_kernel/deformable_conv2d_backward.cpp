@@ -10,6 +10,9 @@
 //                    band) and per-block offset/mask partials (dcn_stage2_sample.h)
 //   stage 3 (vector) combine partials / band planes in fixed order, transpose, cast (dcn_stage3_finalize.h)
 // Stages are separated by SyncAll() over the vector cores.
+// Event IDs: the Matmul client of REGIST_MATMUL_OBJ owns an MTE3_S event ID and its flag for the
+// lifetime of its scope (MatmulStages); TPipe::Reset frees all IDs. Rule for kernel code: no TPipe::Reset
+// followed by an MTE3_S FetchEventID/AllocEventID while the client lives (see MatmulStages).
 //
 // Determinism: every stage's work units are a function of the shape only (tile sizes and block sizes
 // come from the tiling, never from the core count); vector core i processes units i, i+usedVecCores, ...;
@@ -67,43 +70,56 @@ public:
 
     __aicore__ inline void Process()
     {
-        typename Stage1Matmul<T>::Mm mmG;
-        typename Stage1Matmul<T>::Mm mmW;
-        // Separated mode: must precede every InitBuffer; on the AIC this serves the matmuls and returns.
-        REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mmG, &td_->gMatmul, mmW, &td_->wMatmul);
+        MatmulStages();
         if ASCEND_IS_AIC {
             return;
         }
-        const int64_t idx = AscendC::GetBlockIdx();
-        const bool active = idx < p_.usedVecCores;
-
-        if (active) {
-            Stage0Rearrange<T> s0;
-            s0.Run(pipe_, p_, t_, idx);
-        }
         AscendC::SyncAll();
-        Stage1Matmul<T> s1;
-        if (active) {
-            s1.Run(mmG, mmW, p_, t_, idx);
-        } else {
-            mmG.End();
-            mmW.End();
-        }
-        AscendC::SyncAll();
-        if (active) {
+        if (active_) {
             Stage2Sample<T> s2;
-            s2.Run(pipe_, p_, t_, idx);
+            s2.Run(pipe_, p_, t_, idx_);
         }
         AscendC::SyncAll();
-        if (active) {
+        if (active_) {
             Stage3Finalize<T> s3;
-            s3.Run(pipe_, p_, t_, idx);
+            s3.Run(pipe_, p_, t_, idx_);
         }
     }
 
 private:
+    // Stages 0 and 1 run inside the scope of the Matmul client that REGIST_MATMUL_OBJ declares (on the
+    // AIC the macro serves the matmuls and returns from here). The client takes an MTE3_S event ID from
+    // the pipe at registration and holds its flag set between messages until this scope ends.
+    // TPipe::Reset frees every event ID, the client's included, so after stage 0's pipe.Reset() nothing
+    // may take an MTE3_S ID (FetchEventID/AllocEventID, e.g. PipeSync<MTE3_S>) until the client is gone:
+    // stage 1 sends only Matmul messages, and stage 2 (which uses PipeSync<MTE3_S>) starts after the
+    // client's quit at the end of this function.
+    __aicore__ inline void MatmulStages()
+    {
+        typename Stage1Matmul<T>::Mm mmG;
+        typename Stage1Matmul<T>::Mm mmW;
+        // Separated mode: must precede every InitBuffer; on the AIC this serves the matmuls and returns.
+        REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mmG, &td_->gMatmul, mmW, &td_->wMatmul);
+        idx_ = AscendC::GetBlockIdx();
+        active_ = idx_ < p_.usedVecCores;
+        if (active_) {
+            Stage0Rearrange<T> s0;
+            s0.Run(pipe_, p_, t_, idx_);
+        }
+        AscendC::SyncAll();
+        Stage1Matmul<T> s1;
+        if (active_) {
+            s1.Run(mmG, mmW, p_, t_, idx_);
+        } else {
+            mmG.End();
+            mmW.End();
+        }
+    }
+
     AscendC::TPipe pipe_;
     const TilingT *td_;
+    int64_t idx_ = 0;
+    bool active_ = false;
     DcnParams p_;
     DcnTensors<T> t_;
 };

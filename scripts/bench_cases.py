@@ -1,6 +1,8 @@
-"""Benchmark suite of landscape.md §5 and the deterministic inputs every benchmark side shares.
+"""The benchmark suite (ascend_dcn/suite.py, the one table) as scaled cases, and the deterministic
+inputs every benchmark side shares.
 
-A case is one DeformableConv2dBackward call in the Ascend layouts of op-semantics.md:
+A case is one DeformableConv2dBackward call in the Ascend layouts of the contract
+(docs/aclnnDeformableConv2dBackward.md):
   input [N, Cin, H, W], weight [Cout, Cin/groups, KH, KW], offset [N, 3*dg*K, Ho, Wo]
   ([dx | dy | mask]; 2 blocks when modulated=False), grad_output [N, Cout, Ho, Wo],
   offset_out [N, Cin, Ho*KH, Wo*KW] (the forward's deformOut, from the float64 reference).
@@ -11,26 +13,30 @@ first, what is left of the factor divides H and W by its square root each (at le
 kernel, stride, groups and deformable groups are kept, so the per-pixel work is that of the real layer.
 
 This module imports torch and ascend_dcn.reference only (no twin), and must keep working under the
-separate torchvision venv's torch too (the torchvision worker imports ``attrs``/``out_hw``).
+separate torchvision venv's torch too (the torchvision worker imports ``attrs``/``out_hw``; there the
+suite table is loaded by file path, the package not being installed).
 """
+import importlib.util
 import math
+import os
 from dataclasses import dataclass
 
+
+def _load_suite():
+    try:
+        from ascend_dcn import suite
+        return suite
+    except ImportError:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "ascend_dcn", "suite.py")
+        spec = importlib.util.spec_from_file_location("ascend_dcn_suite", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+
+_suite = _load_suite()
 # name, N, Cin, Cout, H, W, stride, groups, dg  (K = 3x3, padding 1, dilation 1, modulated)
-SUITE = [
-    ("r1 R50 c3 entry s2", 2, 128, 128, 200, 336, 2, 1, 1),
-    ("r2 R50 c3 body", 2, 128, 128, 100, 168, 1, 1, 1),
-    ("r3 R50 c4 body", 2, 256, 256, 50, 84, 1, 1, 1),
-    ("r4 R50 c5 body", 2, 512, 512, 25, 42, 1, 1, 1),
-    ("r5 R50 c4 dg4", 2, 256, 256, 50, 84, 1, 1, 4),
-    ("r6 X101 c4 g32", 2, 512, 512, 50, 84, 1, 32, 1),
-    ("r7 CenterNet up1", 32, 512, 256, 16, 16, 1, 1, 1),
-    ("r8 CenterNet up3", 32, 128, 64, 64, 64, 1, 1, 1),
-    ("r9 EDVR L1 dg8", 8, 64, 64, 64, 64, 1, 1, 8),
-    ("r10 EDVR L3 dg8", 8, 64, 64, 16, 16, 1, 1, 8),
-    ("r11 BasicVSR++ dg16", 8, 128, 64, 64, 64, 1, 1, 16),
-    ("r12 PP-YOLO c5", 8, 512, 512, 19, 19, 1, 1, 1),
-]
+SUITE = [(f"{r.key} {r.label}", r.n, r.cin, r.cout, r.h, r.w, r.stride, r.groups, r.dg) for r in _suite.SUITE]
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,34 @@
 #!/usr/bin/env python3
 """One side of the benchmark, in its own process (so its peak memory is its own).
 
-    python scripts/bench_worker.py --impl ours|torch|reference|torchvision --case CASE.pt --out OUT.pt
+    python scripts/bench_worker.py --impl ours|ours-lean|torch|torchvision --case CASE.pt --out OUT.pt
 
 CASE.pt (written by bench.py with torch.save): {"case": dict of bench_cases.Case fields,
 "inputs": dict of the five input tensors (Ascend layouts), "dtype": name}.
+
+Every side is a layer as a user trains it: leaves input, weight, offset (requires_grad, no bias),
+``out = layer(...)`` (the forward), ``out.backward(grad_output)`` (the backward).
+  ours        torch.ops.ascend_dcn.deformable_conv2d, save_deform_out=True (standard mode): our CPU
+              forward (ascend_dcn.forward) and, as the backward, our operator on the twin
+  ours-lean   the same with save_deform_out=False (memory-saving mode: deformOut is not kept; the
+              backward recomputes it)
+  torch       plain PyTorch forward + autograd (scripts/bench_torch_dcn.py)
+  torchvision torchvision.ops.deform_conv2d (its CPU kernels; offsets converted by ascend_dcn.layouts
+              outside the timed part)
 
 Protocol (stdout lines starting with "@@ " are JSON messages; anything else is ignored by bench.py):
   1. warm-up on a tiny case (library loading, thread pools, first-call costs stay out of the figures),
      then "@@ {"loaded": true}"; waits for the line "measure" on stdin (workers load in parallel,
      but measure their memory one at a time);
-  2. memory: peak resident set (VmHWM, reset through /proc/self/clear_refs; ru_maxrss where that is
-     not allowed) during one full computation of the four gradients minus the RSS before it ->
-     "peak_kib" (growth of the peak resident set above the loaded inputs; for the autograd peers this includes
-     building the forward graph, whose saved tensors the backward needs); the gradients are saved to
-     OUT.pt in the Ascend layouts (float64 for the reference) and reported in "@@ {ready...}";
-  3. then per line "run" on stdin: one timed backward -> "@@ {"seconds": s}"; "quit" ends.
-Timed part: ours = ascend_dcn.ops.deformable_conv2d_backward (validation, output allocation, twin
-launch); reference = ascend_dcn.reference.deformable_conv2d_backward on float64 inputs; torch /
-torchvision = ``out.backward(grad_output)`` only (their forward graph is built untimed before).
+  2. memory: the peak resident set (VmHWM, reset through /proc/self/clear_refs; ru_maxrss where that
+     is not allowed) minus the RSS before the window, read after the forward ("fwd_kib": what the
+     forward needs, including what it keeps for the backward) and after the backward ("step_kib":
+     the whole training step); the gradients (Ascend layouts) are saved to OUT.pt;
+  3. then per line "run" on stdin: fresh leaves (untimed), one timed forward, one timed backward
+     -> "@@ {"forward": s, "backward": s}"; "quit" ends.
 
-Runs under the project venv (ours, torch, reference) or the torchvision venv (torchvision only: it
-imports nothing of ascend_dcn but layouts.py, loaded by file path).
+Runs under the project venv (ours, ours-lean, torch) or the torchvision venv (torchvision only: it
+imports nothing of ascend_dcn but layouts.py and suite.py, loaded by file path).
 """
 import argparse
 import importlib.util
@@ -33,7 +40,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY_SRC = os.path.join(HERE, "..", "python")
-sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 
@@ -72,13 +78,6 @@ def peak_rss_kib(method):
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
 
 
-def import_ascend_dcn():
-    try:
-        import ascend_dcn  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, PY_SRC)
-
-
 def load_layouts():
     """ascend_dcn/layouts.py by path (no package import: the torchvision venv lacks the extension)."""
     spec = importlib.util.spec_from_file_location("bench_layouts", os.path.join(PY_SRC, "ascend_dcn", "layouts.py"))
@@ -87,56 +86,62 @@ def load_layouts():
     return mod
 
 
-class Ours:
+class Side:
+    """A layer under training: ``prepare`` makes fresh leaves (untimed), ``forward`` returns the
+    output, ``backward`` runs autograd, ``grads`` gives (grad_input, grad_weight, grad_offset,
+    grad_bias) in the Ascend layouts."""
+
     def __init__(self, inputs, attrs, twin_aiv=0):
-        import_ascend_dcn()
-        from ascend_dcn import _backend, ops
+        self.inputs, self.attrs = inputs, attrs
+        self.go = inputs["grad_output"]
+
+    def leaves(self, offset):
+        self.x = self.inputs["input"].detach().clone().requires_grad_(True)
+        self.w = self.inputs["weight"].detach().clone().requires_grad_(True)
+        self.off = offset.detach().clone().requires_grad_(True)
+
+    def prepare(self):
+        self.leaves(self.inputs["offset"])
+
+    def backward(self, out):
+        out.backward(self.go)
+
+    def grads(self):
+        return self.x.grad, self.w.grad, self.off.grad, self.go.sum(dim=(0, 2, 3))
+
+
+class Ours(Side):
+    save_deform_out = True
+
+    def __init__(self, inputs, attrs, twin_aiv=0):
+        super().__init__(inputs, attrs)
+        import ascend_dcn  # noqa: F401  (registers the ops and their autograd)
+        from ascend_dcn import _backend
         if twin_aiv:
             _backend.twin_set_platform("Ascend910B2", int(twin_aiv))
-        self.ops, self.inputs, self.attrs = ops, inputs, attrs
 
-    def prepare(self):
-        pass
-
-    def run(self):
-        i, a = self.inputs, self.attrs
-        return self.ops.deformable_conv2d_backward(i["input"], i["grad_output"], i["offset_out"], i["weight"],
-                                                   i["offset"], a["kernel_size"], a["stride"], a["padding"],
-                                                   a["dilation"], a["groups"], a["deformable_groups"], a["modulated"])
-
-    def to_ascend(self, grads):
-        return grads
+    def forward(self):
+        a = self.attrs
+        out, _ = torch.ops.ascend_dcn.deformable_conv2d(
+            self.x, self.w, self.off, None, a["kernel_size"], a["stride"], a["padding"], a["dilation"],
+            a["groups"], a["deformable_groups"], a["modulated"], self.save_deform_out)
+        return out
 
 
-class Reference(Ours):
-    def __init__(self, inputs, attrs, twin_aiv=0):
-        import_ascend_dcn()
-        from ascend_dcn import reference
-        self.reference = reference
-        self.inputs = {k: v.to(torch.float64) for k, v in inputs.items()}
-        self.attrs = attrs
-
-    def run(self):
-        i, a = self.inputs, self.attrs
-        return self.reference.deformable_conv2d_backward(
-            i["input"], i["grad_output"], i["offset_out"], i["weight"], i["offset"], a["kernel_size"], a["stride"],
-            a["padding"], a["dilation"], a["groups"], a["deformable_groups"], a["modulated"])
+class OursLean(Ours):
+    save_deform_out = False
 
 
-class PlainTorch(Ours):
-    def __init__(self, inputs, attrs, twin_aiv=0):
-        self.runner = bench_torch_dcn.Runner(inputs, attrs)
-
-    def prepare(self):
-        self.runner.prepare()
-
-    def run(self):
-        return self.runner.run()
+class PlainTorch(Side):
+    def forward(self):
+        a = self.attrs
+        return bench_torch_dcn.deform_conv2d(self.x, self.w, self.off, a["kernel_size"], a["stride"], a["padding"],
+                                             a["dilation"], a["groups"], a["deformable_groups"], a["modulated"])
 
 
-class TorchVision(Ours):
-    """torchvision.ops.deform_conv2d (CPU kernels) forward untimed, backward timed; offsets and their
-    gradients converted with ascend_dcn.layouts (interleaved (dy, dx) pairs + separate mask)."""
+class TorchVision(Side):
+    """torchvision.ops.deform_conv2d (CPU kernels, float32); offsets in torchvision's layout
+    (interleaved (dy, dx) pairs + separate mask), converted with ascend_dcn.layouts untimed."""
 
     def __init__(self, inputs, attrs, twin_aiv=0):
         from torchvision.ops import deform_conv2d
@@ -145,34 +150,27 @@ class TorchVision(Ours):
         pad = attrs["padding"]
         if pad[0] != pad[1] or pad[2] != pad[3]:
             raise ValueError(f"padding: torchvision needs symmetric padding; got {pad}")
-        inputs = {k: v.float() for k, v in inputs.items()}  # torchvision's CPU kernels: float32 here
-        self.inputs, self.attrs = inputs, attrs
-        off, mask = self.layouts.ascend_to_tv_offset(inputs["offset"], modulated=attrs["modulated"])
+        super().__init__({k: v.float() for k, v in inputs.items()}, attrs)
+        off, mask = self.layouts.ascend_to_tv_offset(self.inputs["offset"], modulated=attrs["modulated"])
         self.off_tv, self.mask_tv = off.contiguous(), (None if mask is None else mask.contiguous())
 
     def prepare(self):
-        a = self.attrs
-        self.x = self.inputs["input"].detach().clone().requires_grad_(True)
-        self.w = self.inputs["weight"].detach().clone().requires_grad_(True)
-        self.off = self.off_tv.detach().clone().requires_grad_(True)
+        self.leaves(self.off_tv)
         self.mask = None if self.mask_tv is None else self.mask_tv.detach().clone().requires_grad_(True)
-        self.out = self.deform_conv2d(self.x, self.off, self.w, None, stride=tuple(a["stride"][2:]),
-                                      padding=(a["padding"][0], a["padding"][2]),
-                                      dilation=tuple(a["dilation"][2:]), mask=self.mask)
 
-    def run(self):
-        go = self.inputs["grad_output"]
-        self.out.backward(go)
-        self.out = None
-        return self.x.grad, self.w.grad, (self.off.grad, None if self.mask is None else self.mask.grad), \
-            go.sum(dim=(0, 2, 3))
+    def forward(self):
+        a = self.attrs
+        return self.deform_conv2d(self.x, self.off, self.w, None, stride=tuple(a["stride"][2:]),
+                                  padding=(a["padding"][0], a["padding"][2]),
+                                  dilation=tuple(a["dilation"][2:]), mask=self.mask)
 
-    def to_ascend(self, grads):
-        gi, gw, (goff, gmask), gb = grads
-        return gi, gw, self.layouts.tv_grad_to_ascend(goff, gmask, modulated=self.attrs["modulated"]), gb
+    def grads(self):
+        gmask = None if self.mask is None else self.mask.grad
+        goff = self.layouts.tv_grad_to_ascend(self.off.grad, gmask, modulated=self.attrs["modulated"])
+        return self.x.grad, self.w.grad, goff, self.go.sum(dim=(0, 2, 3))
 
 
-IMPLS = {"ours": Ours, "reference": Reference, "torch": PlainTorch, "torchvision": TorchVision}
+IMPLS = {"ours": Ours, "ours-lean": OursLean, "torch": PlainTorch, "torchvision": TorchVision}
 
 
 def tiny_inputs(case):
@@ -204,30 +202,34 @@ def main():
                             modulated=case.modulated)
     warm = impl_cls({k: v.to(dtype) for k, v in tiny_inputs(tiny).items()}, tiny.attrs, args.twin_aiv)
     warm.prepare()
-    warm.run()
+    warm.backward(warm.forward())
     del warm
 
     impl = impl_cls(blob["inputs"], case.attrs, args.twin_aiv)
     emit(loaded=True)
     if sys.stdin.readline().strip() != "measure":  # bench.py opens the memory windows one at a time
         return 1
-    base, method = reset_peak_rss()
-    t0 = time.perf_counter()
     impl.prepare()
-    grads = impl.run()
-    first = time.perf_counter() - t0
-    peak = peak_rss_kib(method) - base
-    torch.save([g.detach() for g in impl.to_ascend(grads)], args.out)
-    del grads
-    emit(ready=True, peak_kib=peak, memory_method=method, first_seconds=first, threads=torch.get_num_threads(),
-         torch=torch.__version__)
+    base, method = reset_peak_rss()
+    out = impl.forward()
+    fwd_peak = peak_rss_kib(method) - base
+    impl.backward(out)
+    del out
+    step_peak = peak_rss_kib(method) - base
+    torch.save([g.detach() for g in impl.grads()], args.out)
+    emit(ready=True, fwd_kib=fwd_peak, step_kib=step_peak, memory_method=method,
+         threads=torch.get_num_threads(), torch=torch.__version__)
     for line in sys.stdin:
         cmd = line.strip()
         if cmd == "run":
             impl.prepare()
             t0 = time.perf_counter()
-            impl.run()
-            emit(seconds=time.perf_counter() - t0)
+            out = impl.forward()
+            t1 = time.perf_counter()
+            impl.backward(out)
+            t2 = time.perf_counter()
+            del out
+            emit(forward=t1 - t0, backward=t2 - t1)
         elif cmd == "quit":
             break
         elif cmd:

@@ -8,14 +8,9 @@ float64 reference, in the case dtype and as float64 copies) as .bin files + mani
 Cases and file format: python/ascend_dcn/golden_cases.py.
 """
 import argparse
-import os
 import sys
 
-try:
-    from ascend_dcn import golden_cases
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-    from ascend_dcn import golden_cases
+from ascend_dcn import golden_cases  # the installed package (pip install . or pip install -e .)
 
 
 def main(argv=None):

@@ -3,7 +3,7 @@
 
 Runs the operator through the best available backend — the installed vendor package on an
 Ascend NPU when torch_npu, CANN and our package are present, otherwise the CPU twin — on a
-layer from the benchmark suite (shared/docs/landscape.md §5), and compares all four gradients
+layer from the benchmark suite (ascend_dcn/suite.py), and compares all four gradients
 with the float64 reference under CANN's precision standard (fp32: double ten-thousandth,
 fp16/bf16: double thousandth). Exit code 0 = PASS.
 
@@ -15,16 +15,22 @@ import time
 
 import torch
 
-from ascend_dcn import ops, precision, reference
+from ascend_dcn import ops, precision, reference, suite
 
-# name: (N, Cin, Cout, H, W, K, stride, pad, dil, groups, dg) — rows of the benchmark suite.
-# The CPU twin runs the full kernel on the CPU, so the default is a realistic layer of moderate
-# size; the larger rows run too, only slower.
+
+def _layer(index):
+    """(N, Cin, Cout, H, W, K, stride, pad, dil, groups, dg) of suite row ``index``."""
+    r = suite.row(index)
+    return (r.n, r.cin, r.cout, r.h, r.w, 3, r.stride, 1, 1, r.groups, r.dg)
+
+
+# Rows of the benchmark suite. The CPU twin runs the full kernel on the CPU, so the default is a
+# realistic layer of moderate size; the larger rows run too, only slower.
 LAYERS = {
-    "edvr_l3": (8, 64, 64, 16, 16, 3, 1, 1, 1, 1, 8),        # suite row 10, EDVR PCD L3, dg=8
-    "r50_c5": (2, 512, 512, 25, 42, 3, 1, 1, 1, 1, 1),       # suite row 4, mmdet R50-DCN c5
-    "edvr_l1": (8, 64, 64, 64, 64, 3, 1, 1, 1, 1, 8),        # suite row 9, EDVR PCD L1, dg=8
-    "r50_c4_dg4": (2, 256, 256, 50, 84, 3, 1, 1, 1, 1, 4),   # suite row 5, DCNv2 dg=4
+    "edvr_l3": _layer(10),       # EDVR PCD L3, dg=8
+    "r50_c5": _layer(4),         # mmdet R50-DCN c5
+    "edvr_l1": _layer(9),        # EDVR PCD L1, dg=8
+    "r50_c4_dg4": _layer(5),     # DCNv2 dg=4
 }
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 

@@ -4,7 +4,7 @@
 Measurement: one ascend_dcn.deformable_conv2d call (input, weight, offset, bias all requiring
 grad) runs under torch.autograd.graph.saved_tensors_hooks, whose pack hook sums
 numel * element_size of every tensor autograd saves for the backward. The benchmark-suite shapes of
-landscape.md §5 (full size) run under FakeTensorMode: the real code path (custom op, fake kernel,
+ascend_dcn/suite.py (full size) run under FakeTensorMode: the real code path (custom op, fake kernel,
 registered autograd formula) with shape-only tensors, so no memory is allocated and nothing is
 computed. A small case is measured a second time with real CPU tensors and must give the same
 bytes (cross-check of the fake measurement), and every row is checked against the formula
@@ -17,17 +17,13 @@ Usage: python scripts/memory_report.py [--out docs/memory.md] [--dtype float32|b
 """
 import argparse
 import os
-import sys
 from dataclasses import dataclass
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-try:
-    import ascend_dcn.functional as dcn
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-    import ascend_dcn.functional as dcn
+import ascend_dcn.functional as dcn  # the installed package (pip install . or pip install -e .)
+from ascend_dcn import suite as bench_suite
 from ascend_dcn.forward import output_size
 
 MiB = 1024.0 ** 2
@@ -48,21 +44,9 @@ class Layer:
     dg: int = 1
 
 
-# landscape.md §5 benchmark suite (rows 1-12), full size
-SUITE = [
-    Layer("1 R50-DCN c3 entry (s2)", 2, 128, 128, 200, 336, s=2),
-    Layer("2 R50-DCN c3 body", 2, 128, 128, 100, 168),
-    Layer("3 R50-DCN c4 body", 2, 256, 256, 50, 84),
-    Layer("4 R50-DCN c5 body", 2, 512, 512, 25, 42),
-    Layer("5 R50 mdconv dg=4 c4", 2, 256, 256, 50, 84, dg=4),
-    Layer("6 X101-32x4d c4 (groups=32)", 2, 512, 512, 50, 84, g=32),
-    Layer("7 CenterNet R18 up #1", 32, 512, 256, 16, 16),
-    Layer("8 CenterNet R18 up #3", 32, 128, 64, 64, 64),
-    Layer("9 EDVR PCD L1 (dg=8)", 8, 64, 64, 64, 64, dg=8),
-    Layer("10 EDVR PCD L3 (dg=8)", 8, 64, 64, 16, 16, dg=8),
-    Layer("11 BasicVSR++ (dg=16)", 8, 128, 64, 64, 64, dg=16),
-    Layer("12 PP-YOLO R50vd c5", 8, 512, 512, 19, 19),
-]
+# the benchmark suite (ascend_dcn/suite.py, rows 1-12), full size
+SUITE = [Layer(f"{i} {r.label}", r.n, r.cin, r.cout, r.h, r.w, s=r.stride, g=r.groups, dg=r.dg)
+         for i, r in enumerate(bench_suite.SUITE, 1)]
 
 # Mask R-CNN / Faster R-CNN R50-DCN c3-c5 at batch 2 (13 DCN layers: the 3x3 conv of every
 # bottleneck of stages 3-5; stride on the 3x3 conv of each stage's first block)
@@ -168,7 +152,7 @@ def build_report(dtype):
         "  calling the operator, so it lives only during that layer's backward.",
         "",
         "Method: `torch.autograd.graph.saved_tensors_hooks` sums `numel*element_size` of every saved",
-        "tensor. The full-size suite shapes (landscape.md §5) run under `FakeTensorMode` (the real",
+        "tensor. The full-size suite shapes (`ascend_dcn/suite.py`) run under `FakeTensorMode` (the real",
         "code path with shape-only tensors). Cross-check: a small layer "
         f"(N={small.N}, Cin={small.Cin}, Cout={small.Cout}, {small.H}x{small.W}, groups={small.g}, dg={small.dg})",
         "measured with real CPU tensors gives the same bytes as the fake run, and every row equals the",

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
 
 import bench_cases  # noqa: E402
 
@@ -241,10 +240,6 @@ def twin_measurement():
 
 def measure(case, dtype):
     """Runs the operator once on the twin; returns the measurement (+ 'macs_check' = cubeMacs / formula)."""
-    try:
-        import ascend_dcn  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, os.path.join(REPO, "python"))
     from ascend_dcn import ops
     inputs = bench_cases.make_inputs(case, dtype)
     a = case.attrs
@@ -365,10 +360,6 @@ def main(argv=None):
         args.scale, args.dtype = saved["scale"], saved["dtype"]
     else:
         # the twin models the chosen SoC (core counts) for the tiling and the launch
-        try:
-            import ascend_dcn  # noqa: F401
-        except ImportError:
-            sys.path.insert(0, os.path.join(REPO, "python"))
         from ascend_dcn import _backend
         _backend.twin_set_platform(args.chip, 0)
     results = []

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Sets up the environment and runs every test: the C++ twin tests (AddressSanitizer + UBSan
-# build, via ctest), the same tests again under ThreadSanitizer (build-tsan; includes the aclnn
-# example operator run and a canary that must be reported as a race) and the Python suite
-# (pytest). NPU-only tests skip with their reason here.
+# Sets up the environment and runs every test: the format check of changed C/C++ lines
+# (scripts/check_format.sh), the C++ twin tests (AddressSanitizer + UBSan build, via ctest), the
+# same tests again under ThreadSanitizer (build-tsan; includes the aclnn example operator run and a
+# canary that must be reported as a race) and the Python suite (pytest). NPU-only tests skip with
+# their reason here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_env.sh
 export PATH="$PWD/.venv/bin:$PATH"
+bash scripts/check_format.sh
 cmake -S . -B build-asan -G Ninja -DASCEND_DCN_TWIN=ON -DASCEND_DCN_SANITIZE=ON \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-asan -j2

@@ -12,16 +12,31 @@ import argparse
 import os
 import sys
 
-try:
-    from ascend_dcn import golden_cases, precision
-except ImportError:  # running from a source checkout without installing
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-    from ascend_dcn import golden_cases, precision
+from ascend_dcn import golden_cases, precision  # the installed package (pip install . or -e .)
+
+
+class ManifestError(Exception):
+    """The manifest is missing or not one of scripts/gen_golden.py (reported without a traceback)."""
+
+
+def read_manifest(manifest_path):
+    try:
+        manifest = golden_cases.load_manifest(manifest_path)
+        manifest["outputs"]
+        return manifest
+    except FileNotFoundError:
+        raise ManifestError(f"--manifest: {manifest_path} does not exist; write a golden case first with "
+                            "`python scripts/gen_golden.py --case NAME --out DIR`") from None
+    except IsADirectoryError:
+        raise ManifestError(f"--manifest: {manifest_path} is a directory; give its manifest.json") from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise ManifestError(f"--manifest: {manifest_path} is not a golden manifest of scripts/gen_golden.py "
+                            f"({type(e).__name__}: {e})") from None
 
 
 def verify(manifest_path, actual_dir, forward=False, out=sys.stdout):
     """Return True if every output passes; print one line per output and a final verdict."""
-    manifest = golden_cases.load_manifest(manifest_path)
+    manifest = read_manifest(manifest_path)
     golden_dir = os.path.dirname(os.path.abspath(manifest_path))
     entries = manifest["outputs"] + (manifest.get("forward_outputs", []) if forward else [])
     all_ok = True
@@ -52,7 +67,11 @@ def main(argv=None):
     p.add_argument("--actual", required=True, help="directory with the actual output .bin files")
     p.add_argument("--forward", action="store_true", help="also compare the forward output 'out'")
     args = p.parse_args(argv)
-    return 0 if verify(args.manifest, args.actual, args.forward) else 1
+    try:
+        return 0 if verify(args.manifest, args.actual, args.forward) else 1
+    except ManifestError as e:
+        print(f"verify_result.py: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -82,23 +82,39 @@ def _first_file(paths):
     return next((p for p in paths if os.path.isfile(p)), None)
 
 
+def _installed_twin_lib_dirs():
+    """``twin_lib/`` beside the Python sources (wheel install) and beside the ``_C`` extension. In an
+    editable install (``pip install -e .``) the sources stay in the checkout while scikit-build-core
+    installs ``_C`` and ``twin_lib/`` into site-packages: the extension's directory finds them."""
+    dirs = [os.path.join(_package_dir(), "twin_lib")]
+    try:
+        spec = importlib.util.find_spec("ascend_dcn._C")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin:
+        ext_dir = os.path.join(os.path.dirname(os.path.abspath(spec.origin)), "twin_lib")
+        if ext_dir not in dirs:
+            dirs.append(ext_dir)
+    return dirs
+
+
 def twin_library_paths():
     """Return ``(opapi_path, [runtime_path])`` of the CPU twin's libraries.
 
     ``$ASCEND_DCN_TWIN_LIB_DIR`` may be a directory holding both libraries (an install) or a CMake
     build directory (``dcn_opapi/libcust_opapi.so`` and ``twin/libnnopbase.so`` under it)."""
     env_dir = os.environ.get(TWIN_LIB_DIR_ENV)
-    candidates = [env_dir] if env_dir else [os.path.join(_package_dir(), "twin_lib")]
+    candidates = [env_dir] if env_dir else _installed_twin_lib_dirs()
     for d in candidates:
         opapi = _first_file([os.path.join(d, OPAPI_LIB), os.path.join(d, "dcn_opapi", OPAPI_LIB)])
         runtime = _first_file([os.path.join(d, RUNTIME_LIB), os.path.join(d, "twin", RUNTIME_LIB)] +
                               sorted(glob.glob(os.path.join(d, "**", RUNTIME_LIB), recursive=True)))
         if opapi and runtime:
             return opapi, [runtime]
-    source = f"${TWIN_LIB_DIR_ENV}={env_dir}" if env_dir else f"the package directory {candidates[0]}"
+    source = f"${TWIN_LIB_DIR_ENV}={env_dir}" if env_dir else " or ".join(candidates)
     raise BackendUnavailableError(
         f"the CPU twin's {OPAPI_LIB} and {RUNTIME_LIB} were not found in {source}. Install the package "
-        "with `pip install --no-build-isolation .` (puts them in ascend_dcn/twin_lib/), or point "
+        "with `pip install .` or `pip install -e .` (puts them in ascend_dcn/twin_lib/), or point "
         f"{TWIN_LIB_DIR_ENV} at the directory of a twin build that contains both libraries")
 
 

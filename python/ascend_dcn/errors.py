@@ -1,9 +1,9 @@
-"""Exception types and status codes of the aclnn contract (op-semantics.md §6.5).
+"""Exception types and status codes of the aclnn contract (docs/aclnnDeformableConv2dBackward.md).
 
 Every validation failure raised by this package is an :class:`AclnnError` carrying the aclnn
 status code that the C API would return, the aclnn parameter name (``input``, ``gradOutput``,
 ``kernelSize``, ...), the rule that failed, and the expected vs actual value. The message format is
-fixed (docs/interfaces.md §6)::
+fixed (docs/architecture.md, Conventions)::
 
     <argument>: <rule>; expected <expected>, got <actual>
 

@@ -4,7 +4,10 @@ Ops (argument lists of torch_npu; Ascend layouts, see forward.py):
   ascend_dcn::deformable_conv2d(input, weight, offset, bias?, kernel_size, stride, padding, dilation,
         groups, deformable_groups, modulated, save_deform_out) -> (out, deformOut)
       deformOut is non-differentiable (as in torch_npu, whose derivative uses only out's gradient).
-      save_deform_out=False: deformOut is not saved for backward; the backward recomputes it.
+      save_deform_out=False: deformOut is neither materialised nor saved (the op returns an empty
+      deformOut of shape [0]; for N = 0 the empty deformOut of its own shape); the backward
+      recomputes it. On CPU the forward then streams over
+      bands of output rows and never holds the whole deformOut (ascend_dcn.forward).
   ascend_dcn::deformable_sample(input, offset, kernel_size, stride, padding, dilation,
         deformable_groups, modulated) -> deformOut           (the forward's sampling stage alone)
   ascend_dcn::deformable_conv2d_backward(input, grad_output, offset_out, weight, offset, kernel_size,
@@ -86,9 +89,14 @@ def deformable_conv2d(input: Tensor, weight: Tensor, offset: Tensor, bias: Optio
     _validate_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
                       deformable_groups, modulated)
     if input.shape[0] == 0:
-        return _empty_batch_forward(input, weight, offset, kernel_size)
-    return _fwd.deformable_conv2d_forward(input, weight, offset, bias, kernel_size, stride, padding,
-                                          dilation, groups, deformable_groups, modulated)
+        out, deform_out = _empty_batch_forward(input, weight, offset, kernel_size)
+    else:
+        out, deform_out = _fwd.deformable_conv2d_forward(
+            input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
+            deformable_groups, modulated, need_deform_out=save_deform_out)
+    if not save_deform_out and input.shape[0] != 0:
+        deform_out = input.new_empty((0,))   # memory-saving mode: deformOut is not materialised
+    return out, deform_out
 
 
 @deformable_conv2d.register_fake
@@ -99,6 +107,8 @@ def _deformable_conv2d_fake(input, weight, offset, bias, kernel_size, stride, pa
     N, C = input.shape[0], input.shape[1]
     Ho, Wo = offset.shape[2], offset.shape[3]
     out = input.new_empty((N, weight.shape[0], Ho, Wo))
+    if not save_deform_out and N != 0:
+        return out, input.new_empty((0,))
     deform_out = input.new_empty((N, C, Ho * kernel_size[0], Wo * kernel_size[1]))
     return out, deform_out
 

@@ -14,9 +14,10 @@ Layouts (op-semantics §2, §4, §6):
   kernel_size [KH, KW]; stride, dilation [1, 1, sH, sW] (NCHW order); padding [top, bottom, left, right]
 
 Sampling position (op-semantics §4): y = (oh*sH - top + kh*dH) + dy, x = (ow*sW - left + kw*dW) + dx.
-The integer base is exact. The kernels round y/x to float32 once when adding the offset; this
-oracle keeps float64 everywhere by default. ``coords_fp32=True`` (keyword of both functions)
-emulates the kernels' single rounding: y = float32(float32(base) + float32(dy)), then float64.
+The integer base is exact. Kernels may round y/x to float32 once when adding the offset (ours
+does not: it keeps base + floor(dy) and dy - floor(dy) apart); this oracle keeps float64 everywhere
+by default. ``coords_fp32=True`` (keyword of both functions) emulates that single rounding:
+y = float32(float32(base) + float32(dy)), then float64.
 
 Boundary rules: floor (true floor for negatives), per-corner validity 0 <= yc < H, 0 <= xc < W in
 the forward; the backward (§5.2) additionally requires the whole-sample test -1 < y < H and

@@ -2,14 +2,10 @@
 against the float64 reference, and (when the twin is built) one tiny bench run. The performance
 model (scripts/perf_model.py) is tested in test_perf_model.py.
 Kept small: the whole file runs in well under 30 s on 2 cores; the real benchmark is never run here."""
-import os
-import sys
 
 import pytest
 import torch
 
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-sys.path.insert(0, SCRIPTS)
 
 import bench  # noqa: E402
 import bench_cases  # noqa: E402
@@ -28,10 +24,16 @@ def _twin_or_skip():
 
 # ---- suite and scaling
 
-def test_scale_one_is_the_landscape_table():
+def test_scale_one_is_the_suite_table():
+    from ascend_dcn import suite
     c = bench_cases.suite_case(1, 1)
     assert (c.n, c.cin, c.cout, c.h, c.w, c.stride) == (2, 128, 128, 200, 336, (2, 2))
-    assert c.out_hw == (100, 168)  # landscape.md §5 row 1 "out"
+    assert c.out_hw == (100, 168)  # row 1's output size
+    assert len(bench_cases.SUITE) == len(suite.SUITE) == 12
+    for i, r in enumerate(suite.SUITE, 1):     # one table: the scaled cases come from ascend_dcn.suite
+        c = bench_cases.suite_case(i, 1)
+        assert (c.n, c.cin, c.cout, c.h, c.w, c.stride[0], c.groups, c.dg) == \
+            (r.n, r.cin, r.cout, r.h, r.w, r.stride, r.groups, r.dg)
     assert bench_cases.suite_case(6, 1).groups == 32 and bench_cases.suite_case(11, 1).dg == 16
 
 
@@ -56,7 +58,7 @@ def test_bad_rows_and_scale_are_named():
     with pytest.raises(ValueError, match="scale"):
         bench_cases.suite_case(1, 0)
     with pytest.raises(SystemExit):
-        bench.parse_args(["--sides", "torch,reference"])  # ours is required
+        bench.parse_args(["--sides", "torch"])  # ours or ours-lean is required
 
 
 def test_io_bytes_and_flops_formulas():
@@ -90,18 +92,44 @@ def test_plain_torch_peer_matches_reference(groups, dg, modulated):
 
 # ---- with the twin: one tiny bench run and one counter read
 
+def test_render_ratios_and_spreads_from_unrounded_medians():
+    """Ratios are computed from the measured medians (not from the rounded table cells), and every
+    time cell shows median (min–max): checked on synthetic results, so no timing noise enters."""
+    import argparse
+    case = bench_cases.suite_case(10, 64)
+    res = {"ours": {"time": {p: (1.0, 2.04, 9.0) for p in bench.PHASES}, "fwd_mib": 3.0, "step_mib": 6.0,
+                    "err": 1e-6, "pass": True},
+           "ours-lean": {"time": {p: (1.0, 1.02, 3.0) for p in bench.PHASES}, "fwd_mib": 1.0, "step_mib": 5.0,
+                         "err": 1e-6, "pass": True},
+           "torch": {"time": {p: (2.0, 3.0, 4.0) for p in bench.PHASES}, "fwd_mib": 2.0, "step_mib": 4.0,
+                     "err": 2e-6, "pass": True}}
+    args = argparse.Namespace(scale=64, dtype="float32", repeats=5, twin_aiv=0)
+    text = bench.render([(10, case, res)], ["ours", "ours-lean", "torch"], args, "cmd", "facts", {})
+    fwd = text.split("**Forward time**")[1].split("**Backward time**")[0]
+    row = [line for line in fwd.splitlines() if line.startswith("| 10 r10")][0]
+    cells = [x.strip() for x in row.strip("|").split("|")]
+    assert cells[2:5] == ["2.0 (1.0–9.0)", "1.0 (1.0–3.0)", "3.0 (2.0–4.0)"]
+    assert cells[5:7] == ["0.68", "0.34"]                         # 2.04 / 3.0, 1.02 / 3.0
+    mem = [line for line in text.split("**Peak memory growth**")[1].splitlines() if line.startswith("| 10 |")][0]
+    assert "1.50 / 1.50" in mem and "0.50 / 1.25" in mem         # ours/torch, ours-lean/torch
+
+
 def test_bench_harness_one_tiny_shape(tmp_path, capsys):
+    """One real run: every phase and side is measured, the gradients pass the fp32 standard, the
+    doc block is written. No timing value is asserted (the machine is shared)."""
     _twin_or_skip()
     doc = tmp_path / "performance.md"
-    rc = bench.main(["--scale", "64", "--rows", "10", "--repeats", "1", "--sides", "ours,reference",
+    rc = bench.main(["--scale", "64", "--rows", "10", "--repeats", "2", "--sides", "ours,ours-lean",
                      "--write-doc", str(doc)])
     out = capsys.readouterr().out
     assert rc == 0, out
-    row = [line for line in out.splitlines() if line.startswith("| 10 r10")][0]
-    cells = [x.strip() for x in row.strip("|").split("|")]
-    ours_ms, ref_ms, r_ref = (float(x) for x in cells[2:5])
-    assert min(ours_ms, ref_ms) > 0
-    assert r_ref == pytest.approx(ours_ms / ref_ms, rel=0.02, abs=0.011)
+    for title in ("**Forward time**", "**Backward time**", "**Training step time"):
+        block = out.split(title)[1]
+        row = [line for line in block.splitlines() if line.startswith("| 10 r10")][0]
+        cells = [x.strip() for x in row.strip("|").split("|")]
+        for cell in cells[2:4]:
+            med, lo, hi = (float(v) for v in cell.replace("(", " ").replace(")", " ").replace("–", " ").split())
+            assert 0 < lo <= med <= hi
     err_row = [line for line in out.splitlines() if line.startswith("| 10 |") and "e-" in line]
-    assert err_row and "PASS" in err_row[0], out  # ours meets the fp32 standard against the reference
+    assert err_row and err_row[0].count("PASS") == 2, out     # both modes meet the fp32 standard
     assert bench.DOC_BEGIN in doc.read_text()

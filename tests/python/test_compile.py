@@ -56,8 +56,12 @@ def test_fake_kernel_shapes_and_validation():
         w = torch.empty(8, 2, 3, 2)
         off = torch.empty(2, 3 * 2 * 6, 3, 6)   # Ho = (7+1-3)//2+1 = 3, Wo = (6+1-2)+1 = 6
         out, d = torch.ops.ascend_dcn.deformable_conv2d(x, w, off, None, [3, 2], [1, 1, 2, 1],
-                                                        [1, 0, 0, 1], [1, 1, 1, 1], 2, 2, True, False)
+                                                        [1, 0, 0, 1], [1, 1, 1, 1], 2, 2, True, True)
         assert out.shape == (2, 8, 3, 6) and d.shape == (2, 4, 9, 12)
+        # memory-saving mode: deformOut is not materialised (an empty placeholder is returned)
+        out, d = torch.ops.ascend_dcn.deformable_conv2d(x, w, off, None, [3, 2], [1, 1, 2, 1],
+                                                        [1, 0, 0, 1], [1, 1, 1, 1], 2, 2, True, False)
+        assert out.shape == (2, 8, 3, 6) and d.shape == (0,)
         with pytest.raises(errors.AclnnError, match="offset"):
             torch.ops.ascend_dcn.deformable_conv2d(x, w, off[:, :30], None, [3, 2], [1, 1, 2, 1],
                                                    [1, 0, 0, 1], [1, 1, 1, 1], 2, 2, True, False)

@@ -5,7 +5,7 @@ The kernel is MIX AIC:AIV = 1:2; with N vector cores the tiling launches ceil(N/
 work units to vector cores [0, N) only (tiling field usedVecCores), so 1 and 7 vector cores exercise
 the idle-vector-core path (the idle core joins every SyncAll and matmul End). This needs the twin's
 override to limit what the tiling sees while the launch keeps two vector cores per block
-(docs/requests.md); until the twin has it, such launches fail with "exceeds the physical cores" and
+(a twin feature); until the twin has it, such launches fail with "exceeds the physical cores" and
 the affected core counts are skipped with that reason."""
 import pytest
 import torch
@@ -42,7 +42,7 @@ def _run_at(case, inputs, cores):
     except AclnnError as err:
         if _TWIN_LACKS_OVERRIDE in str(err):
             pytest.skip(f"{cores} vector cores: the twin's core-count override still limits the launch to "
-                        f"floor(N/2) MIX 1:2 blocks (docs/requests.md, twin kernel side): {err}")
+                        f"floor(N/2) MIX 1:2 blocks (twin kernel side): {err}")
         raise
 
 

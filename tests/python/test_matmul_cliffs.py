@@ -29,19 +29,6 @@ CLIFF_CASES = [
 ]
 
 
-# Known precision issue, not a Matmul one (grad_weight and grad_bias pass, and every output of the 3x3
-# case): with 1x1 kernels at sample coordinates up to ~256, about 1e-4 of grad_input's / grad_offset's
-# elements miss the fp32 standard (error ratios 1.02e-4 to 1.08e-4 > 1e-4, relative errors ~2e-4). Stage 2
-# forms the sample position y + dy in fp32 (ulp 3e-5 at 256), so the bilinear fraction carries that
-# absolute error; a 1x1 kernel gives each element only a few samples to average it out. Kernel-side fix:
-# take the fraction from dy's own fractional part. Strict: once no listed output fails for a listed case,
-# this test fails until the case is removed.
-KNOWN_COORDINATE_PRECISION = {
-    "howo_65792_k1x1": {"grad_input", "grad_offset"},
-    "howo_65535_k1x1": {"grad_input", "grad_offset"},
-}
-
-
 @pytest.mark.parametrize("case", CLIFF_CASES, ids=lambda c: c.name)
 def test_matmul_limit_shapes_fp32(case):
     require_twin()
@@ -49,12 +36,5 @@ def test_matmul_limit_shapes_fp32(case):
     got = run_twin(case, inputs)
     want = run_reference(case, inputs)
     results = {name: check_precision(a, g, "float32") for name, a, g in zip(NAMES, got, want)}
-    known = KNOWN_COORDINATE_PRECISION.get(case.name, set())
-    report = [r.summary(name) for name, r in results.items() if not r.passed and name not in known]
+    report = [r.summary(name) for name, r in results.items() if not r.passed]
     assert not report, f"{case.name}:\n" + "\n".join(report)
-    known_failures = [results[name].summary(name) for name in sorted(known) if not results[name].passed]
-    if known:
-        assert known_failures, f"{case.name}: {sorted(known)} now meet the fp32 standard; drop the case from " \
-                               "KNOWN_COORDINATE_PRECISION"
-        pytest.xfail("known fp32 sample-coordinate precision issue (KNOWN_COORDINATE_PRECISION): " +
-                     "; ".join(known_failures))

@@ -23,10 +23,12 @@ TEST_CASE(mask_repeat_forms_match_count_forms) {
         Adds(d, d, -1.0f, 256);
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr(), 512);
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, d, 256);
         SetVectorMask<float>(0, 0xffull);                   // 8 elements per repeat
         Sub<float, false>(c, a, b, MASK_PLACEHOLDER, 1, {1, 1, 1, 8, 8, 8});
         ResetMask();
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g[256], c, 256);
     });
     CHECK(ktest::ExpectOk(r));
@@ -50,6 +52,7 @@ TEST_CASE(cast_compare_select_reduce) {
         LocalTensor<float> tmp = buf.GetWithOffset<float>(64, 1280);
         LocalTensor<float> sum = buf.GetWithOffset<float>(8, 1536);
         for (int i = 0; i < 64; ++i) x.SetValue(i, -3.5f + 0.25f * i);
+        PipeBarrier<PIPE_ALL>();
         Cast(xi, x, RoundMode::CAST_FLOOR, 64);
         Cast(y, xi, RoundMode::CAST_NONE, 64);
         CompareScalar(bits, x, 0.0f, CMPMODE::GE, 64);
@@ -59,6 +62,7 @@ TEST_CASE(cast_compare_select_reduce) {
         g.SetGlobalBuffer((__gm__ float *)out.addr());
         GlobalTensor<int32_t> gi;
         gi.SetGlobalBuffer((__gm__ int32_t *)outi.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(gi, xi, 64);
         DataCopy(g, z, 64);
         g.SetValue(0, sum.GetValue(0));
@@ -113,9 +117,11 @@ TEST_CASE(gather_mask_patterns) {
         LocalTensor<float> src = q.AllocTensor<float>();
         LocalTensor<float> dst = q.AllocTensor<float>();
         for (int i = 0; i < 64; ++i) src.SetValue(i, static_cast<float>(i));
+        PipeBarrier<PIPE_ALL>();
         GatherMask(dst, src, static_cast<uint8_t>(2), false, 0, {1, 1, 8, 8}, kept);
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 32);
         q.FreeTensor(src);
         q.FreeTensor(dst);

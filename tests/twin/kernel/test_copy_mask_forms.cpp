@@ -22,7 +22,9 @@ TEST_CASE(datacopy_params_strides_in_blocks) {
         gs.SetGlobalBuffer((__gm__ float *)src.addr());
         gd.SetGlobalBuffer((__gm__ float *)dst.addr());
         DataCopy(u, gs, DataCopyParams(4, 2, 1, 1));   // GM row pitch 3 blocks, UB pitch 3 blocks
+        PipeBarrier<PIPE_ALL>();
         DataCopy(v, u, DataCopyParams(4, 2, 1, 0));    // UB->UB: compact the rows
+        PipeBarrier<PIPE_ALL>();
         DataCopy(gd, v, 64);
     });
     CHECK(ktest::ExpectOk(r));
@@ -48,6 +50,7 @@ TEST_CASE(counter_mode_mask_processes_exact_count) {
         ResetMask();
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, c, 256);
     });
     CHECK(ktest::ExpectOk(r));
@@ -81,9 +84,11 @@ TEST_CASE(mask_form_block_and_repeat_strides) {
         LocalTensor<float> d = b.Get<float>(512), s = b.GetWithOffset<float>(128, 2048);
         Duplicate(d, -1.0f, 512);
         for (int i = 0; i < 128; ++i) s.SetValue(i, float(i));
+        PipeBarrier<PIPE_ALL>();
         Adds(d, s, 100.0f, 64, 2, {2, 1, 16, 8});
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, d, 512);
     });
     CHECK(ktest::ExpectOk(r));

@@ -110,9 +110,13 @@ TEST_CASE(cast_float_to_int32_all_modes) {
         GlobalTensor<float> fg;
         fg.SetGlobalBuffer((__gm__ float *)fout.addr());
         for (int m = 0; m < 5; ++m) {
+            PipeBarrier<PIPE_ALL>();
             Cast(y, x, modes[m], 8);
+            PipeBarrier<PIPE_ALL>();
             DataCopy(g[m * 8], y, 8);
+            PipeBarrier<PIPE_ALL>();
             Cast(z, x, modes[m], 8);   // float -> float rounding to integral
+            PipeBarrier<PIPE_ALL>();
             DataCopy(fg[m * 8], z, 8);
         }
     });
@@ -140,10 +144,14 @@ TEST_CASE(cast_to_half_and_bf16_modes) {
         g.SetGlobalBuffer((__gm__ uint16_t *)out.addr());
         const RoundMode modes[4] = {RoundMode::CAST_NONE, RoundMode::CAST_FLOOR, RoundMode::CAST_TRUNC, RoundMode::CAST_ODD};
         for (int m = 0; m < 4; ++m) {
+            PipeBarrier<PIPE_ALL>();
             Cast(h, x, modes[m], 16);
+            PipeBarrier<PIPE_ALL>();
             DataCopy(g[m * 16], h.ReinterpretCast<uint16_t>(), 16);
         }
+        PipeBarrier<PIPE_ALL>();
         Cast(bf, x, RoundMode::CAST_RINT, 16);
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g[64], bf.ReinterpretCast<uint16_t>(), 16);
     });
     CHECK(ktest::ExpectOk(r));

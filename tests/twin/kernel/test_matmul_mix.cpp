@@ -250,7 +250,7 @@ twin::LaunchResult RunKaLimit(int ka, ktest::Gm<float> &c) {
         mm.SetTensorA(ga);
         mm.SetTensorB(gb);
         mm.SetSingleShape(1, 1, 8);
-        mm.IterateAll(gc);
+        mm.IterateAll(gc[GetBlockIdx()]);   // each AIV its own C element (one shared C would be a write/write race)
         mm.End();
     }, 20000, ws.addr());
 }

@@ -23,6 +23,7 @@ twin::LaunchResult CopyKernel(ktest::Gm<float> &in, ktest::Gm<float> &out, uint3
         go.SetGlobalBuffer((__gm__ float *)out.addr());
         if (GetBlockIdx() == 1) {
             DataCopy(t, gi, count);
+            PipeBarrier<PIPE_ALL>();
             DataCopy(go, t, count);
         }
     });
@@ -55,6 +56,7 @@ TEST_CASE(datacopy_rounds_down_to_32_bytes_and_tail_stays_unwritten) {
         gi.SetGlobalBuffer((__gm__ float *)in.addr());
         go.SetGlobalBuffer((__gm__ float *)out.addr());
         DataCopy(t, gi, 60);
+        PipeBarrier<PIPE_ALL>();
         DataCopy(go, t, 60);
     });
     CHECK(ktest::ExpectOk(r));
@@ -119,6 +121,7 @@ TEST_CASE(mask_forms_prefix_and_bitmask_agree) {
         LocalTensor<float> a = buf.Get<float>(), w = a[256], d1 = a[512], d2 = a[1024];
         for (int i = 0; i < 128; ++i) a.SetValue(i, float(i) * 0.5f - 7.0f);
         for (int i = 0; i < 8; ++i) w.SetValue(i, float(i + 2));
+        PipeBarrier<PIPE_ALL>();
         Duplicate(d1, 0.0f, 256);
         Duplicate(d2, 0.0f, 256);
         Mul(d1, a, w, 44, 2, {2, 1, 0, 16, 8, 0});                 // prefix: fast path
@@ -126,6 +129,7 @@ TEST_CASE(mask_forms_prefix_and_bitmask_agree) {
         Mul(d2, a, w, bits, 2, {2, 1, 0, 16, 8, 0});               // same elements as a bit mask
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, d1, 128);
         DataCopy(g[128], d2, 128);
     });

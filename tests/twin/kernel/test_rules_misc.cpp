@@ -152,10 +152,13 @@ TEST_CASE(abs_clears_sign_of_negative_zero) {
         pipe.InitBuffer(b, 256);
         LocalTensor<float> t = b.Get<float>();
         Duplicate(t, -0.0f, 64);
+        PipeBarrier<PIPE_ALL>();
         t.SetValue(1, -2.5f);
+        PipeBarrier<PIPE_ALL>();
         Abs(t, t, 64);
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, t, 64);
     });
     CHECK(ktest::ExpectOk(r));

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "kernel_operator.h"
+#include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
 
 using namespace AscendC;
@@ -115,6 +116,7 @@ TEST_CASE(atomic_type_must_match_copy) {
         pipe.InitBuffer(b, 128);
         LocalTensor<half> t = b.Get<half>();
         Duplicate(t, half(1.0f), 64);
+        PipeBarrier<PIPE_ALL>();
         GlobalTensor<half> gg;
         gg.SetGlobalBuffer((__gm__ half *)g.addr());
         SetAtomicAdd<float>();
@@ -133,6 +135,7 @@ TEST_CASE(atomic_add_accumulates_across_cores) {
         pipe.InitBuffer(b, 1024);
         LocalTensor<float> t = b.Get<float>();
         Duplicate(t, static_cast<float>(GetBlockIdx() + 1), 256);
+        PipeBarrier<PIPE_ALL>();
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)acc.addr());
         SetAtomicAdd<float>();
@@ -198,6 +201,183 @@ TEST_CASE(platform_presets_and_override) {
     try { twin::SetPlatform("Ascend999"); } catch (const std::invalid_argument &e) { threw = ktest::Contains(e.what(), "soc"); }
     CHECK(threw);
     twin::SetPlatform(before, beforeAiv == 48 || beforeAiv == 40 ? 0 : beforeAiv);
+}
+
+
+// ---- event IDs and flag states (issue 9 part 2) -------------------------------------------------
+
+TEST_CASE(set_flag_on_a_set_flag) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        SetFlag<HardEvent::V_S>(2);
+        SetFlag<HardEvent::V_S>(2);
+        WaitFlag<HardEvent::V_S>(2);
+    });
+    CHECK(ktest::ExpectViolation(r, {"SetFlag", "core AIV 0", "SetFlag<HardEvent::V_S>(2) on a flag that is already set"}));
+    // set -> wait -> set -> wait is fine
+    CHECK(ktest::ExpectOk(ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        for (int i = 0; i < 3; ++i) {
+            SetFlag<HardEvent::V_S>(2);
+            WaitFlag<HardEvent::V_S>(2);
+        }
+    })));
+}
+
+TEST_CASE(event_pool_semantics) {
+    // AllocEventID takes the lowest free ID, FetchEventID returns it without taking it, ReleaseEventID
+    // frees it, TPipe::Reset frees every ID (CANN kernel_tpipe_impl.h).
+    int got[8] = {};
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        got[0] = pipe.FetchEventID<HardEvent::V_MTE3>();   // 0
+        got[1] = pipe.AllocEventID<HardEvent::V_MTE3>();   // 0
+        got[2] = pipe.AllocEventID<HardEvent::V_MTE3>();   // 1
+        got[3] = pipe.FetchEventID<HardEvent::V_MTE3>();   // 2
+        pipe.ReleaseEventID<HardEvent::V_MTE3>(0);
+        got[4] = pipe.FetchEventID(HardEvent::V_MTE3);     // 0 again
+        got[5] = pipe.FetchEventID<HardEvent::MTE2_V>();   // other events have their own pool: 0
+        pipe.Reset();
+        got[6] = pipe.AllocEventID<HardEvent::V_MTE3>();   // 0: Reset freed ID 1 as well
+        got[7] = pipe.AllocEventID<HardEvent::V_MTE3>();   // 1
+    });
+    CHECK(ktest::ExpectOk(r));
+    const int want[8] = {0, 0, 1, 2, 0, 0, 0, 1};
+    for (int i = 0; i < 8; ++i) CHECK(got[i] == want[i]);
+}
+
+TEST_CASE(event_pool_exhausted) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        for (int i = 0; i < 9; ++i) (void)pipe.AllocEventID<HardEvent::S_V>();
+    });
+    CHECK(ktest::ExpectViolation(r, {"TPipe::AllocEventID", "core AIV 0", "all 8 event IDs of HardEvent::S_V are allocated"}));
+}
+
+TEST_CASE(queues_take_event_ids_from_the_pipe) {
+    // EnQue of a VECIN buffer holds an MTE2_V ID until DeQue; FreeTensor holds a V_MTE2 ID (flag set)
+    // until the buffer's next AllocTensor; Reset / the destructor wait the held free flags.
+    int seen[4] = {-1, -1, -1, -1};
+    ktest::Gm<float> g(64, "g");
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 2> q;
+        pipe.InitBuffer(q, 2, 256);
+        GlobalTensor<float> gg;
+        gg.SetGlobalBuffer((__gm__ float *)g.addr(), 64);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        DataCopy(t, gg, 64);
+        q.EnQue(t);
+        seen[0] = pipe.FetchEventID<HardEvent::MTE2_V>();   // 1: ID 0 held by the enqueued buffer
+        t = q.DeQue<float>();
+        seen[1] = pipe.FetchEventID<HardEvent::MTE2_V>();   // 0: released by DeQue
+        q.FreeTensor(t);
+        seen[2] = pipe.FetchEventID<HardEvent::V_MTE2>();   // 1: ID 0 held by the freed buffer
+        pipe.Reset();                                       // waits the free flag, frees all IDs
+        seen[3] = pipe.FetchEventID<HardEvent::V_MTE2>();   // 0
+    });
+    CHECK(ktest::ExpectOk(r));
+    CHECK(seen[0] == 1 && seen[1] == 0 && seen[2] == 1 && seen[3] == 0);
+    // A user SetFlag on the queue's held free ID is a second SetFlag on a set flag.
+    auto bad = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, 256);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        q.FreeTensor(t);
+        SetFlag<HardEvent::V_MTE2>(0);
+        WaitFlag<HardEvent::V_MTE2>(0);
+    });
+    CHECK(ktest::ExpectViolation(bad, {"SetFlag", "core AIV 0", "SetFlag<HardEvent::V_MTE2>(0) on a flag that is already set (by TQue::FreeTensor)"}));
+}
+
+TEST_CASE(enqueued_buffer_left_at_kernel_end) {
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TQue<TPosition::VECOUT, 1> q;
+        pipe.InitBuffer(q, 1, 256);
+        LocalTensor<float> t = q.AllocTensor<float>();
+        Duplicate(t, 1.0f, 64);
+        q.EnQue(t);
+    });
+    CHECK(ktest::ExpectViolation(r, {"SetFlag", "core AIV 0", "SetFlag<HardEvent::V_MTE3>(0) (set by TQue::EnQue) without a matching WaitFlag at kernel end"}));
+}
+
+TEST_CASE(cube_pipe_holds_m_mte1_ids) {
+    int id = -1;
+    auto r = ktest::Run(1, KernelType::AIC_ONLY, [&] {
+        TPipe pipe;
+        id = pipe.FetchEventID<HardEvent::M_MTE1>();   // 0, 1, 2 are the Matmul macro's (TPipe::Init on 220)
+    });
+    CHECK(ktest::ExpectOk(r));
+    CHECK(id == 3);
+}
+
+namespace {
+TCubeTiling SmallTiling() {
+    TCubeTiling t{};
+    t.M = t.N = t.Ka = t.Kb = 8;
+    t.singleCoreM = t.singleCoreN = t.singleCoreK = 8;
+    t.baseM = t.baseN = t.baseK = 16;
+    return t;
+}
+using MmF = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+}  // namespace
+
+// The operator's stage pattern before the fix: pipe.Reset() while the Matmul client lives, then a
+// one-shot PipeSync<MTE3_S> (FetchEventID + SetFlag + WaitFlag) gets the client's ID back and sets
+// its flag a second time; on the chip the client's final wait would never return.
+TEST_CASE(matmul_client_id_reused_after_pipe_reset) {
+    ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
+    TCubeTiling t = SmallTiling();
+    auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
+        TPipe pipe;
+        Matmul<MmF, MmF, MmF> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 256);
+        pipe.Reset();                                            // end of a stage
+        TEventID id = pipe.FetchEventID<HardEvent::MTE3_S>();   // 0: the client's ID
+        SetFlag<HardEvent::MTE3_S>(id);
+        WaitFlag<HardEvent::MTE3_S>(id);
+        mm.End();
+    }, 20000, ws.addr());
+    CHECK(ktest::ExpectViolation(r, {"SetFlag", "core AIV", "SetFlag<HardEvent::MTE3_S>(0) on a flag that is already set (by REGIST_MATMUL_OBJ"}));
+}
+
+// The fix: the client's scope ends (quit message) before the next MTE3_S ID is taken.
+TEST_CASE(matmul_client_scope_ends_before_mte3_s_reuse) {
+    ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
+    TCubeTiling t = SmallTiling();
+    auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
+        TPipe pipe;
+        {
+            Matmul<MmF, MmF, MmF> mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+            TBuf<TPosition::VECCALC> b;
+            pipe.InitBuffer(b, 256);
+            pipe.Reset();
+            mm.End();
+        }
+        if ASCEND_IS_AIC { return; }
+        TEventID id = pipe.FetchEventID<HardEvent::MTE3_S>();
+        SetFlag<HardEvent::MTE3_S>(id);
+        WaitFlag<HardEvent::MTE3_S>(id);
+    }, 20000, ws.addr());
+    CHECK(ktest::ExpectOk(r));
+}
+
+// The client's quit at the end of its scope waits its flag: a user WaitFlag that consumed it means the
+// quit would hang on the chip.
+TEST_CASE(matmul_client_flag_consumed_by_user) {
+    ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
+    TCubeTiling t = SmallTiling();
+    auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
+        TPipe pipe;
+        Matmul<MmF, MmF, MmF> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.End();
+        WaitFlag<HardEvent::MTE3_S>(0);
+    }, 20000, ws.addr());
+    CHECK(ktest::ExpectViolation(r, {"REGIST_MATMUL_OBJ (Matmul client quit at the end of its scope)", "core AIV", "WaitFlag<HardEvent::MTE3_S>(0) on a flag that is not set"}));
 }
 
 TEST_MAIN()

@@ -27,8 +27,10 @@ TEST_CASE(datacopypad_unaligned_round_trip_with_strides) {
         q.EnQue(t);
         LocalTensor<float> u = q.DeQue<float>();
         // dummy elements of a block without padding repeat the block's first element
+        PipeBarrier<PIPE_ALL>();
         const float dummy = u.GetValue(13);
         DataCopyExtParams out(rows, cols * sizeof(float), 1, 0, 0);
+        PipeBarrier<PIPE_ALL>();
         DataCopyPad(gd[1], u, out);
         gd.SetValue(0, dummy);
         q.FreeTensor(u);
@@ -54,6 +56,7 @@ TEST_CASE(datacopypad_left_right_padding_value) {
         gs.SetGlobalBuffer((__gm__ half *)src.addr());
         gd.SetGlobalBuffer((__gm__ half *)dst.addr());
         DataCopyPad(t, gs, DataCopyExtParams(1, 5 * sizeof(half), 0, 0, 0), DataCopyPadExtParams<half>(true, 2, 3, half(-1.0f)));
+        PipeBarrier<PIPE_ALL>();
         DataCopy(gd, t, 16);
     });
     CHECK(ktest::ExpectOk(r));
@@ -74,9 +77,11 @@ TEST_CASE(gather_uses_byte_offsets) {
             src.SetValue(i, float(i * 10));
             off.SetValue(i, static_cast<uint32_t>((63 - i) * sizeof(float)));   // reverse, in bytes
         }
+        PipeBarrier<PIPE_ALL>();
         Gather(dst, src, off, 1024, 60);   // byte offsets: 1024 + 252 is past the 1024-B buffer src lives in
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 64);
     });
     CHECK(ktest::ExpectViolation(r, {"Gather", "core AIV 0", "outside src"}));
@@ -91,9 +96,11 @@ TEST_CASE(gather_uses_byte_offsets) {
             src.SetValue(i, float(i * 10));
             off.SetValue(i, static_cast<uint32_t>((59 - (i % 60)) * sizeof(float)));
         }
+        PipeBarrier<PIPE_ALL>();
         Gather(dst, src, off, 4 * sizeof(float), 64);
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 64);
     });
     CHECK(ktest::ExpectOk(ok));
@@ -157,10 +164,13 @@ TEST_CASE(whole_reduce_sum_per_repeat) {
         LocalTensor<float> src = b.Get<float>(256);
         LocalTensor<float> dst = b.GetWithOffset<float>(8, 1024);
         for (int i = 0; i < 256; ++i) src.SetValue(i, float(i % 64 + (i / 64) * 1000));
+        PipeBarrier<PIPE_ALL>();
         WholeReduceSum(dst, src, 64, 4, 1, 1, 8);
+        PipeBarrier<PIPE_ALL>();
         for (int i = 4; i < 8; ++i) dst.SetValue(i, 0.0f);
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());
+        PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 8);
     });
     CHECK(ktest::ExpectOk(r));

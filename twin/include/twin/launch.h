@@ -1,5 +1,5 @@
 // Twin launcher: runs a kernel entry on virtual AI cores, one real thread per core
-// (docs/interfaces.md §3). Block-index mapping follows the AscendC docs (GetBlockIdx.md,
+// (docs/architecture.md: the twin's kernel side). Block-index mapping follows the AscendC docs (GetBlockIdx.md,
 // 设置Kernel类型.md): AIV_ONLY -> blockDim AIV cores; MIX_AIC_1_2 -> blockDim AIC + 2*blockDim AIV
 // (AIC idx in [0,blockDim), AIV idx in [0,2*blockDim), GetBlockNum() = blockDim);
 // MIX_AIC_1_1 -> blockDim AIC + blockDim AIV; AIC_ONLY -> blockDim AIC; MIX_AIV_1_0 -> blockDim AIV

@@ -57,6 +57,18 @@ void GmFree(void *p) {
 
 namespace kernel {
 
+// "'name' at byte offset N" using the smallest registered buffer that contains p (hazard reports).
+std::string GmDescribe(uintptr_t p) {
+    std::shared_lock<std::shared_mutex> lk(g_mu);
+    const Region *best = nullptr;
+    for (const Region &r : g_regions) {
+        const uintptr_t b = reinterpret_cast<uintptr_t>(r.base);
+        if (p >= b && p < b + r.bytes && (best == nullptr || r.bytes < best->bytes)) best = &r;
+    }
+    if (best == nullptr) return "(unregistered)";
+    return "'" + best->name + "' at byte offset " + std::to_string(p - reinterpret_cast<uintptr_t>(best->base));
+}
+
 void GmCheckSlow(const char *api, CoreContext &c, const void *p, size_t bytes, bool write) {
     const uint8_t *b = static_cast<const uint8_t *>(p);
     std::string nearest;

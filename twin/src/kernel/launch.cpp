@@ -18,6 +18,8 @@
 #include "twin/kernel/core_scheduler.h"
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/core_thread_pool.h"
+#include "twin/kernel/hazard.h"
+#include "twin/kernel/sync_sys.h"
 #include "twin/platform.h"
 
 namespace twin {
@@ -66,6 +68,7 @@ struct LaunchState {
     std::vector<CoreCounters> aicCounters;  // written by AIV (Matmul MACs) under mu
     // Matmul work per serving AIC and per stage of the requesting AIV (its SyncAll count), under mu.
     std::vector<std::vector<PipeCounters>> aicStageWork;
+    std::unique_ptr<HazardLaunch, void (*)(HazardLaunch *)> hazard{nullptr, nullptr};   // twin/kernel/hazard.h
 };
 
 const char *HardEventName(AscendC::HardEvent e) {
@@ -94,6 +97,13 @@ static void Record(LaunchState &ls, const std::string &msg) {
     CoreContext *c = g_twinCore;
     if (c == nullptr || c->launch == nullptr) throw std::logic_error(std::string(api) + ": " + rule);
     Record(*c->launch, std::string(api) + ": core " + CoreName(*c) + ": " + rule);
+    throw KernelAbort{};
+}
+
+[[noreturn]] void ViolationText(const std::string &report) {
+    CoreContext *c = g_twinCore;
+    if (c == nullptr || c->launch == nullptr) throw std::logic_error(report);
+    Record(*c->launch, report);
     throw KernelAbort{};
 }
 
@@ -149,10 +159,18 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     const auto t0 = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lk(ls.mu);
     const uint64_t gen = ls.generation[b];
+    HazardBarrierArrive(c, b);
     if (++ls.arrived[b] == n) {
+        // A GM hazard of the finished stage: the barrier does not open, every waiter aborts.
+        const std::string hazard = HazardBarrierComplete(c, b, aivOnly && n == ls.numAiv);
+        if (!hazard.empty()) {
+            lk.unlock();
+            ViolationText(hazard);
+        }
         ls.arrived[b] = 0;
         ++ls.generation[b];
         ls.sched->Wake(0);
+        HazardBarrierLeave(c, b);
         return;
     }
     const size_t me = Slot(ls, c);
@@ -186,6 +204,7 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
         }
     }
     ls.waitingAt[me].clear();
+    if (err.empty()) HazardBarrierLeave(c, b);
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     lk.unlock();
     if (!err.empty()) Violation(api, err);
@@ -235,11 +254,7 @@ void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t
 
 static void EndOfKernelChecks(CoreContext &c) {
     if (c.atomicOp != 0) Violation("SetAtomicAdd", "atomic accumulation still enabled at kernel end (missing SetAtomicNone/DisableDmaAtomic)");
-    for (int e = 0; e < static_cast<int>(AscendC::HardEvent::MAX); ++e)
-        for (int id = 0; id < AscendC::kTwinEventIdsPerEvent; ++id)
-            if (c.flagCount[e][id] != 0)
-                Violation("SetFlag", std::string("SetFlag<HardEvent::") + HardEventName(static_cast<AscendC::HardEvent>(e)) + ">(" +
-                                         std::to_string(id) + ") without a matching WaitFlag at kernel end");
+    CheckFlagsAtKernelEnd(c);
 }
 
 static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()> &entry) {
@@ -333,6 +348,7 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
         c->shadowStorage.assign(c->ubBytes / 32, 0);
         c->shadow = c->shadowStorage.data();
     }
+    if (ls.hazard) HazardCoreAttach(ls.hazard.get(), *c);
     return c;
 }
 
@@ -372,6 +388,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.aivDoneOfAic.assign(ls.numAic, 0);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
     ls.aicStageWork.assign(ls.numAic, {});
+    if (HazardEnabled()) ls.hazard = HazardLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
     std::atomic<uint32_t> next{0};
@@ -422,6 +439,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
         }
         res.cores.push_back(cc);
     }
+    if (ls.firstError.empty() && ls.hazard) ls.firstError = HazardLaunchEnd(ls.hazard.get());
     res.ok = ls.firstError.empty();
     res.error = ls.firstError;
     res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,6 +1,10 @@
 // Matmul registration rules and shape validation of the twin (see twin/kernel/matmul.h).
 #include "lib/matmul_intf.h"
 
+#include <exception>
+
+#include "twin/kernel/sync_sys.h"
+
 namespace twin {
 namespace kernel {
 
@@ -12,7 +16,10 @@ void MatmulRegisterBegin(const char *api, void *workspace) {
         Violation(api, "REGIST_MATMUL_OBJ must be called before TPipe::InitBuffer in separated mode");
     if (workspace == nullptr)
         Violation(api, "system workspace is nullptr: pass GetSysWorkSpacePtr() and have the host request GetLibApiWorkSpaceSize() bytes");
-    CheckGm(api, c, workspace, kLibApiWorkspaceBytes, true);
+    {
+        HzGmSuppress hzOff(c);   // the KFC message protocol's workspace (not modelled as GM accesses)
+        CheckGm(api, c, workspace, kLibApiWorkspaceBytes, true);
+    }
     c.matmulRegistered = true;
 }
 
@@ -83,6 +90,46 @@ void MatmulShape::Validate(const char *api, bool transA, bool transB, bool intri
         if (!transB && orgN >= lim) Violation(api, "ND B not transposed with N >= 65535 needs MatmulConfig.intrinsicsCheck; N = " + std::to_string(orgN));
         if (transB && orgKb >= lim) Violation(api, "ND B transposed with Kb >= 65535 needs MatmulConfig.intrinsicsCheck; Kb = " + std::to_string(orgKb));
     }
+}
+
+}  // namespace kernel
+}  // namespace twin
+
+namespace twin {
+namespace kernel {
+
+void KfcClient::Register(const char *api) {
+    auto &c = Core(api);
+    AscendC::TPipe *pipe = ::GetTPipePtr();
+    if (pipe == nullptr) Violation(api, "the Matmul client needs a TPipe (GetTPipePtr() is nullptr; construct the TPipe before REGIST_MATMUL_OBJ)");
+    eventId_ = pipe->AllocEventIDImpl(AscendC::HardEvent::MTE3_S);
+    FlagSet("REGIST_MATMUL_OBJ (Matmul client, holds this flag between its messages)", c, AscendC::HardEvent::MTE3_S, eventId_);
+    active_ = true;
+}
+
+void KfcClient::Message(const char *api) {
+    auto &c = Core(api);
+    if (!active_) Violation(api, "Matmul call after its REGIST_MATMUL_OBJ client left scope (the client sent its quit message)");
+    FlagWait(api, c, AscendC::HardEvent::MTE3_S, eventId_);
+    AscendC::TPipe *pipe = ::GetTPipePtr();
+    if (pipe == nullptr) Violation(api, "the Matmul client's TPipe is gone (GetTPipePtr() is nullptr)");
+    const AscendC::TEventID s = pipe->FetchEventIDImpl(AscendC::HardEvent::S_MTE3);
+    FlagSet(api, c, AscendC::HardEvent::S_MTE3, s);
+    FlagWait(api, c, AscendC::HardEvent::S_MTE3, s);
+    FlagSet("REGIST_MATMUL_OBJ (Matmul client, holds this flag between its messages)", c, AscendC::HardEvent::MTE3_S, eventId_);
+}
+
+// The quit message at the end of the client's scope waits the flag (AllocMessage) and does not set it.
+KfcClient::~KfcClient() noexcept(false) {
+    if (!active_) return;
+    active_ = false;
+    CoreContext *c = CurrentCore();
+    if (c == nullptr) return;
+    if (std::uncaught_exceptions() > 0) {
+        FlagWaitQuiet(*c, AscendC::HardEvent::MTE3_S, eventId_);
+        return;
+    }
+    FlagWait("REGIST_MATMUL_OBJ (Matmul client quit at the end of its scope)", *c, AscendC::HardEvent::MTE3_S, eventId_);
 }
 
 }  // namespace kernel

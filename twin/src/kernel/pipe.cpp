@@ -62,15 +62,46 @@ void ReleaseAllUb() {
     std::fill(std::begin(c->liveTensors), std::end(c->liveTensors), 0u);
 }
 
-void QueueCore::Init(const char *api, AscendC::TPosition pos, int32_t depth, uint8_t num, uint32_t len) {
+// The events of a queue from its positions (CANN GetQueEvt for the logical source/destination).
+static void QueueEvents(const char *api, AscendC::TPosition src, AscendC::TPosition dst, AscendC::HardEvent &enq, AscendC::HardEvent &fre) {
+    using P = AscendC::TPosition;
+    using H = AscendC::HardEvent;
+    if (src == P::VECIN && dst == P::VECIN) { enq = H::MTE2_V; fre = H::V_MTE2; return; }       // GM -> UB
+    if (src == P::VECOUT && dst == P::VECOUT) { enq = H::V_MTE3; fre = H::MTE3_V; return; }     // UB -> GM
+    if (src == P::VECIN && dst == P::VECOUT) { enq = H::MTE2_MTE3; fre = H::MTE3_MTE2; return; }  // UB -> UB
+    if (src == P::VECCALC && dst == P::VECCALC) { enq = H::MAX; fre = H::MAX; return; }          // no events (twin)
+    Violation(api, std::string("queue from ") + PositionName(src) + " to " + PositionName(dst) + " is not modelled by the twin");
+}
+
+static AscendC::TPipe &QueuePipe(const char *api, AscendC::TPipe *p) {
+    if (p == nullptr || p != ::GetTPipePtr())
+        Violation(api, "the queue's TPipe is gone or is not the current TPipe (GetTPipePtr())");
+    return *p;
+}
+
+BufEventRecord &QueueCore::Rec(int i) const { return pipe_->TwinRecord(firstRec_ + static_cast<uint32_t>(i)); }
+
+void QueueCore::Init(const char *api, AscendC::TPipe *pipe, AscendC::TPosition src, AscendC::TPosition dst, int32_t depth, uint8_t num,
+                     uint32_t len) {
     if (inited_ && epoch_ == Core(api).ubEpoch) Violation(api, "queue already initialised by an earlier InitBuffer (TPipe::Reset first)");
+    AscendC::HardEvent enq, fre;
+    QueueEvents(api, src, dst, enq, fre);
     const uint64_t each = (uint64_t(len) + 31) / 32 * 32;
-    uint8_t *p = AllocUbBuffer(api, pos, len, num);
+    uint8_t *p = AllocUbBuffer(api, src, len, num);
+    pipe_ = pipe;
+    firstRec_ = pipe->TwinAddRecords(api, num);
+    for (uint32_t i = 0; i < num; ++i) {
+        BufEventRecord &r = pipe->TwinRecord(firstRec_ + i);
+        r.enQueEvt = enq;
+        r.freeBufEvt = fre;
+        r.enQueId = r.freeId = -1;
+    }
     bufs_.clear();
     for (uint32_t i = 0; i < num; ++i) bufs_.push_back(p + i * each);
     state_.assign(num, 0);
     fifo_.clear();
-    pos_ = pos;
+    cursor_ = 0;
+    pos_ = src;
     depth_ = depth;
     len_ = static_cast<uint32_t>(each);
     epoch_ = Core(api).ubEpoch;
@@ -94,11 +125,20 @@ bool QueueCore::HasIdleBuffer() const { return std::find(state_.begin(), state_.
 uint8_t *QueueCore::Alloc(const char *api) {
     auto &c = Core(api);
     CheckQueueLive(api, inited_, epoch_);
-    for (size_t i = 0; i < bufs_.size(); ++i) {
+    for (size_t n = 0; n < bufs_.size(); ++n) {
+        const size_t i = cursor_;
+        cursor_ = (cursor_ + 1) % static_cast<uint32_t>(bufs_.size());
         if (state_[i] != 0) continue;
         auto &live = c.liveTensors[static_cast<int>(pos_)];
         if (live + 1 > kMaxLiveTensorsPerPosition)
             Violation(api, std::string("more than 8 live AllocTensor tensors on TPosition ") + PositionName(pos_) + " (Atlas A2 limit)");
+        BufEventRecord &r = Rec(static_cast<int>(i));
+        if (r.freeId >= 0) {   // the buffer's last FreeTensor set this flag: wait for the consumer pipe, give the ID back
+            AscendC::TPipe &pipe = QueuePipe(api, pipe_);
+            FlagWait(api, c, r.freeBufEvt, r.freeId);
+            pipe.ReleaseEventIDImpl(r.freeBufEvt, r.freeId);
+            r.freeId = -1;
+        }
         ++live;
         state_[i] = 1;
         return bufs_[i];
@@ -112,25 +152,45 @@ void QueueCore::Free(const char *api, const void *addr) {
     const int i = IndexOf(api, addr);
     if (state_[i] == 0) Violation(api, "FreeTensor of a tensor that is not allocated (double free?)");
     if (state_[i] == 2) Violation(api, "FreeTensor of a tensor that is still enqueued (EnQue without DeQue)");
+    BufEventRecord &r = Rec(i);
+    if (r.freeBufEvt != AscendC::HardEvent::MAX) {
+        AscendC::TPipe &pipe = QueuePipe(api, pipe_);
+        r.freeId = pipe.AllocEventIDImpl(r.freeBufEvt);
+        FlagSet(api, c, r.freeBufEvt, r.freeId);
+    }
     state_[i] = 0;
     --c.liveTensors[static_cast<int>(pos_)];
 }
 
 void QueueCore::EnQue(const char *api, const void *addr) {
-    (void)Core(api);
+    auto &c = Core(api);
     const int i = IndexOf(api, addr);
     if (state_[i] != 1) Violation(api, state_[i] == 2 ? "tensor is already enqueued" : "EnQue of a tensor that is not allocated");
     if (static_cast<int32_t>(fifo_.size()) >= depth_)
         Violation(api, "EnQue over the queue depth " + std::to_string(depth_) + " (" + std::to_string(fifo_.size()) + " tensors already enqueued)");
+    BufEventRecord &r = Rec(i);
+    if (r.enQueEvt != AscendC::HardEvent::MAX) {
+        AscendC::TPipe &pipe = QueuePipe(api, pipe_);
+        r.enQueId = pipe.AllocEventIDImpl(r.enQueEvt);
+        FlagSet(api, c, r.enQueEvt, r.enQueId);
+    }
     state_[i] = 2;
     fifo_.push_back(i);
 }
 
 uint8_t *QueueCore::DeQue(const char *api) {
+    auto &c = Core(api);
     CheckQueueLive(api, inited_, epoch_);
     if (fifo_.empty()) Violation(api, "DeQue on an empty queue (would hang on the chip)");
     const int i = fifo_.front();
     fifo_.pop_front();
+    BufEventRecord &r = Rec(i);
+    if (r.enQueId >= 0) {
+        AscendC::TPipe &pipe = QueuePipe(api, pipe_);
+        FlagWait(api, c, r.enQueEvt, r.enQueId);
+        pipe.ReleaseEventIDImpl(r.enQueEvt, r.enQueId);
+        r.enQueId = -1;
+    }
     state_[i] = 1;
     return bufs_[i];
 }
@@ -144,55 +204,109 @@ namespace {
 thread_local TPipe *g_currentPipe = nullptr;
 }
 
+// On a cube core the constructor takes M_MTE1 IDs 0, 1, 2 and sets their flags for the Matmul macro;
+// Destroy waits and releases them (8.1.RC1 TPipe::Init / DestroyWithoutPipeAll, __CCE_AICORE__ 220).
 TPipe::TPipe() {
-    (void)twin::kernel::Core("TPipe::TPipe");
+    auto &c = twin::kernel::Core("TPipe::TPipe");
     g_currentPipe = this;
+    isAic_ = c.isAic;
+    if (isAic_) {
+        for (int i = 0; i < 3; ++i) {
+            const TEventID id = AllocEventIDImpl(HardEvent::M_MTE1);
+            twin::kernel::FlagSet("TPipe::TPipe (Matmul macro M_MTE1 events)", c, HardEvent::M_MTE1, id);
+        }
+    }
+}
+
+// Waits the free flags the queue buffers still hold (CANN Reset/Destroy); `quiet` on unwinding.
+void TPipe::WaitHeldFreeFlags(bool quiet) {
+    twin::kernel::CoreContext *c = twin::kernel::CurrentCore();
+    if (c == nullptr) return;
+    for (uint32_t i = 0; i < recordCount_; ++i) {
+        auto &r = records_[i];
+        if (r.freeId < 0) continue;
+        if (quiet) twin::kernel::FlagWaitQuiet(*c, r.freeBufEvt, r.freeId);
+        else twin::kernel::FlagWait("TPipe::Reset/Destroy", *c, r.freeBufEvt, r.freeId);
+        r.freeId = -1;
+    }
+}
+
+void TPipe::ResetPool() {
+    std::fill(std::begin(eventOccupy_), std::end(eventOccupy_), 0);
+    recordCount_ = 0;
 }
 
 TPipe::~TPipe() {
-    if (!destroyed_ && twin::kernel::CurrentCore() != nullptr) twin::kernel::ReleaseAllUb();
+    twin::kernel::CoreContext *c = twin::kernel::CurrentCore();
+    if (!destroyed_ && c != nullptr) {
+        WaitHeldFreeFlags(true);
+        if (isAic_)
+            for (int i = 0; i < 3; ++i) twin::kernel::FlagWaitQuiet(*c, HardEvent::M_MTE1, i);
+        if (c->hz != nullptr) twin::kernel::HzPipeBarrierAll(*c);   // Destroy ends with pipe_barrier(PIPE_ALL)
+        twin::kernel::ReleaseAllUb();
+    }
     if (g_currentPipe == this) g_currentPipe = nullptr;
 }
 
 void TPipe::Destroy() {
-    (void)twin::kernel::Core("TPipe::Destroy");
+    auto &c = twin::kernel::Core("TPipe::Destroy");
+    WaitHeldFreeFlags(false);
+    if (isAic_)
+        for (int i = 0; i < 3; ++i) {
+            twin::kernel::FlagWait("TPipe::Destroy (Matmul macro M_MTE1 events)", c, HardEvent::M_MTE1, i);
+            ReleaseEventIDImpl(HardEvent::M_MTE1, static_cast<TEventID>(i));
+        }
+    if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);   // Destroy ends with pipe_barrier(PIPE_ALL)
     twin::kernel::ReleaseAllUb();
     destroyed_ = true;
 }
 
+// Reset waits the held free flags and frees every event ID, including IDs that other owners (the
+// Matmul client, a kernel's long-lived AllocEventID) still use: the next FetchEventID/AllocEventID
+// of that HardEvent returns their ID again.
 void TPipe::Reset() {
     (void)twin::kernel::Core("TPipe::Reset");
+    WaitHeldFreeFlags(false);
+    ResetPool();
     twin::kernel::ReleaseAllUb();
+}
+
+uint32_t TPipe::TwinAddRecords(const char *api, uint32_t n) {
+    if (recordCount_ + n > twin::kernel::kMaxBuffersPerKernel) twin::kernel::Violation(api, "more than 64 queue buffers in one TPipe");
+    const uint32_t first = recordCount_;
+    recordCount_ += n;
+    return first;
 }
 
 TEventID TPipe::AllocEventIDImpl(HardEvent evt) {
     auto &c = twin::kernel::Core("TPipe::AllocEventID");
     if (!c.isAic && !twin::kernel::IsAivEvent(evt))
         twin::kernel::Violation("TPipe::AllocEventID", std::string("HardEvent::") + twin::kernel::HardEventName(evt) + " does not exist on a vector core");
-    auto &mask = c.eventIdsAllocated[static_cast<int>(evt)];
+    auto &mask = eventOccupy_[static_cast<int>(evt)];
     for (int id = 0; id < kTwinEventIdsPerEvent; ++id) {
         if (!((mask >> id) & 1)) {
             mask = static_cast<uint8_t>(mask | (1u << id));
             return static_cast<TEventID>(id);
         }
     }
-    twin::kernel::Violation("TPipe::AllocEventID", "all 8 event IDs of this HardEvent are allocated (missing ReleaseEventID?)");
+    twin::kernel::Violation("TPipe::AllocEventID", std::string("all 8 event IDs of HardEvent::") + twin::kernel::HardEventName(evt) +
+                                                       " are allocated (missing ReleaseEventID? queue buffers hold one while enqueued and one after FreeTensor)");
 }
 
 void TPipe::ReleaseEventIDImpl(HardEvent evt, TEventID id) {
-    auto &c = twin::kernel::Core("TPipe::ReleaseEventID");
+    (void)twin::kernel::Core("TPipe::ReleaseEventID");
     if (id < 0 || id >= kTwinEventIdsPerEvent) twin::kernel::Violation("TPipe::ReleaseEventID", "eventID must be in [0, 7]; got " + std::to_string(id));
-    auto &mask = c.eventIdsAllocated[static_cast<int>(evt)];
+    auto &mask = eventOccupy_[static_cast<int>(evt)];
     if (!((mask >> id) & 1)) twin::kernel::Violation("TPipe::ReleaseEventID", "event ID " + std::to_string(id) + " was not allocated");
     mask = static_cast<uint8_t>(mask & ~(1u << id));
 }
 
 TEventID TPipe::FetchEventIDImpl(HardEvent evt) {
-    auto &c = twin::kernel::Core("TPipe::FetchEventID");
-    const auto mask = c.eventIdsAllocated[static_cast<int>(evt)];
+    (void)twin::kernel::Core("TPipe::FetchEventID");
+    const auto mask = eventOccupy_[static_cast<int>(evt)];
     for (int id = 0; id < kTwinEventIdsPerEvent; ++id)
         if (!((mask >> id) & 1)) return static_cast<TEventID>(id);
-    twin::kernel::Violation("TPipe::FetchEventID", "all 8 event IDs of this HardEvent are allocated");
+    twin::kernel::Violation("TPipe::FetchEventID", std::string("all 8 event IDs of HardEvent::") + twin::kernel::HardEventName(evt) + " are allocated");
 }
 
 }  // namespace AscendC

@@ -15,6 +15,7 @@
 #include "twin/launch.h"
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/kernel_types.h"
+#include "twin/kernel/hazard.h"
 
 namespace twin {
 namespace kernel {
@@ -49,8 +50,9 @@ struct CoreContext {
     bool initBufferCalled = false;
     uint32_t ubEpoch = 1;          // incremented by TPipe::Reset/Destroy: older queues/TBufs are stale
     // synchronisation
-    uint16_t flagCount[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent] = {};
-    uint8_t eventIdsAllocated[static_cast<int>(AscendC::HardEvent::MAX)] = {};
+    // per (HardEvent, ID) flag: set by SetFlag, cleared by WaitFlag (src/kernel/sync_flags.cpp)
+    bool flagSet[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent] = {};
+    const char *flagSetBy[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent] = {};
     // atomic accumulation state (SetAtomicAdd<T> .. SetAtomicNone)
     int atomicOp = 0;              // 0 none, 1 add, 2 max, 3 min
     const std::type_info *atomicType = nullptr;
@@ -69,6 +71,9 @@ struct CoreContext {
     bool sharesThread = false;             // other cores run on this core's OS thread
     mutable uint32_t pollsSinceYield = 0;  // GM accesses since this core last yielded
     const char *costApi = "";      // API of the count-form vector instruction in flight (set by CountNop)
+    // hazard checker (twin/kernel/hazard.h): nullptr when off; the API last entered (for its reports)
+    HazardCore *hz = nullptr;
+    const char *lastApi = nullptr;
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;
 };
@@ -84,6 +89,8 @@ void YieldCore();                              // twin/kernel/core_scheduler.h
 constexpr uint32_t kYieldPolls = 1024;         // GM accesses between yields of a core sharing its thread
 
 [[noreturn]] void Violation(const char *api, const std::string &rule);
+// Records a complete report (already naming API and core) and unwinds the current core.
+[[noreturn]] void ViolationText(const std::string &report);
 [[noreturn]] void OutsideLaunch(const char *api);
 std::string CoreName(const CoreContext &c);     // "AIV 3" / "AIC 1"
 const char *HardEventName(AscendC::HardEvent e); // "MTE2_V"
@@ -91,6 +98,7 @@ const char *HardEventName(AscendC::HardEvent e); // "MTE2_V"
 inline CoreContext &Core(const char *api) {
     CoreContext *c = CurrentCore();
     if (c == nullptr) OutsideLaunch(api);
+    c->lastApi = api;
     return *c;
 }
 
@@ -141,10 +149,12 @@ inline void UbMarkWritten(CoreContext &c, const void *p, size_t bytes) {
     if (bytes == 0) return;
     const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
     std::memset(c.shadow + off / 32, 1, (off + bytes - 1) / 32 - off / 32 + 1);
+    if (c.hz != nullptr) HzUbAccess(c, p, bytes, true);
 }
 
 inline void UbCheckRead(const char *api, const CoreContext &c, const void *p, size_t bytes) {
     if (bytes == 0) return;
+    if (c.hz != nullptr) HzUbAccess(c, p, bytes, false);
     const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
     const size_t b0 = off / 32, n = (off + bytes - 1) / 32 - b0 + 1;
     if (n <= 8) {   // the common small read: a few shadow bytes, no library call
@@ -161,6 +171,7 @@ inline void UbCheckRead(const char *api, const CoreContext &c, const void *p, si
 void GmCheckSlow(const char *api, CoreContext &c, const void *p, size_t bytes, bool write);
 inline void CheckGm(const char *api, CoreContext &c, const void *p, size_t bytes, bool write) {
     PollAbort(c);
+    if (c.hz != nullptr) HzGmAccess(c, api, p, bytes, write);
     const uint8_t *b = static_cast<const uint8_t *>(p);
     if (b >= c.gmCacheBase && bytes <= c.gmCacheBytes && b - c.gmCacheBase <= static_cast<ptrdiff_t>(c.gmCacheBytes - bytes)) return;
     GmCheckSlow(api, c, p, bytes, write);

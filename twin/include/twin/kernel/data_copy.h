@@ -105,6 +105,7 @@ template <typename T>
 __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const uint32_t count) {
     const char *api = "DataCopy(GM->UB)";
     auto &c = twin::kernel::Core(api);
+    twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::MTE2);
     twin::kernel::RequireAiv(api, c);
     const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T) / 32 * 32;   // rounded down like the chip
     twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
@@ -122,6 +123,7 @@ template <typename T>
 __aicore__ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const uint32_t count) {
     const char *api = "DataCopy(UB->GM)";
     auto &c = twin::kernel::Core(api);
+    twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::MTE3);
     twin::kernel::RequireAiv(api, c);
     const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T) / 32 * 32;
     twin::kernel::CheckUbAligned(api, c, src.TwinAddr(), "src");
@@ -162,6 +164,7 @@ template <typename T>
 __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyParams &p) {
     const char *api = "DataCopy(GM->UB, DataCopyParams)";
     auto &c = twin::kernel::Core(api);
+    twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::MTE2);
     twin::kernel::RequireAiv(api, c);
     twin_detail::CheckBlockParams(api, p);
     twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
@@ -187,6 +190,7 @@ template <typename T>
 __aicore__ inline void DataCopy(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyParams &p) {
     const char *api = "DataCopy(UB->GM, DataCopyParams)";
     auto &c = twin::kernel::Core(api);
+    twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::MTE3);
     twin::kernel::RequireAiv(api, c);
     twin_detail::CheckBlockParams(api, p);
     twin::kernel::CheckUbAligned(api, c, src.TwinAddr(), "src");
@@ -233,6 +237,7 @@ inline void DataCopyPadIn(const char *api, const LocalTensor<T> &dst, const Glob
                           uint32_t blockLen, uint64_t srcStrideBytes, uint64_t dstStrideBlocks, bool isPad,
                           uint32_t left, uint32_t right, T padValue) {
     auto &c = twin::kernel::Core(api);
+    twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::MTE2);
     twin::kernel::RequireAiv(api, c);
     if (blockCount > 4095) twin::kernel::Violation(api, "blockCount must be in [0, 4095]; got " + std::to_string(blockCount));
     if (blockLen > 2097151) twin::kernel::Violation(api, "blockLen must be in [0, 2097151] bytes; got " + std::to_string(blockLen));
@@ -270,6 +275,7 @@ template <typename T>
 inline void DataCopyPadOut(const char *api, const GlobalTensor<T> &dst, const LocalTensor<T> &src, uint32_t blockCount,
                            uint32_t blockLen, uint64_t srcStrideBlocks, uint64_t dstStrideBytes) {
     auto &c = twin::kernel::Core(api);
+    twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::MTE3);
     twin::kernel::RequireAiv(api, c);
     if (blockCount > 4095) twin::kernel::Violation(api, "blockCount must be in [0, 4095]; got " + std::to_string(blockCount));
     if (blockLen > 2097151) twin::kernel::Violation(api, "blockLen must be in [0, 2097151] bytes; got " + std::to_string(blockLen));

@@ -19,9 +19,29 @@
 namespace twin {
 namespace kernel {
 
+// The AIV side of the Matmul service in MIX mode (CANN 8.1.RC1 kfc_comm_client.h, same in asc-devkit;
+// one per REGIST_MATMUL_OBJ, living in the scope of the macro): registration takes an MTE3_S event ID
+// from the current TPipe (AllocEventID) and sets its flag; every message (Matmul Init, SetOrgShape,
+// IterateAll, End) waits that flag, orders S before MTE3 with a fetched S_MTE3 ID, and sets it again;
+// at the end of the scope the quit message waits it once more. The ID is never released, so a
+// TPipe::Reset while the client lives hands it out again (the next SetFlag on it is reported).
+class KfcClient {
+public:
+    KfcClient() = default;
+    KfcClient(const KfcClient &) = delete;
+    KfcClient &operator=(const KfcClient &) = delete;
+    ~KfcClient() noexcept(false);
+    void Register(const char *api);
+    void Message(const char *api);
+
+private:
+    int8_t eventId_ = -1;
+    bool active_ = false;
+};
+
 struct MatmulBase {
     virtual ~MatmulBase() = default;
-    virtual void TwinRegister(const TCubeTiling *tiling) = 0;
+    virtual void TwinRegister(const TCubeTiling *tiling, KfcClient *client) = 0;
 };
 
 void MatmulRegisterBegin(const char *api, void *workspace);
@@ -36,50 +56,51 @@ bool BlasAvailable();
 bool BlasSgemmStrided(bool transA, bool transB, int m, int n, int k, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
                       int64_t ldc);
 
-inline void RegisterObjects() {}
+inline void RegisterObjects(KfcClient &) {}
 template <class Obj, class... Rest>
-inline void RegisterObjects(Obj &obj, Rest &&...rest);
+inline void RegisterObjects(KfcClient &client, Obj &obj, Rest &&...rest);
 
 template <class Obj, class... Rest>
-inline void RegisterWithTiling(Obj &obj, const TCubeTiling *tiling, Rest &&...rest) {
+inline void RegisterWithTiling(KfcClient &client, Obj &obj, const TCubeTiling *tiling, Rest &&...rest) {
     MatmulCountObject("REGIST_MATMUL_OBJ");
-    obj.TwinRegister(tiling);
-    RegisterObjects(std::forward<Rest>(rest)...);
+    obj.TwinRegister(tiling, &client);
+    RegisterObjects(client, std::forward<Rest>(rest)...);
 }
 
 template <class Obj, class Next, class... Rest>
-inline void RegisterDispatch(Obj &obj, Next &&next, Rest &&...rest) {
+inline void RegisterDispatch(KfcClient &client, Obj &obj, Next &&next, Rest &&...rest) {
     using N = std::decay_t<Next>;
     if constexpr (std::is_pointer<N>::value) {
-        RegisterWithTiling(obj, static_cast<const TCubeTiling *>(next), std::forward<Rest>(rest)...);
+        RegisterWithTiling(client, obj, static_cast<const TCubeTiling *>(next), std::forward<Rest>(rest)...);
     } else {
         MatmulCountObject("REGIST_MATMUL_OBJ");
-        obj.TwinRegister(nullptr);
-        RegisterObjects(std::forward<Next>(next), std::forward<Rest>(rest)...);
+        obj.TwinRegister(nullptr, &client);
+        RegisterObjects(client, std::forward<Next>(next), std::forward<Rest>(rest)...);
     }
 }
 
 template <class Obj, class... Rest>
-inline void RegisterObjects(Obj &obj, Rest &&...rest) {
+inline void RegisterObjects(KfcClient &client, Obj &obj, Rest &&...rest) {
     static_assert(std::is_base_of<MatmulBase, std::decay_t<Obj>>::value, "REGIST_MATMUL_OBJ expects Matmul objects (each optionally followed by a TCubeTiling*)");
     if constexpr (sizeof...(Rest) == 0) {
         MatmulCountObject("REGIST_MATMUL_OBJ");
-        obj.TwinRegister(nullptr);
+        obj.TwinRegister(nullptr, &client);
     } else {
-        RegisterDispatch(obj, std::forward<Rest>(rest)...);
+        RegisterDispatch(client, obj, std::forward<Rest>(rest)...);
     }
 }
 
-// Returns true on AIC (after serving), false on AIV.
+// Returns true on AIC (after serving), false on AIV (after registering the client and the objects).
 template <class... Args>
-inline bool MatmulRegister(AscendC::TPipe *pipe, void *workspace, Args &&...args) {
+inline bool MatmulRegister(KfcClient &client, AscendC::TPipe *pipe, void *workspace, Args &&...args) {
     (void)pipe;
     MatmulRegisterBegin("REGIST_MATMUL_OBJ", workspace);
     if (IsAic()) {
         ServeMatmulUntilAivDone();
         return true;
     }
-    RegisterObjects(std::forward<Args>(args)...);
+    client.Register("REGIST_MATMUL_OBJ");
+    RegisterObjects(client, std::forward<Args>(args)...);
     return false;
 }
 
@@ -222,11 +243,13 @@ public:
         twin::kernel::CheckMatmulCaller("Matmul::Init");
         shape_.Init("Matmul::Init", cubeTiling);
         hasBias_ = cubeTiling->isBias != 0;
+        if (client_ != nullptr) client_->Message("Matmul::Init (KFC client message)");
     }
-    __aicore__ inline void SetOrgShape(int orgM, int orgN, int orgK) { Caller("Matmul::SetOrgShape"); shape_.SetOrgShape(orgM, orgN, orgK, orgK, 0); }
+    __aicore__ inline void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK, 0); }
     __aicore__ inline void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
         Caller("Matmul::SetOrgShape");
         shape_.SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc);
+        client_->Message("Matmul::SetOrgShape (KFC client message)");
     }
     __aicore__ inline void SetSingleShape(int singleM, int singleN, int singleK) { Caller("Matmul::SetSingleShape"); shape_.SetSingleShape(singleM, singleN, singleK); }
     __aicore__ inline void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) { Caller("Matmul::SetTail"); shape_.SetTail(tailM, tailN, tailK); }
@@ -265,8 +288,11 @@ public:
         if (a_ == nullptr || b_ == nullptr) twin::kernel::Violation(api, "SetTensorA and SetTensorB must be called before IterateAll");
         if (enAtomic > 3) twin::kernel::Violation(api, "enAtomic must be 0 (none), 1 (add), 2 (max) or 3 (min); got " + std::to_string(enAtomic));
         shape_.Validate(api, transA_, transB_, MM_CFG.intrinsicsCheck);
+        client_->Message("Matmul::IterateAll (KFC client message)");
+        twin::kernel::HzMatmulBegin(c, enAtomic);   // the cube's accesses belong to this AIV's Matmul thread
         twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
                                                                gm.TwinAddr(), enAtomic);
+        twin::kernel::HzMatmulEnd(c, sync);         // sync: the AIV waits for the result here
         pendingAsync_ = !sync && waitIterateAll;
         if (!sync && !waitIterateAll) pendingAsync_ = false;
     }
@@ -275,13 +301,16 @@ public:
         if (!pendingAsync_)
             twin::kernel::Violation("Matmul::WaitIterateAll", "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
         pendingAsync_ = false;
+        twin::kernel::HzMatmulWait(twin::kernel::Core("Matmul::WaitIterateAll"));
     }
     __aicore__ inline void End() {
         Caller("Matmul::End");
         if (pendingAsync_) twin::kernel::Violation("Matmul::End", "IterateAll<false> still pending: call WaitIterateAll before End");
+        client_->Message("Matmul::End (KFC client message)");
         ended_ = true;
     }
-    void TwinRegister(const TCubeTiling *tiling) override {
+    void TwinRegister(const TCubeTiling *tiling, twin::kernel::KfcClient *client) override {
+        client_ = client;
         registered_ = true;
         if (tiling != nullptr) Init(tiling);
     }
@@ -293,6 +322,7 @@ private:
         if (!shape_.inited) twin::kernel::Violation(api, "Matmul::Init (or a tiling in REGIST_MATMUL_OBJ) is required first");
     }
     twin::kernel::MatmulShape shape_;
+    twin::kernel::KfcClient *client_ = nullptr;
     const SrcAT *a_ = nullptr;
     const SrcBT *b_ = nullptr;
     const BiasT *bias_ = nullptr;
@@ -307,7 +337,9 @@ using AscendC::Matmul;
 using AscendC::MatmulType;
 }  // namespace matmul
 
-// REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1, mm2, &tiling2, ...): on AIC serve and return.
+// REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1, mm2, &tiling2, ...): on AIC serve and return; on
+// AIV the client object lives to the end of the enclosing scope (as CANN's __kfcClient__).
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
-    if (::twin::kernel::MatmulRegister((tpipe), (workspace), __VA_ARGS__)) { return; }
+    ::twin::kernel::KfcClient __twinKfcClient__; \
+    if (::twin::kernel::MatmulRegister(__twinKfcClient__, (tpipe), (workspace), __VA_ARGS__)) { return; }
 #define REGIST_MATMUL_OBJ_STATIC REGIST_MATMUL_OBJ

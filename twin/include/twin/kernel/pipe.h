@@ -6,6 +6,14 @@
 // enqueued; at most 8 buffers per TPosition are live (allocated or enqueued) on one core.
 // Bounds of a LocalTensor are those of the buffer it comes from (a TBuf::Get(len) tensor has
 // GetSize() == len but may be indexed up to the end of the TBuf, as on the chip).
+// Event IDs (CANN 8.1.RC1 kernel_tpipe_impl.h / kernel_tquebind_impl.h, same in asc-devkit): the
+// TPipe owns one pool per HardEvent (bit i = ID i taken). AllocEventID takes the lowest free ID,
+// ReleaseEventID frees it, FetchEventID returns the lowest free ID without taking it, TPipe::Reset
+// (and the constructor) free every ID. Queues take their IDs from the pool: EnQue allocates an
+// enQueEvt ID and sets its flag, DeQue waits it and releases the ID; FreeTensor allocates a
+// freeBufEvt ID and sets its flag, the buffer's next AllocTensor waits it and releases the ID;
+// Reset/Destroy wait the free flags still held. VECIN: enQue MTE2_V / free V_MTE2; VECOUT: V_MTE3 /
+// MTE3_V; VECIN->VECOUT (TQueBind): MTE2_MTE3 / MTE3_MTE2.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -24,9 +32,15 @@ uint8_t *AllocUbBuffer(const char *api, AscendC::TPosition pos, uint32_t bytes, 
 void ReleaseAllUb();
 const char *PositionName(AscendC::TPosition pos);
 
+// One queue buffer as its TPipe tracks it (CANN TBufType): the IDs of the flags it holds (-1: none).
+struct BufEventRecord {
+    AscendC::HardEvent enQueEvt = AscendC::HardEvent::MAX, freeBufEvt = AscendC::HardEvent::MAX;
+    int8_t enQueId = -1, freeId = -1;
+};
+
 class QueueCore {
 public:
-    void Init(const char *api, AscendC::TPosition pos, int32_t depth, uint8_t num, uint32_t len);
+    void Init(const char *api, AscendC::TPipe *pipe, AscendC::TPosition src, AscendC::TPosition dst, int32_t depth, uint8_t num, uint32_t len);
     uint8_t *Alloc(const char *api);
     void Free(const char *api, const void *addr);
     void EnQue(const char *api, const void *addr);
@@ -40,6 +54,10 @@ public:
 
 private:
     int IndexOf(const char *api, const void *addr) const;
+    BufEventRecord &Rec(int i) const;
+    AscendC::TPipe *pipe_ = nullptr;
+    uint32_t firstRec_ = 0;        // this queue's buffers are records [firstRec_, firstRec_ + num) of pipe_
+    uint32_t cursor_ = 0;          // next buffer AllocTensor tries (round robin, as CANN's bufCursor)
     std::vector<uint8_t *> bufs_;
     std::vector<uint8_t> state_;   // 0 free, 1 allocated, 2 enqueued
     std::deque<int> fifo_;
@@ -79,8 +97,8 @@ public:
     __aicore__ inline int32_t GetTensorCountInQue() { return core_.GetTensorCountInQue(); }
     __aicore__ inline bool HasIdleBuffer() { return core_.HasIdleBuffer(); }
     // Twin-internal: called by TPipe::InitBuffer.
-    bool TwinInit(uint8_t num, uint32_t len) {
-        core_.Init("TPipe::InitBuffer", src, depth, num, len);
+    bool TwinInit(TPipe *pipe, uint8_t num, uint32_t len) {
+        core_.Init("TPipe::InitBuffer", pipe, src, dst, depth, num, len);
         return true;
     }
 
@@ -138,7 +156,7 @@ public:
     TPipe(const TPipe &) = delete;
     TPipe &operator=(const TPipe &) = delete;
     __aicore__ inline void Init() {}
-    template <class T> __aicore__ inline bool InitBuffer(T &que, uint8_t num, uint32_t len) { return que.TwinInit(num, len); }
+    template <class T> __aicore__ inline bool InitBuffer(T &que, uint8_t num, uint32_t len) { return que.TwinInit(this, num, len); }
     template <TPosition bufPos> __aicore__ inline bool InitBuffer(TBuf<bufPos> &buf, uint32_t len) { return buf.TwinInit(len); }
     template <HardEvent evt> __aicore__ inline TEventID AllocEventID() { return AllocEventIDImpl(evt); }
     template <HardEvent evt> __aicore__ inline void ReleaseEventID(TEventID id) { ReleaseEventIDImpl(evt, id); }
@@ -146,11 +164,23 @@ public:
     __aicore__ void Destroy();
     __aicore__ void Reset();   // releases all UB; queues/TBufs must be InitBuffer'ed again
 
-private:
+    __aicore__ inline TEventID FetchEventID(HardEvent evt) { return FetchEventIDImpl(evt); }
+
+    // Twin-internal: the event-ID pool and the queue-buffer records (see the header comment).
     TEventID AllocEventIDImpl(HardEvent evt);
     void ReleaseEventIDImpl(HardEvent evt, TEventID id);
     TEventID FetchEventIDImpl(HardEvent evt);
+    uint32_t TwinAddRecords(const char *api, uint32_t n);
+    twin::kernel::BufEventRecord &TwinRecord(uint32_t i) { return records_[i]; }
+
+private:
+    void WaitHeldFreeFlags(bool quiet);
+    void ResetPool();
+    uint8_t eventOccupy_[static_cast<int>(HardEvent::MAX)] = {};
+    twin::kernel::BufEventRecord records_[twin::kernel::kMaxBuffersPerKernel];
+    uint32_t recordCount_ = 0;
     bool destroyed_ = false;
+    bool isAic_ = false;
 };
 
 }  // namespace AscendC

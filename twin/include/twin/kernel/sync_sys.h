@@ -1,7 +1,8 @@
 // Synchronisation, atomics and system variables of the twin (ASC-API 同步控制, 原子操作, 系统变量).
-// SetFlag/WaitFlag: per core, per (HardEvent, eventID in [0,8)) a counter; WaitFlag without a prior
-// SetFlag would hang on the chip and is a violation; a SetFlag never waited for is reported at kernel
-// end. PipeBarrier is a no-op on the twin (each core executes in program order).
+// SetFlag/WaitFlag: per core, per (HardEvent, eventID in [0,8)) one flag, set or clear (the chip's
+// flag is one bit). Violations: SetFlag on a flag that is already set (undefined; it hangs at the
+// next PIPE_ALL barrier, SetFlag/WaitFlag docs), WaitFlag on a flag that is not set (hangs), a flag
+// still set at kernel end. PipeBarrier executes nothing (each core runs in program order).
 // SyncAll<true> is a real barrier across all AIV cores of the launch (needs a MIX launch type, e.g.
 // KERNEL_TYPE_MIX_AIV_1_0, as documented for hard synchronisation).
 // Workspace convention: GetSysWorkSpacePtr() = launch workspace; GetUserWorkspace(ws) = ws + 16 MiB
@@ -22,6 +23,13 @@ inline void CheckEventOnCore(const char *api, const CoreContext &c, AscendC::Har
     if (!c.isAic && !IsAivEvent(e))
         Violation(api, std::string("HardEvent::") + HardEventName(e) + " involves a pipe a vector core does not have (M/MTE1/FIX)");
 }
+// Flag state transitions (src/kernel/sync_flags.cpp); `api` names the caller in reports (user
+// SetFlag/WaitFlag, a queue operation, the Matmul client).
+void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id);
+void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id);
+// Clears a flag if set, never reports (destructors: TPipe, TBufPool, the Matmul client on unwind).
+void FlagWaitQuiet(CoreContext &c, AscendC::HardEvent e, int32_t id);
+void CheckFlagsAtKernelEnd(CoreContext &c);
 inline void CheckPipeOnCore(const char *api, const CoreContext &c, pipe_t pipe) {
     if (!c.isAic && (pipe == PIPE_M || pipe == PIPE_MTE1 || pipe == PIPE_FIX))
         Violation(api, "PIPE_M/PIPE_MTE1/PIPE_FIX do not exist on a vector core");
@@ -35,29 +43,29 @@ template <HardEvent event>
 __aicore__ inline void SetFlag(int32_t eventID) {
     auto &c = twin::kernel::Core("SetFlag");
     twin::kernel::CheckEventOnCore("SetFlag", c, event);
-    if (eventID < 0 || eventID >= kTwinEventIdsPerEvent)
-        twin::kernel::Violation("SetFlag", "eventID must be in [0, 7]; got " + std::to_string(eventID));
-    ++c.flagCount[static_cast<int>(event)][eventID];
+    twin::kernel::FlagSet("SetFlag", c, event, eventID);
 }
 
 template <HardEvent event>
 __aicore__ inline void WaitFlag(int32_t eventID) {
     auto &c = twin::kernel::Core("WaitFlag");
     twin::kernel::CheckEventOnCore("WaitFlag", c, event);
-    if (eventID < 0 || eventID >= kTwinEventIdsPerEvent)
-        twin::kernel::Violation("WaitFlag", "eventID must be in [0, 7]; got " + std::to_string(eventID));
-    auto &n = c.flagCount[static_cast<int>(event)][eventID];
-    if (n == 0)
-        twin::kernel::Violation("WaitFlag", std::string("WaitFlag<HardEvent::") + twin::kernel::HardEventName(event) + ">(" + std::to_string(eventID) +
-                                                ") without a matching SetFlag (would hang on the chip)");
-    --n;
+    twin::kernel::FlagWait("WaitFlag", c, event, eventID);
 }
 
 template <pipe_t pipe>
-__aicore__ inline void PipeBarrier() { twin::kernel::CheckPipeOnCore("PipeBarrier", twin::kernel::Core("PipeBarrier"), pipe); }
+__aicore__ inline void PipeBarrier() {
+    auto &c = twin::kernel::Core("PipeBarrier");
+    twin::kernel::CheckPipeOnCore("PipeBarrier", c, pipe);
+    if (pipe == PIPE_ALL && c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
+}
 
+// Hard SyncAll starts with PipeBarrier<PIPE_ALL> (8.1.RC1 dav_c220 SyncAllImpl): all pipes of the
+// core drain before the cross-core barrier (an ordering edge for the hazard checker).
 template <bool isAIVOnly = true>
 __aicore__ inline void SyncAll() {
+    auto &c = twin::kernel::Core("SyncAll");
+    if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
     twin::kernel::HardSyncAll("SyncAll", isAIVOnly, 0);
 }
 
@@ -65,8 +73,12 @@ template <bool isAIVOnly = true>
 __aicore__ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace, const int32_t usedCores = 0) {
     auto &c = twin::kernel::Core("SyncAll(soft)");
     const uint32_t n = usedCores > 0 ? static_cast<uint32_t>(usedCores) : c.blockNum * (c.taskRatio ? c.taskRatio : 1);
-    twin::kernel::CheckGm("SyncAll(soft)", c, gmWorkspace.TwinAddr(), uint64_t(n) * 32, true);
+    {
+        twin::kernel::HzGmSuppress hzOff(c);   // the barrier's own workspace protocol
+        twin::kernel::CheckGm("SyncAll(soft)", c, gmWorkspace.TwinAddr(), uint64_t(n) * 32, true);
+    }
     if (ubWorkspace.TwinAddr() == nullptr) twin::kernel::Violation("SyncAll(soft)", "ubWorkspace is not allocated");
+    if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
     twin::kernel::HardSyncAll("SyncAll(soft)", isAIVOnly, usedCores > 0 ? static_cast<uint32_t>(usedCores) : 0);
 }
 

@@ -107,6 +107,7 @@ public:
     }
     __aicore__ inline T GetValue(const uint32_t index) const {
         auto &c = twin::kernel::Core("LocalTensor::GetValue");
+        twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::S);
         CheckIndex("LocalTensor::GetValue", index);
         twin::kernel::CheckUbAddress("LocalTensor::GetValue", c, addr_ + index, sizeof(T));
         twin::kernel::UbCheckRead("LocalTensor::GetValue", c, addr_ + index, sizeof(T));
@@ -116,6 +117,7 @@ public:
     template <typename T1>
     __aicore__ inline void SetValue(const uint32_t index, const T1 value) const {
         auto &c = twin::kernel::Core("LocalTensor::SetValue");
+        twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::S);
         CheckIndex("LocalTensor::SetValue", index);
         twin::kernel::CheckUbAddress("LocalTensor::SetValue", c, addr_ + index, sizeof(T));
         ++c.counters.scalarUbOps;

@@ -189,9 +189,11 @@ inline void ForEachMasked(const MaskPlan &m, uint64_t R, uint32_t perRepeat, Fn 
 inline void ShadowReadElem(const char *api, const CoreContext &c, const void *p, size_t size) { UbCheckRead(api, c, p, size); }
 // Fast test for an element inside one 32-B block (the caller runs UbCheckRead to report it if not).
 inline bool ShadowWritten(const CoreContext &c, const void *p) {
+    if (c.hz != nullptr) HzUbAccess(c, p, 1, false);
     return c.shadow[static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase) >> 5] != 0;
 }
 inline void ShadowWriteElem(CoreContext &c, const void *p) {
+    if (c.hz != nullptr) HzUbAccess(c, p, 1, true);
     c.shadow[static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase) / 32] = 1;
 }
 

@@ -1,0 +1,143 @@
+// GM hazards across cores: recording of accesses per happens-before thread and the deterministic
+// comparison of unordered segments (model: twin/kernel/hazard.h).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "hazard_state.h"
+#include "twin/kernel/core_context.h"
+
+namespace twin {
+namespace kernel {
+
+void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bool write) {
+    HazardCore &h = *c.hz;
+    if (h.suppress > 0 || bytes == 0) return;
+    const uint32_t tid = h.inMatmul ? h.mmTid : h.tid;
+    HzThread &t = h.launch->threads[tid];
+    uint8_t kind = kHzRead;
+    if (write) {
+        const int op = h.inMatmul ? h.mmAtomic : c.atomicOp;
+        kind = static_cast<uint8_t>(op == 0 ? kHzWrite : kHzWrite + op);
+    }
+    if (t.cur == nullptr) {
+        t.segs.push_back(std::make_unique<HzSeg>());
+        t.cur = t.segs.back().get();
+        t.cur->tid = tid;
+        t.cur->epoch = t.vc[tid];
+        t.cur->vc = t.vc;
+    }
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+    auto &acc = t.cur->acc;
+    if (!acc.empty() && acc.back().kind == kind && acc.back().api == api) {
+        HzAcc &b = acc.back();
+        if (b.hi == lo) {   // contiguous continuation (bursts, rows)
+            b.hi = hi;
+            return;
+        }
+        if (lo >= b.lo && hi <= b.hi) return;   // repeated access (e.g. a scalar polling loop)
+    }
+    acc.push_back({lo, hi, api, kind});
+}
+
+namespace {
+
+struct Item {
+    const HzAcc *a;
+    const HzSeg *s;
+};
+
+// a happens before b
+bool Before(const HzSeg &a, const HzSeg &b) { return b.vc[a.tid] >= a.epoch; }
+
+bool Conflict(const Item &x, const Item &y) {
+    if (x.s->tid == y.s->tid) return false;
+    if (x.a->kind == kHzRead && y.a->kind == kHzRead) return false;
+    if (x.a->kind >= kHzAtomicAdd && x.a->kind == y.a->kind) return false;
+    if (x.s->checked && y.s->checked) return false;
+    return !Before(*x.s, *y.s) && !Before(*y.s, *x.s);
+}
+
+const char *Verb(uint8_t kind) {
+    switch (kind) {
+    case kHzRead: return "reads";
+    case kHzWrite: return "writes";
+    case kHzAtomicAdd: return "atomically adds to";
+    case kHzAtomicMax: return "atomically maxes";
+    default: return "atomically mins";
+    }
+}
+
+}  // namespace
+
+std::string HzGmAnalyse(HazardLaunch &L, bool final) {
+    std::vector<Item> items;
+    for (uint32_t tid = final ? 0 : L.numAic; tid < L.threads.size(); ++tid)
+        for (const auto &s : L.threads[tid].segs)
+            for (const HzAcc &a : s->acc) items.push_back({&a, s.get()});
+    std::sort(items.begin(), items.end(), [](const Item &x, const Item &y) {
+        if (x.a->lo != y.a->lo) return x.a->lo < y.a->lo;
+        if (x.s->tid != y.s->tid) return x.s->tid < y.s->tid;
+        if (x.s->epoch != y.s->epoch) return x.s->epoch < y.s->epoch;
+        return x.a < y.a;   // same segment: program order (accesses are stored in order)
+    });
+    // Sweep in address order; reads are compared only against writes (read/read never conflicts).
+    std::vector<Item> writes, reads;
+    bool found = false;
+    Item bx{}, by{};
+    uintptr_t at = 0;
+    auto consider = [&](const Item &x, const Item &y) {
+        const Item &lo = x.s->tid < y.s->tid ? x : y, &hi = x.s->tid < y.s->tid ? y : x;
+        if (!found || lo.s->tid < bx.s->tid || (lo.s->tid == bx.s->tid && hi.s->tid < by.s->tid)) {
+            bx = lo;
+            by = hi;
+        }
+        found = true;
+    };
+    for (const Item &it : items) {
+        if (found && it.a->lo > at) break;   // the lowest conflicting address is settled
+        auto expire = [&](std::vector<Item> &v) {
+            v.erase(std::remove_if(v.begin(), v.end(), [&](const Item &o) { return o.a->hi <= it.a->lo; }), v.end());
+        };
+        expire(writes);
+        for (const Item &w : writes)
+            if (Conflict(it, w)) {
+                at = it.a->lo;
+                consider(it, w);
+            }
+        if (it.a->kind != kHzRead) {
+            expire(reads);
+            for (const Item &r : reads)
+                if (Conflict(it, r)) {
+                    at = it.a->lo;
+                    consider(it, r);
+                }
+            writes.push_back(it);
+        } else {
+            reads.push_back(it);
+        }
+    }
+    for (uint32_t tid = final ? 0 : L.numAic; tid < L.threads.size(); ++tid)
+        for (auto &s : L.threads[tid].segs) s->checked = true;
+    if (!found) return std::string();
+    const HzThread &ta = L.threads[bx.s->tid], &tb = L.threads[by.s->tid];
+    const uintptr_t lo = std::max(bx.a->lo, by.a->lo), hi = std::min(bx.a->hi, by.a->hi);
+    const bool ww = bx.a->kind != kHzRead && by.a->kind != kHzRead;
+    return std::string(bx.a->api) + ": core " + ta.name + ": GM hazard across cores (" + (ww ? "write/write" : "read/write") + "): " + ta.name +
+           " " + bx.a->api + " " + Verb(bx.a->kind) + " and " + tb.name + " " + by.a->api + " " + Verb(by.a->kind) + " " +
+           std::to_string(hi - lo) + " overlapping bytes of GM buffer " + GmDescribe(lo) +
+           ", and nothing orders one before the other (no SyncAll, cross-core flag or Matmul completion between them)";
+}
+
+void HzGmPrune(HazardLaunch &L, const std::vector<uint32_t> &j) {
+    for (uint32_t tid = L.numAic; tid < L.threads.size(); ++tid) {
+        HzThread &t = L.threads[tid];
+        auto keep = std::remove_if(t.segs.begin(), t.segs.end(), [&](const std::unique_ptr<HzSeg> &s) { return j[s->tid] >= s->epoch; });
+        for (auto i = keep; i != t.segs.end(); ++i)
+            if (i->get() == t.cur) t.cur = nullptr;
+        t.segs.erase(keep, t.segs.end());
+    }
+}
+
+}  // namespace kernel
+}  // namespace twin

@@ -1,0 +1,83 @@
+// Private state of the hazard checker (see twin/kernel/hazard.h for the model).
+// Ownership: HazardLaunch owns one HazardCore per virtual core slot and one HzThread per happens-before
+// thread. A thread's segments are appended only by the OS thread running that core (a Matmul thread
+// by its AIV's OS thread); they are read and pruned only while every vector core is blocked in the
+// same SyncAll (under its lock) or after all cores have finished.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "twin/kernel/hazard.h"
+
+namespace twin {
+namespace kernel {
+
+// Per 32-B UB block: the last write and the last read of each pipe (epoch 0 = none).
+struct HzBlock {
+    uint32_t wEpoch;
+    uint8_t wPipe;
+    uint32_t rEpoch[kHzPipes];
+    const char *wApi;
+    const char *rApi[kHzPipes];
+};
+
+enum HzKind : uint8_t { kHzRead = 0, kHzWrite = 1, kHzAtomicAdd = 2, kHzAtomicMax = 3, kHzAtomicMin = 4 };
+
+struct HzAcc {
+    uintptr_t lo, hi;   // bytes [lo, hi)
+    const char *api;
+    uint8_t kind;
+};
+
+// A run of GM accesses of one thread under one vector clock.
+struct HzSeg {
+    uint32_t tid = 0, epoch = 0;
+    std::vector<uint32_t> vc;
+    std::vector<HzAcc> acc;
+    bool checked = false;   // already compared against everything it could conflict with
+};
+
+struct HzThread {
+    std::vector<uint32_t> vc;                 // own component = current epoch
+    std::vector<std::unique_ptr<HzSeg>> segs; // in program order
+    HzSeg *cur = nullptr;                     // segment of the current epoch (created on first access)
+    std::string name;
+};
+
+struct HazardCore {
+    HazardLaunch *launch = nullptr;
+    CoreContext *core = nullptr;
+    // UB
+    HzPipe pipe = HzPipe::V;
+    uint32_t cnt[kHzPipes] = {};
+    uint32_t clk[kHzPipes][kHzPipes] = {};
+    uint32_t tok[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent][kHzPipes] = {};
+    HzBlock *blocks = nullptr;   // calloc'ed, one per 32-B block of UB
+    size_t nBlocks = 0;
+    // GM
+    uint32_t tid = 0, mmTid = 0;
+    int suppress = 0;
+    bool inMatmul = false, mmPending = false;
+    uint8_t mmAtomic = 0;
+    ~HazardCore();
+};
+
+struct HazardLaunch {
+    uint32_t numAic = 0, numAiv = 0, aivPerAic = 0;
+    std::vector<std::unique_ptr<HazardCore>> cores;   // by slot: AIC 0.., then AIV 0..
+    std::vector<HzThread> threads;                    // AIC 0.., AIV 0.., Matmul thread of AIV 0..
+    std::vector<uint32_t> accum[2], released[2];      // SyncAll clocks: [0] AIV-only, [1] all cores
+};
+
+// Compares the recorded segments (all threads when `final`, else vector cores and Matmul threads)
+// and returns the lowest conflict as a report ("" = none); then marks them checked.
+std::string HzGmAnalyse(HazardLaunch &L, bool final);
+// Drops segments ordered before clock `j` on every vector core (after a SyncAll of all of them).
+void HzGmPrune(HazardLaunch &L, const std::vector<uint32_t> &j);
+// "'name' at byte offset N" for a GM address (smallest registered buffer containing it).
+std::string GmDescribe(uintptr_t p);
+
+}  // namespace kernel
+}  // namespace twin

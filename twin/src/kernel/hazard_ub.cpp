@@ -1,0 +1,138 @@
+// UB hazards between the pipes of one vector core (model: twin/kernel/hazard.h).
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "hazard_state.h"
+#include "twin/kernel/core_context.h"
+
+namespace twin {
+namespace kernel {
+
+namespace {
+
+const char *PipeName(int p) {
+    static const char *names[kHzPipes] = {"S", "V", "MTE2", "MTE3"};
+    return names[p];
+}
+
+int PipeFromName(const std::string &s) {
+    for (int p = 0; p < kHzPipes; ++p)
+        if (s == PipeName(p)) return p;
+    return -1;   // cube pipes (M, MTE1, FIX): not modelled on UB
+}
+
+// Source and destination pipe of each HardEvent ("MTE2_V" -> MTE2, V).
+struct EventPipes {
+    int8_t src[static_cast<int>(AscendC::HardEvent::MAX)];
+    int8_t dst[static_cast<int>(AscendC::HardEvent::MAX)];
+    EventPipes() {
+        for (int e = 0; e < static_cast<int>(AscendC::HardEvent::MAX); ++e) {
+            const std::string n = HardEventName(static_cast<AscendC::HardEvent>(e));
+            const size_t u = n.find('_');
+            src[e] = static_cast<int8_t>(PipeFromName(n.substr(0, u)));
+            dst[e] = static_cast<int8_t>(u == std::string::npos ? -1 : PipeFromName(n.substr(u + 1)));
+        }
+    }
+};
+const EventPipes &Pipes() {
+    static const EventPipes p;
+    return p;
+}
+
+std::string SyncHint(int from, int to) {
+    return std::string("SetFlag/WaitFlag<HardEvent::") + PipeName(from) + "_" + PipeName(to) +
+           ">, EnQue/DeQue of the tensor's queue, or PipeBarrier<PIPE_ALL>";
+}
+
+[[noreturn]] void Report(const CoreContext &c, HazardCore &h, int p, int q, size_t blk, bool write, bool otherWrite, const char *otherApi) {
+    const char *api = c.lastApi ? c.lastApi : "?";
+    const std::string kind = std::string(otherWrite ? (write ? "write after write" : "read after write") : "write after read");
+    Violation(api, std::string("UB hazard ") + PipeName(q) + " -> " + PipeName(p) + " (" + kind + "): " + api + " on pipe " + PipeName(p) + " " +
+                       (write ? "writes" : "reads") + " the 32-B UB block at offset " + std::to_string(blk * 32) + " that " +
+                       (otherApi ? otherApi : "?") + " on pipe " + PipeName(q) + " " + (otherWrite ? "wrote" : "read") +
+                       ", with no synchronisation from " + PipeName(q) + " to " + PipeName(p) + " in between (" + SyncHint(q, p) +
+                       "; the chip runs the pipes asynchronously and the kernel may not rely on the compiler's auto-sync)");
+    (void)h;
+}
+
+}  // namespace
+
+void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write) {
+    HazardCore &h = *c.hz;
+    if (h.blocks == nullptr || bytes == 0) return;
+    const int p = static_cast<int>(h.pipe);
+    const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(ptr) - c.ubBase);
+    const size_t b0 = off / 32, b1 = std::min((off + bytes - 1) / 32, h.nBlocks - 1);
+    const uint32_t e = h.cnt[p];
+    const uint32_t *clk = h.clk[p];
+    const char *api = c.lastApi;
+    for (size_t b = b0; b <= b1; ++b) {
+        HzBlock &k = h.blocks[b];
+        if (write)   // reads since the last write first (they are the most recent accesses)
+            for (int q = 0; q < kHzPipes; ++q)
+                if (q != p && k.rEpoch[q] > clk[q]) Report(c, h, p, q, b, true, false, k.rApi[q]);
+        if (k.wPipe != p && k.wEpoch > clk[k.wPipe]) Report(c, h, p, k.wPipe, b, write, true, k.wApi);
+        if (write) {
+            k.wPipe = static_cast<uint8_t>(p);
+            k.wEpoch = e;
+            k.wApi = api;
+            std::memset(k.rEpoch, 0, sizeof(k.rEpoch));
+        } else {
+            k.rEpoch[p] = e;
+            k.rApi[p] = api;
+        }
+    }
+}
+
+// SetFlag on pipe `src`: the flag carries src's clock; src starts a new epoch.
+void HzFlagSet(CoreContext &c, AscendC::HardEvent e, int32_t id) {
+    HazardCore &h = *c.hz;
+    const int src = Pipes().src[static_cast<int>(e)];
+    uint32_t *t = h.tok[static_cast<int>(e)][id];
+    if (src < 0) {
+        std::fill(t, t + kHzPipes, 0u);
+        return;
+    }
+    h.clk[src][src] = h.cnt[src];
+    std::copy(h.clk[src], h.clk[src] + kHzPipes, t);
+    h.clk[src][src] = ++h.cnt[src];
+}
+
+// WaitFlag on pipe `dst`: dst is ordered after everything the flag's clock covers.
+void HzFlagWait(CoreContext &c, AscendC::HardEvent e, int32_t id) {
+    HazardCore &h = *c.hz;
+    const int dst = Pipes().dst[static_cast<int>(e)];
+    if (dst < 0) return;
+    const uint32_t *t = h.tok[static_cast<int>(e)][id];
+    for (int q = 0; q < kHzPipes; ++q)
+        if (q != dst) h.clk[dst][q] = std::max(h.clk[dst][q], t[q]);
+}
+
+void HzPipeBarrierAll(CoreContext &c) {
+    HazardCore &h = *c.hz;
+    uint32_t j[kHzPipes];
+    for (int q = 0; q < kHzPipes; ++q) {
+        h.clk[q][q] = h.cnt[q];
+        j[q] = 0;
+    }
+    for (int p = 0; p < kHzPipes; ++p)
+        for (int q = 0; q < kHzPipes; ++q) j[q] = std::max(j[q], h.clk[p][q]);
+    for (int p = 0; p < kHzPipes; ++p) {
+        std::copy(j, j + kHzPipes, h.clk[p]);
+        h.clk[p][p] = ++h.cnt[p];
+    }
+}
+
+HzPipeScope::HzPipeScope(CoreContext &c, HzPipe p) : hz_(c.hz), saved_(HzPipe::V) {
+    if (hz_ == nullptr) return;
+    saved_ = hz_->pipe;
+    hz_->pipe = p;
+}
+
+HzPipeScope::~HzPipeScope() {
+    if (hz_ != nullptr) hz_->pipe = saved_;
+}
+
+}  // namespace kernel
+}  // namespace twin
