@@ -17,4 +17,9 @@ cmake -S . -B build-tsan -G Ninja -DASCEND_DCN_TWIN=ON -DASCEND_DCN_TSAN=ON \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-tsan -j2
 TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" ctest --test-dir build-tsan --output-on-failure
+# A short Python operator run on the TSan-built twin libraries (libtsan preloaded into python; the
+# extension itself is the installed one, it only dlopens the twin).
+tsan_cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build-tsan/CMakeCache.txt)
+TWIN_THREADS=4 ASCEND_DCN_TWIN_LIB_DIR="$PWD/build-tsan" LD_PRELOAD="$("$tsan_cxx" -print-file-name=libtsan.so)" \
+  TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" python tests/twin/tsan/python_operator_run.py
 python -m pytest -q tests
