@@ -120,7 +120,7 @@ TEST_CASE(tensor_destroyed_between_the_phases_is_reported) {
     // Given to the first phase right after being destroyed (before any new tensor can take its
     // address, which allocators without ASan's quarantine do at once): refused there.
     uint64_t ws2 = 0;
-    aclOpExecutor *ex2 = nullptr;
+    aclOpExecutor* ex2 = nullptr;
     CHECK(Phase1(x, y, z, &ws2, &ex2) == ACLNN_ERR_PARAM_INVALID);
     CHECK(MsgHas("input 0 is not a live aclTensor"));
     std::vector<aclTensor *> reuse;  // new tensors may land at x's old address: still refused

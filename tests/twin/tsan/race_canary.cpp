@@ -12,14 +12,16 @@
 namespace {
 int g_unsynchronised_counter = 0;
 
-void SpinFor(std::chrono::milliseconds d) {
+void SpinFor(std::chrono::milliseconds d)
+{
     const auto until = std::chrono::steady_clock::now() + d;
     while (std::chrono::steady_clock::now() < until) {
     }
 }
-}  // namespace
+} // namespace
 
-int main() {
+int main()
+{
     twin::kernel::SetCoreThreadBudget(8);
     const auto r = ktest::Run(8, twin::KernelType::MIX_AIV_1_0, [] {
         // Busy-wait around the increment so the cores overlap in time: the scheduler's own mutex
