@@ -13,7 +13,9 @@ must win. Format rules (step 3) cannot be expressed with torch tensors (no aclFo
 checked on the C side against the contract's expected argument.
 """
 
+import inspect
 import os
+import types
 
 import pytest
 import torch
@@ -182,9 +184,9 @@ VALID = [("doc-example", doc_example), ("doc-example-unmodulated", lambda: doc_e
          ("doc-example-bf16", lambda: doc_example(torch.bfloat16))]
 
 
-def python_verdict(a):
+def python_verdict(a, validator=validation):
     try:
-        validation.check_backward_args(*(a[k] for k in TENSOR_IN), a["kernel_size"], a["stride"], a["padding"],
+        validator.check_backward_args(*(a[k] for k in TENSOR_IN), a["kernel_size"], a["stride"], a["padding"],
                                        a["dilation"], a["groups"], a["deformable_groups"], a["modulated"],
                                        *(a[k] for k in TENSOR_OUT), outputs_given=True)
     except AclnnError as e:
@@ -354,8 +356,9 @@ class _Draws:
         return self._draw(st.integers(0, n - 1))
 
     def chance(self, p):
-        """True with probability about p; shrinks to True."""
-        return not self._draw(st.floats(0.0, 1.0, exclude_max=True)) >= p
+        """True with probability about p; shrinks to True. (An integer draw, not a float one:
+        Hypothesis draws floats near 0.0 far more often than uniformly, which made p meaningless.)"""
+        return self._draw(st.integers(0, 999)) < p * 1000
 
 
 def _random_valid(rng):
@@ -383,30 +386,35 @@ def _random_valid(rng):
     return a
 
 
+ATTR_LISTS = ("kernel_size", "stride", "padding", "dilation")
+
+
 def _random_mutation(rng, a):
     tensors = tuple(k for k in TENSOR_IN + TENSOR_OUT if a[k] is not None)
-    lists = tuple(k for k in ("kernel_size", "stride", "padding", "dilation") if a[k] is not None)
+    lists = tuple(k for k in ATTR_LISTS if a[k] is not None)
     if not tensors or not lists:
         return
-    kind = rng.randrange(9)
+    kind = rng.randrange(12)
     if kind == 0:
         a[rng.choice(tensors + lists)] = None
     elif kind == 1:
         name = rng.choice(tensors)
         a[name] = a[name].to(rng.choice([torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32]))
-    elif kind == 2:
+    elif kind == 2:  # an int array of the wrong length
         name = rng.choice(lists)
+        a[name] = list(a[name]) + [1] if rng.chance(0.5) else list(a[name])[:-1]
+    elif kind in (3, 4, 5, 6):  # one element of one int array near its bounds; one kind per array so
+        name = ATTR_LISTS[kind - 3]  # that every array's bound rules are reached about equally often
+        if not a[name]:
+            return
         v = list(a[name])
-        if rng.chance(0.3):
-            v = v + [1] if rng.chance(0.5) else v[:-1]
-        else:
-            v[rng.randrange(len(v))] = rng.choice([-1, 0, 1, 2, 3, 50])
+        v[rng.randrange(len(v))] = rng.choice([-1, 0, 1, 2, 3, 50])
         a[name] = v
-    elif kind == 3:
+    elif kind == 7:
         a[rng.choice(["groups", "deformable_groups"])] = rng.choice([-1, 0, 1, 2, 3, 4])
-    elif kind == 4:
+    elif kind == 8:
         a["modulated"] = not a["modulated"]
-    elif kind == 5:
+    elif kind == 9:
         name = rng.choice(tensors)
         shape = list(a[name].shape)
         if shape and rng.chance(0.5):
@@ -434,24 +442,103 @@ def argument_sets(draw, max_mutations):
     return a
 
 
-def test_cpp_matches_python_on_random_argument_sets():
-    """Differential test: random argument sets (valid ones, and ones with 1-3 random mutations of any
-    kind) get the same verdict (status, argument) from the Python and the C++ validation."""
-    _ext()
-    verdicts = set()
+def cpp_python_differential(python_judge, verdicts, mismatches):
+    """The differential property: every argument set (valid, or with 1-3 random mutations of any
+    kind) gets the same verdict (status, argument) from python_judge and the C++ validation. Collects
+    the Python verdicts, and every set on which the two disagree (the last one is the set Hypothesis
+    replays at the end: the shrunk, minimal falsifying example)."""
 
-    @PROFILE
     @given(argument_sets(max_mutations=3))
     def check(a):
-        py = python_verdict(a)
-        assert cpp_verdict(a) == py, f"{a}"
+        py, cpp = python_judge(a), cpp_verdict(a)
         verdicts.add(py)
+        if cpp != py:
+            mismatches.append(a)
+        assert cpp == py, f"C++ {cpp} != Python {py} for {a}"
 
-    check()
+    return check
+
+
+def test_cpp_matches_python_on_random_argument_sets():
+    """The differential property on the production Python validation."""
+    _ext()
+    verdicts, mismatches = set(), []
+    PROFILE(cpp_python_differential(python_verdict, verdicts, mismatches))()
+    assert not mismatches
     # The generator must reach every step: success, nulls, and invalid dtypes/attrs/dims/shapes.
     statuses = {s for s, _ in verdicts}
     assert statuses == {0, NULLPTR, INVALID}
-    assert len({arg for s, arg in verdicts if s == INVALID}) >= 12
+    invalid_arguments = {arg for s, arg in verdicts if s == INVALID}
+    assert len(invalid_arguments) >= 12
+    assert {"kernelSize", "stride", "padding", "dilation", "groups", "deformableGroups"} <= invalid_arguments
+
+
+class _MinimalDraws:
+    """The draws Hypothesis shrinks towards: first option, lower bound, index 0, chance -> True."""
+
+    def choice(self, seq):
+        return list(seq)[0]
+
+    def randint(self, lo, hi):
+        return lo
+
+    def randrange(self, n):
+        return 0
+
+    def chance(self, p):
+        return True
+
+
+def _planted_validator(rule, planted):
+    """A private copy of ascend_dcn.validation (from its source) with one rule replaced; the production
+    module is untouched."""
+    source = inspect.getsource(validation)
+    assert source.count(rule) == 1, f"rule {rule!r} not found once in ascend_dcn.validation"
+    module = types.ModuleType("ascend_dcn._planted_validation")
+    module.__package__ = "ascend_dcn"
+    exec(compile(source.replace(rule, planted), "<planted ascend_dcn.validation>", "exec"), module.__dict__)
+    return module
+
+
+def _summary(a):
+    """Tensors by shape and dtype, everything else by value (comparable with ==)."""
+    return {k: (tuple(v.shape), v.dtype) if isinstance(v, torch.Tensor) else v for k, v in a.items()}
+
+
+def _padding_top_minus_one(a):
+    a["padding"] = [-1, 0, 0, 0]
+    return a
+
+
+# (rule as written in validation.py, its planted off-by-one copy, the minimal falsifying argument set)
+PLANTED = [
+    # padding >= -1 instead of >= 0: needs one mutation that sets a padding element to -1; minimal =
+    # the smallest valid set (N 1, Cin = Cout = 1, 1x1 kernel, 5x5 image, fp32, modulated) with
+    # padding [-1, 0, 0, 0].
+    ("check_padding and min(pd) < 0:", "check_padding and min(pd) < -1:", _padding_top_minus_one),
+    # stride >= 2 instead of >= 1: every stride-1 valid set is rejected; minimal = the smallest valid
+    # set itself, without any mutation.
+    ("if min(st) < 1:", "if min(st) < 2:", lambda a: a),
+]
+
+
+@pytest.mark.parametrize("rule,planted,minimal", PLANTED, ids=["padding-ge-minus1", "stride-ge-2"])
+def test_differential_property_shrinks_a_planted_broken_rule(rule, planted, minimal):
+    """A Python validator with one bound off by one must fail the differential property above, and
+    Hypothesis must report the minimal argument set that violates the planted rule. Always run with
+    the ci profile's settings (derandomized, no example database): deterministic."""
+    _ext()
+    broken = _planted_validator(rule, planted)
+    verdicts, mismatches = set(), []
+    prop = cpp_python_differential(lambda a: python_verdict(a, broken), verdicts, mismatches)
+    with pytest.raises(AssertionError) as failure:
+        settings.get_profile("ci")(prop)()
+    expected = _summary(minimal(_random_valid(_MinimalDraws())))
+    assert _summary(mismatches[-1]) == expected
+    # Hypothesis attached its report of the shrunk example (a call of the property) to the failure.
+    assert "check(" in "\n".join(getattr(failure.value, "__notes__", []))
+    # The production validator agrees with C++ on that minimal set: the planted rule is the cause.
+    assert python_verdict(mismatches[-1]) == cpp_verdict(mismatches[-1])
 
 
 def test_raw_entry_agrees_with_python_on_random_argument_sets():
