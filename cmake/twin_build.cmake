@@ -18,6 +18,25 @@ if(ASCEND_DCN_TSAN)
   add_link_options(-fsanitize=thread)
 endif()
 
+# C++ tests: GoogleTest (Debian libgtest-dev, installed by scripts/setup_env.sh). Every TEST of a test
+# executable is its own ctest test named <prefix>.<Suite>.<name> (gtest_discover_tests), so ctest -R
+# filters single tests, and each runs in its own process.
+if(ASCEND_DCN_TESTS)
+  find_package(GTest)
+  if(NOT TARGET GTest::gtest_main)
+    message(FATAL_ERROR "ascend_dcn: GoogleTest not found (C++ tests are ON). Install it with "
+                        "`bash scripts/setup_env.sh` (Debian: apt-get install libgtest-dev), or configure "
+                        "with -DASCEND_DCN_TESTS=OFF")
+  endif()
+  include(GoogleTest)
+endif()
+# ascend_dcn_gtest(<target> <prefix> [gtest_discover_tests options...]): links GoogleTest's main and
+# registers every TEST of <target> with ctest as <prefix>.<Suite>.<name>.
+function(ascend_dcn_gtest target prefix)
+  target_link_libraries(${target} PRIVATE GTest::gtest_main)
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." DISCOVERY_TIMEOUT 60 ${ARGN})
+endfunction()
+
 add_subdirectory(twin)
 
 # The operator on the twin: op_host library, twin opbuild (generated aclnn layer),

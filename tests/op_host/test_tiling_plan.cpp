@@ -8,7 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include "check.h"
+#include <gtest/gtest.h>
+
 #include "deformable_conv2d_backward_tiling_plan.h"
 #include "../op_kernel/dcn_tiling_constants.h"
 
@@ -82,7 +83,7 @@ void CheckSplit(const Row &r, const dcn::WorkSplit &w)
             std::fprintf(stderr, "%s: %s = %lld, expected %lld\n", r.name, names[i], static_cast<long long>(got[i]),
                          static_cast<long long>(r.split[i]));
         }
-        CHECK(got[i] == r.split[i]);
+        EXPECT_EQ(got[i], r.split[i]);
     }
 }
 
@@ -95,14 +96,14 @@ void CheckWorkspace(const Row &r, const dcn::WorkspaceLayout &ws)
             std::fprintf(stderr, "%s: ws.%s = %llu, expected %llu\n", r.name, names[i],
                          static_cast<unsigned long long>(got[i]), static_cast<unsigned long long>(r.ws[i]));
         }
-        CHECK(got[i] == r.ws[i]);
-        CHECK(got[i] % dcn_tiling::kWsAlign == 0);
+        EXPECT_EQ(got[i], r.ws[i]);
+        EXPECT_EQ(got[i] % dcn_tiling::kWsAlign, 0);
     }
 }
 
 }  // namespace
 
-TEST_CASE(plan_table_shapes_x_platforms)
+TEST(TilingPlan, plan_table_shapes_x_platforms)
 {
     for (const Row &r : kRows) {
         for (const Platform &pf : kPlatforms) {
@@ -116,25 +117,27 @@ TEST_CASE(plan_table_shapes_x_platforms)
             if (!ok) {
                 std::fprintf(stderr, "%s: %s\n", r.name, error.c_str());
             }
-            CHECK(ok);
-            CHECK(plan.cores.blockDim == pf.blockDim);
-            CHECK(plan.cores.usedVecCores == pf.usedVecCores);
+            EXPECT_TRUE(ok);
+            EXPECT_EQ(plan.cores.blockDim, pf.blockDim);
+            EXPECT_EQ(plan.cores.usedVecCores, pf.usedVecCores);
             CheckSplit(r, plan.split);        // identical on every platform: the split is shape-only
             CheckWorkspace(r, plan.ws);
-            CHECK(plan.ub.need <= kUb - dcn_tiling::kUbReserved);
-            CHECK(plan.ub.need >= plan.ub.stage0 && plan.ub.need >= plan.ub.stage2 && plan.ub.need >= plan.ub.stage3);
+            EXPECT_LE(plan.ub.need, kUb - dcn_tiling::kUbReserved);
+            EXPECT_GE(plan.ub.need, plan.ub.stage0);
+            EXPECT_GE(plan.ub.need, plan.ub.stage2);
+            EXPECT_GE(plan.ub.need, plan.ub.stage3);
         }
     }
 }
 
-TEST_CASE(keys_are_the_dtypes)
+TEST(TilingPlan, keys_are_the_dtypes)
 {
-    CHECK(DCN_TILING_KEY_FLOAT32 == 0);
-    CHECK(DCN_TILING_KEY_FLOAT16 == 1);
-    CHECK(DCN_TILING_KEY_BFLOAT16 == 2);
+    EXPECT_EQ(DCN_TILING_KEY_FLOAT32, 0);
+    EXPECT_EQ(DCN_TILING_KEY_FLOAT16, 1);
+    EXPECT_EQ(DCN_TILING_KEY_BFLOAT16, 2);
 }
 
-TEST_CASE(no_cores_or_small_ub_is_an_error)
+TEST(TilingPlan, no_cores_or_small_ub_is_an_error)
 {
     dcn::TilingPlatform platform;
     platform.aicNum = 0;
@@ -142,16 +145,16 @@ TEST_CASE(no_cores_or_small_ub_is_an_error)
     platform.ubBytes = kUb;
     dcn::TilingPlan plan;
     std::string error;
-    CHECK(!dcn::MakeTilingPlan(kRows[0].shape, platform, plan, error));
-    CHECK(error.find("cube core") != std::string::npos);
+    EXPECT_FALSE(dcn::MakeTilingPlan(kRows[0].shape, platform, plan, error));
+    EXPECT_NE(error.find("cube core"), std::string::npos);
     platform.aicNum = 24;
     platform.ubBytes = 64 * 1024;  // below the stage-0 transpose buffers
     error.clear();
-    CHECK(!dcn::MakeTilingPlan(kRows[0].shape, platform, plan, error));
-    CHECK(error.find("UB budget") != std::string::npos);
+    EXPECT_FALSE(dcn::MakeTilingPlan(kRows[0].shape, platform, plan, error));
+    EXPECT_NE(error.find("UB budget"), std::string::npos);
 }
 
-TEST_CASE(matmul_int32_limit_is_an_error)
+TEST(TilingPlan, matmul_int32_limit_is_an_error)
 {
     dcn::TilingShape s = kRows[0].shape;
     s.n = (int64_t{1} << 31) / (s.ho * s.wo) + 1;  // N*Ho*Wo > INT32_MAX
@@ -161,8 +164,6 @@ TEST_CASE(matmul_int32_limit_is_an_error)
     platform.ubBytes = kUb;
     dcn::TilingPlan plan;
     std::string error;
-    CHECK(!dcn::MakeTilingPlan(s, platform, plan, error));
-    CHECK(error.find("2147483647") != std::string::npos);
+    EXPECT_FALSE(dcn::MakeTilingPlan(s, platform, plan, error));
+    EXPECT_NE(error.find("2147483647"), std::string::npos);
 }
-
-TEST_MAIN()

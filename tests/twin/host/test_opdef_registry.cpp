@@ -1,6 +1,7 @@
 // OpDef registry of the twin: declaration order, dtype/format lists, attrs, SoC configs, validation.
 #include <string>
-#include "check.h"
+#include <gtest/gtest.h>
+
 #include "host/context_data.h"
 #include "host/op_def_validate.h"
 #include "register/op_def_registry.h"
@@ -70,89 +71,118 @@ public:
 OP_ADD(FollowProbe);
 }  // namespace ops
 
-static bool Contains(const std::string &s, const std::string &sub) { return s.find(sub) != std::string::npos; }
+// Success when `s` contains `sub`; the failure prints both.
+static ::testing::AssertionResult Contains(const std::string& s, const std::string& sub)
+{
+    if (s.find(sub) != std::string::npos)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "\"" << s << "\" does not contain \"" << sub << "\"";
+}
 
-TEST_CASE(records_declaration_order_and_lists) {
-    CHECK(ops::OpDefFactory::Exists("RegistryProbe"));
+TEST(OpdefRegistry, records_declaration_order_and_lists)
+{
+    EXPECT_TRUE(ops::OpDefFactory::Exists("RegistryProbe"));
     ops::OpDef op = ops::OpDefFactory::OpDefCreate("RegistryProbe");
-    CHECK(std::string(op.GetOpType().GetString()) == "RegistryProbe");
-    CHECK(op.GetInputs().size() == 2);
-    CHECK(std::string(op.GetInputs()[0].GetParamName().GetString()) == "x");
-    CHECK(std::string(op.GetInputs()[1].GetParamName().GetString()) == "bias");
-    CHECK(op.GetInputs()[1].GetParamType() == ops::OPTIONAL);
-    CHECK(op.GetInputs()[0].GetAutoContiguous());
-    CHECK(!op.GetInputs()[1].GetAutoContiguous());
-    CHECK(op.GetInputs()[0].GetDataTypes().size() == 3);
-    CHECK(op.GetInputs()[0].GetDataTypes()[2] == ge::DT_BF16);
-    CHECK(op.GetOutputs().size() == 1);
+    EXPECT_EQ(std::string(op.GetOpType().GetString()), "RegistryProbe");
+    EXPECT_EQ(op.GetInputs().size(), 2);
+    EXPECT_EQ(std::string(op.GetInputs()[0].GetParamName().GetString()), "x");
+    EXPECT_EQ(std::string(op.GetInputs()[1].GetParamName().GetString()), "bias");
+    EXPECT_EQ(op.GetInputs()[1].GetParamType(), ops::OPTIONAL);
+    EXPECT_TRUE(op.GetInputs()[0].GetAutoContiguous());
+    EXPECT_FALSE(op.GetInputs()[1].GetAutoContiguous());
+    EXPECT_EQ(op.GetInputs()[0].GetDataTypes().size(), 3);
+    EXPECT_EQ(op.GetInputs()[0].GetDataTypes()[2], ge::DT_BF16);
+    EXPECT_EQ(op.GetOutputs().size(), 1);
     // Attr order is the order of Attr() calls, interleaved Output() calls do not count.
-    CHECK(op.GetAttrs().size() == 4);
-    CHECK(std::string(op.GetAttrs()[0].GetName().GetString()) == "kernel_size");
-    CHECK(std::string(op.GetAttrs()[2].GetName().GetString()) == "modulated");
-    CHECK(op.GetAttrs()[0].GetKind() == ops::OpAttrDef::Kind::LIST_INT);
-    CHECK(op.GetAttrs()[0].IsRequired());
-    CHECK(op.GetAttrs()[1].GetDefaultInt() == 1);
-    CHECK(op.GetAttrs()[2].GetDefaultBool() == true);
-    CHECK(op.GetAttrs()[3].GetDefaultFloat() == 0.5f);
-    CHECK(op.GetInferShape() == ge::ProbeInferShape);
-    CHECK(op.GetInferDataType() == nullptr);
-    CHECK(op.AICore().GetTiling() == optiling::ProbeTiling);
-    CHECK(op.AICore().GetConfigOrder().size() == 2);
-    CHECK(twin_host::ValidateOpDef(op).empty());
+    EXPECT_EQ(op.GetAttrs().size(), 4);
+    EXPECT_EQ(std::string(op.GetAttrs()[0].GetName().GetString()), "kernel_size");
+    EXPECT_EQ(std::string(op.GetAttrs()[2].GetName().GetString()), "modulated");
+    EXPECT_EQ(op.GetAttrs()[0].GetKind(), ops::OpAttrDef::Kind::LIST_INT);
+    EXPECT_TRUE(op.GetAttrs()[0].IsRequired());
+    EXPECT_EQ(op.GetAttrs()[1].GetDefaultInt(), 1);
+    EXPECT_EQ(op.GetAttrs()[2].GetDefaultBool(), true);
+    EXPECT_EQ(op.GetAttrs()[3].GetDefaultFloat(), 0.5f);
+    EXPECT_EQ(op.GetInferShape(), ge::ProbeInferShape);
+    EXPECT_EQ(op.GetInferDataType(), nullptr);
+    EXPECT_EQ(op.AICore().GetTiling(), optiling::ProbeTiling);
+    EXPECT_EQ(op.AICore().GetConfigOrder().size(), 2);
+    EXPECT_TRUE(twin_host::ValidateOpDef(op).empty());
 }
 
-TEST_CASE(enum_values_match_cann) {
-    CHECK(ops::IGNORE == 0 && ops::OPTIONAL == 1 && ops::REQUIRED == 2 && ops::DYNAMIC == 3 && ops::VIRTUAL == 4);
-    CHECK(ge::DT_FLOAT == 0 && ge::DT_FLOAT16 == 1 && ge::DT_INT32 == 3 && ge::DT_INT64 == 9 && ge::DT_BF16 == 27);
-    CHECK(ge::FORMAT_NCHW == 0 && ge::FORMAT_NHWC == 1 && ge::FORMAT_ND == 2 && ge::FORMAT_NCDHW == 30);
-    CHECK(ge::GRAPH_SUCCESS == 0u && ge::GRAPH_FAILED == 0xFFFFFFFFu);
+TEST(OpdefRegistry, enum_values_match_cann)
+{
+    EXPECT_EQ(ops::IGNORE, 0);
+    EXPECT_EQ(ops::OPTIONAL, 1);
+    EXPECT_EQ(ops::REQUIRED, 2);
+    EXPECT_EQ(ops::DYNAMIC, 3);
+    EXPECT_EQ(ops::VIRTUAL, 4);
+    EXPECT_EQ(ge::DT_FLOAT, 0);
+    EXPECT_EQ(ge::DT_FLOAT16, 1);
+    EXPECT_EQ(ge::DT_INT32, 3);
+    EXPECT_EQ(ge::DT_INT64, 9);
+    EXPECT_EQ(ge::DT_BF16, 27);
+    EXPECT_EQ(ge::FORMAT_NCHW, 0);
+    EXPECT_EQ(ge::FORMAT_NHWC, 1);
+    EXPECT_EQ(ge::FORMAT_ND, 2);
+    EXPECT_EQ(ge::FORMAT_NCDHW, 30);
+    EXPECT_EQ(ge::GRAPH_SUCCESS, 0u);
+    EXPECT_EQ(ge::GRAPH_FAILED, 0xFFFFFFFFu);
 }
 
-TEST_CASE(soc_config_overrides_params) {
+TEST(OpdefRegistry, soc_config_overrides_params)
+{
     ops::OpDef op = ops::OpDefFactory::OpDefCreate("RegistryProbe");
     std::vector<ops::OpParamDef> ins, outs;
-    CHECK(twin_host::ParamsForComputeUnit(op, "ascend910_93", ins, outs));
-    CHECK(ins.size() == 2 && ins[0].GetDataTypes()[0] == ge::DT_FLOAT);
-    CHECK(twin_host::ParamsForComputeUnit(op, "ascend910b", ins, outs));
-    CHECK(ins[0].GetDataTypes()[0] == ge::DT_FLOAT16);
-    CHECK(!twin_host::ParamsForComputeUnit(op, "ascend310p", ins, outs));
-    CHECK(twin_host::ComputeUnitOfSoc("Ascend910B2") == "ascend910b");
-    CHECK(twin_host::ComputeUnitOfSoc("Ascend910_9392") == "ascend910_93");
+    EXPECT_TRUE(twin_host::ParamsForComputeUnit(op, "ascend910_93", ins, outs));
+    ASSERT_EQ(ins.size(), 2u);
+    EXPECT_EQ(ins[0].GetDataTypes()[0], ge::DT_FLOAT);
+    EXPECT_TRUE(twin_host::ParamsForComputeUnit(op, "ascend910b", ins, outs));
+    EXPECT_EQ(ins[0].GetDataTypes()[0], ge::DT_FLOAT16);
+    EXPECT_FALSE(twin_host::ParamsForComputeUnit(op, "ascend310p", ins, outs));
+    EXPECT_EQ(twin_host::ComputeUnitOfSoc("Ascend910B2"), "ascend910b");
+    EXPECT_EQ(twin_host::ComputeUnitOfSoc("Ascend910_9392"), "ascend910_93");
 }
 
-TEST_CASE(positional_list_lengths_are_checked) {
+TEST(OpdefRegistry, positional_list_lengths_are_checked)
+{
     ops::OpDef op = ops::OpDefFactory::OpDefCreate("MismatchedLists");
     const std::string err = twin_host::ValidateOpDef(op);
-    CHECK(Contains(err, "input 'x'"));
-    CHECK(Contains(err, "Format list has 2 entries, expected 3"));
+    EXPECT_TRUE(Contains(err, "input 'x'"));
+    EXPECT_TRUE(Contains(err, "Format list has 2 entries, expected 3"));
 }
 
-TEST_CASE(optional_attr_needs_default) {
+TEST(OpdefRegistry, optional_attr_needs_default)
+{
     ops::OpDef op = ops::OpDefFactory::OpDefCreate("OptionalAttrNoDefault");
     const std::string err = twin_host::ValidateOpDef(op);
-    CHECK(Contains(err, "attr 'eps'"));
-    CHECK(Contains(err, "OPTIONAL"));
+    EXPECT_TRUE(Contains(err, "attr 'eps'"));
+    EXPECT_TRUE(Contains(err, "OPTIONAL"));
 }
 
-TEST_CASE(follow_copies_lists) {
+TEST(OpdefRegistry, follow_copies_lists)
+{
     ops::OpDef op = ops::OpDefFactory::OpDefCreate("FollowProbe");
-    CHECK(twin_host::ValidateOpDef(op).empty());
+    EXPECT_TRUE(twin_host::ValidateOpDef(op).empty());
     std::vector<ops::OpParamDef> ins, outs;
-    CHECK(twin_host::ParamsForComputeUnit(op, "ascend910b", ins, outs));
-    CHECK(outs[0].GetDataTypes().size() == 2 && outs[0].GetDataTypes()[1] == ge::DT_FLOAT16);
-    CHECK(outs[0].GetFormats().size() == 2 && outs[0].GetFormats()[1] == ge::FORMAT_NCHW);
-    CHECK(outs[1].GetDataTypes()[0] == ge::DT_INT32 && outs[1].GetFormats()[1] == ge::FORMAT_NCHW);
+    EXPECT_TRUE(twin_host::ParamsForComputeUnit(op, "ascend910b", ins, outs));
+    ASSERT_EQ(outs.size(), 2u);
+    ASSERT_EQ(outs[0].GetDataTypes().size(), 2u);
+    EXPECT_EQ(outs[0].GetDataTypes()[1], ge::DT_FLOAT16);
+    ASSERT_EQ(outs[0].GetFormats().size(), 2u);
+    EXPECT_EQ(outs[0].GetFormats()[1], ge::FORMAT_NCHW);
+    ASSERT_GE(outs[1].GetFormats().size(), 2u);
+    EXPECT_EQ(outs[1].GetDataTypes()[0], ge::DT_INT32);
+    EXPECT_EQ(outs[1].GetFormats()[1], ge::FORMAT_NCHW);
 }
 
-TEST_CASE(format_matching_rules) {
+TEST(OpdefRegistry, format_matching_rules)
+{
     ops::OpParamDef nd("x");
     nd.DataType({ge::DT_FLOAT, ge::DT_FLOAT16}).Format({ge::FORMAT_ND, ge::FORMAT_NCHW});
-    CHECK(twin_host::AcceptsDtype(nd, 0, ge::DT_FLOAT));
-    CHECK(!twin_host::AcceptsDtype(nd, 0, ge::DT_FLOAT16));
-    CHECK(twin_host::AcceptsFormat(nd, 0, ge::FORMAT_NCHW));          // ND accepts plain formats
-    CHECK(!twin_host::AcceptsFormat(nd, 0, ge::FORMAT_FRACTAL_NZ));   // but not private ones
-    CHECK(twin_host::AcceptsFormat(nd, 1, ge::FORMAT_NCHW));
-    CHECK(!twin_host::AcceptsFormat(nd, 1, ge::FORMAT_NHWC));         // NCHW is exact
+    EXPECT_TRUE(twin_host::AcceptsDtype(nd, 0, ge::DT_FLOAT));
+    EXPECT_FALSE(twin_host::AcceptsDtype(nd, 0, ge::DT_FLOAT16));
+    EXPECT_TRUE(twin_host::AcceptsFormat(nd, 0, ge::FORMAT_NCHW));        // ND accepts plain formats
+    EXPECT_FALSE(twin_host::AcceptsFormat(nd, 0, ge::FORMAT_FRACTAL_NZ)); // but not private ones
+    EXPECT_TRUE(twin_host::AcceptsFormat(nd, 1, ge::FORMAT_NCHW));
+    EXPECT_FALSE(twin_host::AcceptsFormat(nd, 1, ge::FORMAT_NHWC)); // NCHW is exact
 }
-
-TEST_MAIN()

@@ -1,7 +1,8 @@
 // PlatformAscendC values per preset / override, and matmul_tiling GetTiling sanity and failures.
 #include <cstdio>
 #include <string>
-#include "check.h"
+#include <gtest/gtest.h>
+
 #include "host/context_data.h"
 #include "runtime/runtime_api.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -17,33 +18,35 @@ static bool LauncherBuilt() {
 #endif
 }
 
-TEST_CASE(default_platform_is_910b2) {
+TEST(PlatformMatmul, default_platform_is_910b2)
+{
     twinSetPlatform("Ascend910B2", 0);
     fe::PlatFormInfos info = twin_host::SnapshotPlatform();
     platform_ascendc::PlatformAscendC p(&info);
-    CHECK(p.GetCoreNumAic() == 24);
-    CHECK(p.GetCoreNumAiv() == 48);
-    CHECK(p.GetCoreNum() == 24);
-    CHECK(p.GetCoreNumVector() == 0);
+    EXPECT_EQ(p.GetCoreNumAic(), 24);
+    EXPECT_EQ(p.GetCoreNumAiv(), 48);
+    EXPECT_EQ(p.GetCoreNum(), 24);
+    EXPECT_EQ(p.GetCoreNumVector(), 0);
     uint64_t ub = 0, l1 = 0, l0a = 0, l0c = 0;
     p.GetCoreMemSize(CoreMemType::UB, ub);
     p.GetCoreMemSize(CoreMemType::L1, l1);
     p.GetCoreMemSize(CoreMemType::L0_A, l0a);
     p.GetCoreMemSize(CoreMemType::L0_C, l0c);
-    CHECK(ub == 196608 - 256);
-    CHECK(l1 == 524288 - 256);
-    CHECK(l0a == 65536);
-    CHECK(l0c == 131072);
-    CHECK(p.GetLibApiWorkSpaceSize() == 16u * 1024 * 1024);
-    CHECK(p.GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B);
-    CHECK(p.CalcTschNumBlocks(48, 24, 48) == 24);
-    CHECK(p.CalcTschNumBlocks(50, 24, 48) == 0);  // more than the physical AIC count
+    EXPECT_EQ(ub, 196608 - 256);
+    EXPECT_EQ(l1, 524288 - 256);
+    EXPECT_EQ(l0a, 65536);
+    EXPECT_EQ(l0c, 131072);
+    EXPECT_EQ(p.GetLibApiWorkSpaceSize(), 16u * 1024 * 1024);
+    EXPECT_EQ(p.GetSocVersion(), platform_ascendc::SocVersion::ASCEND910B);
+    EXPECT_EQ(p.CalcTschNumBlocks(48, 24, 48), 24);
+    EXPECT_EQ(p.CalcTschNumBlocks(50, 24, 48), 0); // more than the physical AIC count
     p.ReserveLocalMemory(platform_ascendc::ReservedSize::RESERVED_SIZE_8K);
     p.GetCoreMemSize(CoreMemType::UB, ub);
-    CHECK(ub == 196608 - 256 - 8192);
+    EXPECT_EQ(ub, 196608 - 256 - 8192);
 }
 
-TEST_CASE(presets_and_override) {
+TEST(PlatformMatmul, presets_and_override)
+{
     if (!LauncherBuilt()) {
         std::printf("SKIPPED presets_and_override: twin/platform.h (kernel side) not built yet\n");
         return;
@@ -51,16 +54,18 @@ TEST_CASE(presets_and_override) {
     twinSetPlatform("Ascend910B4", 0);
     fe::PlatFormInfos b4 = twin_host::SnapshotPlatform();
     platform_ascendc::PlatformAscendC p4(&b4);
-    CHECK(p4.GetCoreNumAic() == 20 && p4.GetCoreNumAiv() == 40);
+    EXPECT_EQ(p4.GetCoreNumAic(), 20);
+    EXPECT_EQ(p4.GetCoreNumAiv(), 40);
     twinSetPlatform("Ascend910_9392", 0);
     fe::PlatFormInfos a3 = twin_host::SnapshotPlatform();
     platform_ascendc::PlatformAscendC p93(&a3);
-    CHECK(p93.GetCoreNumAiv() == 48);
-    CHECK(p93.GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B);
+    EXPECT_EQ(p93.GetCoreNumAiv(), 48);
+    EXPECT_EQ(p93.GetSocVersion(), platform_ascendc::SocVersion::ASCEND910B);
     twinSetPlatform("Ascend910B2", 7);
     fe::PlatFormInfos small = twin_host::SnapshotPlatform();
     platform_ascendc::PlatformAscendC ps(&small);
-    CHECK(ps.GetCoreNumAiv() == 7 && ps.GetCoreNumAic() == 4);
+    EXPECT_EQ(ps.GetCoreNumAiv(), 7);
+    EXPECT_EQ(ps.GetCoreNumAic(), 4);
     twinSetPlatform("Ascend910B2", 0);
 }
 
@@ -68,19 +73,25 @@ static int32_t CeilDiv(int32_t a, int32_t b) { return (a + b - 1) / b; }
 
 static void CheckConsistent(const optiling::TCubeTiling &t0, int32_t m, int32_t n, int32_t k, int32_t bytes) {
     auto &t = const_cast<optiling::TCubeTiling &>(t0);
-    CHECK(t.get_M() == m && t.get_N() == n && t.get_Ka() == k && t.get_Kb() == k);
-    CHECK(t.get_singleCoreK() == k);
-    CHECK(CeilDiv(m, t.get_singleCoreM()) * CeilDiv(n, t.get_singleCoreN()) == t.get_usedCoreNum());
-    CHECK(t.get_baseM() % 16 == 0 && t.get_baseN() % 16 == 0 && (t.get_baseK() * bytes) % 32 == 0);
-    CHECK(t.get_baseM() * t.get_baseK() * bytes * t.get_dbL0A() <= 65536);
-    CHECK(t.get_baseN() * t.get_baseK() * bytes * t.get_dbL0B() <= 65536);
-    CHECK(t.get_baseM() * t.get_baseN() * 4 * t.get_dbL0C() <= 131072);
-    CHECK(t.get_depthA1() == t.get_stepM() * t.get_stepKa() * 2);
-    CHECK(t.get_depthB1() == t.get_stepN() * t.get_stepKb() * 2);
-    CHECK(t.get_shareL1Size() <= 524288 - 256);
+    EXPECT_EQ(t.get_M(), m);
+    EXPECT_EQ(t.get_N(), n);
+    EXPECT_EQ(t.get_Ka(), k);
+    EXPECT_EQ(t.get_Kb(), k);
+    EXPECT_EQ(t.get_singleCoreK(), k);
+    EXPECT_EQ(CeilDiv(m, t.get_singleCoreM()) * CeilDiv(n, t.get_singleCoreN()), t.get_usedCoreNum());
+    EXPECT_EQ(t.get_baseM() % 16, 0);
+    EXPECT_EQ(t.get_baseN() % 16, 0);
+    EXPECT_EQ((t.get_baseK() * bytes) % 32, 0);
+    EXPECT_LE(t.get_baseM() * t.get_baseK() * bytes * t.get_dbL0A(), 65536);
+    EXPECT_LE(t.get_baseN() * t.get_baseK() * bytes * t.get_dbL0B(), 65536);
+    EXPECT_LE(t.get_baseM() * t.get_baseN() * 4 * t.get_dbL0C(), 131072);
+    EXPECT_EQ(t.get_depthA1(), t.get_stepM() * t.get_stepKa() * 2);
+    EXPECT_EQ(t.get_depthB1(), t.get_stepN() * t.get_stepKb() * 2);
+    EXPECT_LE(t.get_shareL1Size(), 524288 - 256);
 }
 
-TEST_CASE(multicore_matmul_tiling) {
+TEST(PlatformMatmul, multicore_matmul_tiling)
+{
     twinSetPlatform("Ascend910B2", 0);
     fe::PlatFormInfos info = twin_host::SnapshotPlatform();
     platform_ascendc::PlatformAscendC p(&info);
@@ -95,9 +106,10 @@ TEST_CASE(multicore_matmul_tiling) {
     mm.SetBias(false);
     mm.SetBufferSpace(-1, -1, -1);
     optiling::TCubeTiling t;
-    CHECK(mm.GetTiling(t) == 0);
-    CHECK(t.get_usedCoreNum() <= 48 && t.get_usedCoreNum() > 1);
-    CHECK(t.get_isBias() == 0);
+    EXPECT_EQ(mm.GetTiling(t), 0);
+    EXPECT_LE(t.get_usedCoreNum(), 48);
+    EXPECT_GT(t.get_usedCoreNum(), 1);
+    EXPECT_EQ(t.get_isBias(), 0);
     CheckConsistent(t, 1000, 300, 777, 4);
 
     matmul_tiling::MatmulApiTiling single(p);
@@ -108,12 +120,15 @@ TEST_CASE(multicore_matmul_tiling) {
     single.SetBias(true);
     single.SetBiasType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
     optiling::TCubeTiling t2;
-    CHECK(single.GetTiling(t2) == 0);
-    CHECK(t2.get_usedCoreNum() == 1 && t2.get_singleCoreN() == 4096 && t2.get_isBias() == 1);
+    EXPECT_EQ(single.GetTiling(t2), 0);
+    EXPECT_EQ(t2.get_usedCoreNum(), 1);
+    EXPECT_EQ(t2.get_singleCoreN(), 4096);
+    EXPECT_EQ(t2.get_isBias(), 1);
     CheckConsistent(t2, 64, 4096, 9000, 2);
 }
 
-TEST_CASE(matmul_tiling_shape_grid) {
+TEST(PlatformMatmul, matmul_tiling_shape_grid)
+{
     using namespace matmul_tiling;
     fe::PlatFormInfos info = twin_host::SnapshotPlatform();
     platform_ascendc::PlatformAscendC p(&info);
@@ -138,38 +153,37 @@ TEST_CASE(matmul_tiling_shape_grid) {
             }
         }
     }
-    CHECK(failures == 0);
+    EXPECT_EQ(failures, 0);
 }
 
-TEST_CASE(matmul_tiling_failures) {
+TEST(PlatformMatmul, matmul_tiling_failures)
+{
     using namespace matmul_tiling;
     fe::PlatFormInfos info = twin_host::SnapshotPlatform();
     platform_ascendc::PlatformAscendC p(&info);
     optiling::TCubeTiling t;
     MatmulApiTiling noShape(p);
-    CHECK(noShape.GetTiling(t) == -1);
+    EXPECT_EQ(noShape.GetTiling(t), -1);
     MatmulApiTiling zero(p);
     zero.SetShape(0, 16, 16);
-    CHECK(zero.GetTiling(t) == -1);
+    EXPECT_EQ(zero.GetTiling(t), -1);
     MatmulApiTiling tooBig(p);
     tooBig.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
     tooBig.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
     tooBig.SetShape(512, 512, 512);
     tooBig.SetFixSplit(256, 256, 256);  // 256*256*4*2 bytes > L0A
-    CHECK(tooBig.GetTiling(t) == -1);
+    EXPECT_EQ(tooBig.GetTiling(t), -1);
     MatmulApiTiling misaligned(p);
     misaligned.SetShape(64, 64, 64);
     misaligned.SetFixSplit(20, 16, 16);
-    CHECK(misaligned.GetTiling(t) == -1);
+    EXPECT_EQ(misaligned.GetTiling(t), -1);
     MultiCoreMatmulTiling split(p);
     split.SetDim(2);
     split.SetShape(100, 100, 32);
     split.SetSingleShape(10, 10, 32);  // needs 100 cores
-    CHECK(split.GetTiling(t) == -1);
+    EXPECT_EQ(split.GetTiling(t), -1);
     MatmulApiTiling kMismatch(p);
     kMismatch.SetShape(32, 32, 32);
     kMismatch.SetOrgShape(32, 32, 32, 48);
-    CHECK(kMismatch.GetTiling(t) == -1);
+    EXPECT_EQ(kMismatch.GetTiling(t), -1);
 }
-
-TEST_MAIN()

@@ -3,21 +3,26 @@
 #include <cstddef>
 #include <cstdio>
 #include <string>
-#include "check.h"
+#include <gtest/gtest.h>
+
 #include "tiling/tiling_api.h"
 #if __has_include("kernel_tiling/kernel_tiling.h")
 #include "kernel_tiling/kernel_tiling.h"
 #define HAVE_KERNEL_TCUBE 1
 #endif
 
-TEST_CASE(host_and_kernel_tcube_tiling_agree) {
+TEST(TcubeTilingLayout, host_and_kernel_tcube_tiling_agree)
+{
 #ifdef HAVE_KERNEL_TCUBE
     optiling::TCubeTiling host;
-    CHECK(sizeof(::TCubeTiling) == host.GetDataSize());
+    EXPECT_EQ(sizeof(::TCubeTiling), host.GetDataSize());
     size_t offset = 0;
     for (const auto &f : host.GetFieldInfo()) {
         const std::string n = f.name_;
-#define TWIN_FIELD(name) if (n == #name) { CHECK(offsetof(::TCubeTiling, name) == offset); }
+#define TWIN_FIELD(name)                                  \
+    if (n == #name) {                                     \
+        EXPECT_EQ(offsetof(::TCubeTiling, name), offset); \
+    }
         TWIN_FIELD(usedCoreNum) TWIN_FIELD(M) TWIN_FIELD(N) TWIN_FIELD(Ka) TWIN_FIELD(Kb) TWIN_FIELD(singleCoreM)
         TWIN_FIELD(singleCoreN) TWIN_FIELD(singleCoreK) TWIN_FIELD(baseM) TWIN_FIELD(baseN) TWIN_FIELD(baseK)
         TWIN_FIELD(depthA1) TWIN_FIELD(depthB1) TWIN_FIELD(stepM) TWIN_FIELD(stepN) TWIN_FIELD(isBias)
@@ -32,5 +37,3 @@ TEST_CASE(host_and_kernel_tcube_tiling_agree) {
     std::printf("SKIPPED: kernel_tiling/kernel_tiling.h (twin kernel side) does not exist yet\n");
 #endif
 }
-
-TEST_MAIN()

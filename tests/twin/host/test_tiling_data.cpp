@@ -3,7 +3,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
-#include "check.h"
+#include <gtest/gtest.h>
+
 #include "host/host_errors.h"
 #include "register/tilingdata_base.h"
 #include "tiling/tiling_api.h"
@@ -37,31 +38,37 @@ struct PackingProbePod {
 };
 static_assert(sizeof(PackingProbePod) == 240, "reference POD");
 
-TEST_CASE(tcube_tiling_is_50_int32) {
+TEST(TilingData, tcube_tiling_is_50_int32)
+{
     optiling::TCubeTiling t;
-    CHECK(t.GetDataSize() == 200);
+    EXPECT_EQ(t.GetDataSize(), 200);
     auto fields = t.GetFieldInfo();
-    CHECK(fields.size() == 50);
-    CHECK(std::string(fields[0].name_) == "usedCoreNum");
-    CHECK(std::string(fields[26].name_) == "stepKa");
-    CHECK(std::string(fields[49].name_) == "mxTypePara");
+    EXPECT_EQ(fields.size(), 50);
+    EXPECT_EQ(std::string(fields[0].name_), "usedCoreNum");
+    EXPECT_EQ(std::string(fields[26].name_), "stepKa");
+    EXPECT_EQ(std::string(fields[49].name_), "mxTypePara");
 }
 
-TEST_CASE(packing_offsets_and_placeholders) {
+TEST(TilingData, packing_offsets_and_placeholders)
+{
     optiling::PackingProbe p;
-    CHECK(p.GetDataSize() == 240);
+    EXPECT_EQ(p.GetDataSize(), 240);
     std::vector<std::string> names;
     for (const auto &fi : p.GetFieldInfo()) { names.push_back(fi.name_); }
     const std::vector<std::string> expect = {"a", "b", "cPH", "c", "d", "e", "mmPH", "mm", "f", "PackingProbePH"};
-    CHECK(names == expect);
+    EXPECT_EQ(names, expect);
     auto fields = p.GetFieldInfo();
-    CHECK(std::string(fields[2].classType_) == "1" && fields[2].arrSize_ == 3);
-    CHECK(std::string(fields[6].classType_) == "1" && fields[6].arrSize_ == 6);
-    CHECK(std::string(fields[7].classType_) == "2" && fields[7].structSize_ == 200);
-    CHECK(fields[9].arrSize_ == 7);
+    EXPECT_EQ(std::string(fields[2].classType_), "1");
+    EXPECT_EQ(fields[2].arrSize_, 3);
+    EXPECT_EQ(std::string(fields[6].classType_), "1");
+    EXPECT_EQ(fields[6].arrSize_, 6);
+    EXPECT_EQ(std::string(fields[7].classType_), "2");
+    EXPECT_EQ(fields[7].structSize_, 200);
+    EXPECT_EQ(fields[9].arrSize_, 7);
 }
 
-TEST_CASE(save_to_buffer_round_trip) {
+TEST(TilingData, save_to_buffer_round_trip)
+{
     optiling::PackingProbe p;
     p.set_a(-7);
     p.set_b(200);
@@ -72,21 +79,26 @@ TEST_CASE(save_to_buffer_round_trip) {
     p.mm.set_baseM(128);
     p.mm.set_mxTypePara(-3);
     p.set_f(-1);
-    CHECK(p.get_a() == -7 && p.get_c() == 1234567890123LL && p.get_e()[2] == 65535);
+    EXPECT_EQ(p.get_a(), -7);
+    EXPECT_EQ(p.get_c(), 1234567890123LL);
+    EXPECT_EQ(p.get_e()[2], 65535);
     std::vector<uint8_t> buf(256, 0xAB);
     p.SaveToBuffer(buf.data(), buf.size());
     PackingProbePod pod;
     std::memcpy(&pod, buf.data(), sizeof(pod));
-    CHECK(pod.a == -7);
-    CHECK(pod.b == 200);
-    CHECK(pod.c == 1234567890123LL);
-    CHECK(pod.d == 2.5f);
-    CHECK(pod.e[0] == 1 && pod.e[1] == 2 && pod.e[2] == 65535);
-    CHECK(pod.mm[8] == 128);   // baseM is field 8 of TCubeTiling
-    CHECK(pod.mm[49] == -3);
-    CHECK(pod.f == -1);
-    CHECK(pod.cPH[0] == 0 && pod.tail[6] == 0);  // placeholders are zero
-    CHECK(buf[240] == 0xAB);                      // nothing written past GetDataSize()
+    EXPECT_EQ(pod.a, -7);
+    EXPECT_EQ(pod.b, 200);
+    EXPECT_EQ(pod.c, 1234567890123LL);
+    EXPECT_EQ(pod.d, 2.5f);
+    EXPECT_EQ(pod.e[0], 1);
+    EXPECT_EQ(pod.e[1], 2);
+    EXPECT_EQ(pod.e[2], 65535);
+    EXPECT_EQ(pod.mm[8], 128); // baseM is field 8 of TCubeTiling
+    EXPECT_EQ(pod.mm[49], -3);
+    EXPECT_EQ(pod.f, -1);
+    EXPECT_EQ(pod.cPH[0], 0);
+    EXPECT_EQ(pod.tail[6], 0); // placeholders are zero
+    EXPECT_EQ(buf[240], 0xAB); // nothing written past GetDataSize()
 
     // A class constructed on an existing buffer writes through to it.
     optiling::PackingProbe view(buf.data());
@@ -94,28 +106,31 @@ TEST_CASE(save_to_buffer_round_trip) {
     view.set_e(e2);
     view.set_a(11);
     std::memcpy(&pod, buf.data(), sizeof(pod));
-    CHECK(pod.a == 11 && pod.e[1] == 9);
+    EXPECT_EQ(pod.a, 11);
+    EXPECT_EQ(pod.e[1], 9);
 }
 
-TEST_CASE(save_to_small_buffer_is_an_error) {
+TEST(TilingData, save_to_small_buffer_is_an_error)
+{
     optiling::PackingProbe p;
     p.set_a(5);
     std::vector<uint8_t> buf(100, 0xCD);
     (void)twin_host::TakeHostError();
     p.SaveToBuffer(buf.data(), buf.size());
     const std::string err = twin_host::TakeHostError();
-    CHECK(err.find("capacity 100 < tiling data size 240") != std::string::npos);
-    CHECK(buf[0] == 0xCD);
+    EXPECT_NE(err.find("capacity 100 < tiling data size 240"), std::string::npos);
+    EXPECT_EQ(buf[0], 0xCD);
 }
 
-TEST_CASE(registered_class_is_found_by_op_type) {
+TEST(TilingData, registered_class_is_found_by_op_type)
+{
     auto inst = optiling::CTilingDataClassFactory::GetInstance().CreateTilingDataInstance("PackingProbeOp");
-    CHECK(inst != nullptr);
-    CHECK(inst != nullptr && std::string(inst->GetTilingClassName()) == "PackingProbe");
-    CHECK(optiling::CTilingDataClassFactory::GetInstance().CreateTilingDataInstance("NoSuchOp") == nullptr);
+    EXPECT_NE(inst, nullptr);
+    ASSERT_NE(inst, nullptr);
+    EXPECT_EQ(std::string(inst->GetTilingClassName()), "PackingProbe");
+    EXPECT_EQ(optiling::CTilingDataClassFactory::GetInstance().CreateTilingDataInstance("NoSuchOp"), nullptr);
     const auto &layouts = optiling::GetTilingClassLayouts();
-    CHECK(layouts.count("PackingProbe") == 1 && layouts.at("PackingProbe").dataSize == 240);
-    CHECK(layouts.count("TCubeTiling") == 1);
+    EXPECT_EQ(layouts.count("PackingProbe"), 1);
+    EXPECT_EQ(layouts.at("PackingProbe").dataSize, 240);
+    EXPECT_EQ(layouts.count("TCubeTiling"), 1);
 }
-
-TEST_MAIN()

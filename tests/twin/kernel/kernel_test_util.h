@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "check.h"
+#include <gtest/gtest.h>
+
 #include "twin/launch.h"
 #include "twin/platform.h"
 
@@ -40,20 +41,38 @@ inline twin::LaunchResult Run(uint32_t blockDim, twin::KernelType type, const st
     return twin::Launch(o, entry);
 }
 
-inline bool Contains(const std::string &s, const std::string &sub) { return s.find(sub) != std::string::npos; }
+inline bool Contains(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
 
-// Expects a failed launch whose error names all the given fragments (API, core, rule).
-inline bool ExpectViolation(const twin::LaunchResult &r, std::initializer_list<const char *> fragments) {
-    bool ok = !r.ok;
-    for (const char *f : fragments) ok = ok && Contains(r.error, f);
-    if (std::getenv("TWIN_TEST_VERBOSE") != nullptr) std::fprintf(stderr, "  reported: %s\n", r.error.c_str());
-    if (!ok) std::fprintf(stderr, "  expected violation with fragments; got ok=%d error='%s'\n", r.ok ? 1 : 0, r.error.c_str());
-    return ok;
+// Success when `s` contains `sub`; the failure prints both (for EXPECT_TRUE).
+inline ::testing::AssertionResult HasSubstr(const std::string& s, const std::string& sub)
+{
+    if (Contains(s, sub))
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "\"" << s << "\" does not contain \"" << sub << "\"";
 }
 
-inline bool ExpectOk(const twin::LaunchResult &r) {
-    if (!r.ok) std::fprintf(stderr, "  launch failed: %s\n", r.error.c_str());
-    return r.ok;
+// Expects a failed launch whose error names all the given fragments (API, core, rule); the failure
+// prints the launch's outcome and the first missing fragment.
+inline ::testing::AssertionResult ExpectViolation(
+    const twin::LaunchResult& r, std::initializer_list<const char*> fragments)
+{
+    if (std::getenv("TWIN_TEST_VERBOSE") != nullptr) std::fprintf(stderr, "  reported: %s\n", r.error.c_str());
+    if (r.ok)
+        return ::testing::AssertionFailure() << "launch succeeded; expected a violation";
+    for (const char* f : fragments) {
+        if (!Contains(r.error, f)) {
+            return ::testing::AssertionFailure() << "violation \"" << r.error << "\" does not contain \"" << f << "\"";
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// Expects a successful launch; the failure prints the launch error.
+inline ::testing::AssertionResult ExpectOk(const twin::LaunchResult& r)
+{
+    if (r.ok)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "launch failed: " << r.error;
 }
 
 }  // namespace ktest

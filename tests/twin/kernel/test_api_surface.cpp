@@ -1,13 +1,16 @@
 // Compile-and-run coverage of the kernel API surface written exactly as the official API reference
 // shows the calls (mask/repeat forms, Cast, Compare/Select, reductions, Gather(Mask), events, atomics,
 // workspace). Each case also checks its results, so a broken API fails here.
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
 
 using namespace AscendC;
 
-TEST_CASE(mask_repeat_forms_match_count_forms) {
+TEST(ApiSurface, mask_repeat_forms_match_count_forms)
+{
     ktest::Gm<float> out(512, "out");
     auto r = ktest::Run(1, twin::KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -31,13 +34,18 @@ TEST_CASE(mask_repeat_forms_match_count_forms) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g[256], c, 256);
     });
-    CHECK(ktest::ExpectOk(r));
-    for (int i = 0; i < 256; ++i) CHECK(out[i] == 6.0f);       // (1.5 + 2) * 2 - 1
-    for (int i = 0; i < 8; ++i) CHECK(out[256 + i] == -0.5f);  // masked Sub wrote the first 8 only
-    CHECK(out[256 + 8] == 3.5f);
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    for (int i = 0; i < 256; ++i) { // (1.5 + 2) * 2 - 1
+        EXPECT_EQ(out[i], 6.0f) << "i = " << i;
+    }
+    for (int i = 0; i < 8; ++i) { // masked Sub wrote the first 8 only
+        EXPECT_EQ(out[256 + i], -0.5f) << "i = " << i;
+    }
+    EXPECT_EQ(out[256 + 8], 3.5f);
 }
 
-TEST_CASE(cast_compare_select_reduce) {
+TEST(ApiSurface, cast_compare_select_reduce)
+{
     ktest::Gm<float> out(64, "out");
     ktest::Gm<int32_t> outi(64, "outi");
     auto r = ktest::Run(1, twin::KernelType::AIV_ONLY, [&] {
@@ -67,18 +75,21 @@ TEST_CASE(cast_compare_select_reduce) {
         DataCopy(g, z, 64);
         g.SetValue(0, sum.GetValue(0));
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     float want = 0;
     for (int i = 0; i < 64; ++i) {
         const float v = -3.5f + 0.25f * i;
-        CHECK(outi[i] == static_cast<int32_t>(std::floor(v)));
+        EXPECT_EQ(outi[i], static_cast<int32_t>(std::floor(v)));
         want += v >= 0 ? v : -1.0f;
-        if (i > 0) CHECK(out[i] == (v >= 0 ? v : -1.0f));
+        if (i > 0) {
+            EXPECT_EQ(out[i], (v >= 0 ? v : -1.0f));
+        }
     }
-    CHECK(out[0] == want);   // exact: all values are multiples of 0.25 with small magnitude
+    EXPECT_EQ(out[0], want); // exact: all values are multiples of 0.25 with small magnitude
 }
 
-TEST_CASE(events_atomics_workspace) {
+TEST(ApiSurface, events_atomics_workspace)
+{
     ktest::Gm<float> acc(64, "acc");
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes + 1024, "workspace");
     auto r = ktest::Run(4, twin::KernelType::AIV_ONLY, [&] {
@@ -102,12 +113,17 @@ TEST_CASE(events_atomics_workspace) {
         u.SetGlobalBuffer(user);
         u.SetValue(GetBlockIdx(), 7);
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectOk(r));
-    for (int i = 0; i < 64; ++i) CHECK(acc[i] == 10.0f);   // 1 + 2 + 3 + 4
-    for (int i = 0; i < 4; ++i) CHECK(ws[twin::kLibApiWorkspaceBytes + i] == 7);
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    for (int i = 0; i < 64; ++i) { // 1 + 2 + 3 + 4
+        EXPECT_EQ(acc[i], 10.0f) << "i = " << i;
+    }
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(ws[twin::kLibApiWorkspaceBytes + i], 7) << "i = " << i;
+    }
 }
 
-TEST_CASE(gather_mask_patterns) {
+TEST(ApiSurface, gather_mask_patterns)
+{
     ktest::Gm<float> out(64, "out");
     uint64_t kept = 0;
     auto r = ktest::Run(1, twin::KernelType::AIV_ONLY, [&] {
@@ -126,9 +142,9 @@ TEST_CASE(gather_mask_patterns) {
         q.FreeTensor(src);
         q.FreeTensor(dst);
     });
-    CHECK(ktest::ExpectOk(r));
-    CHECK(kept == 32);
-    for (int i = 0; i < 32; ++i) CHECK(out[i] == static_cast<float>(2 * i + 1));
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    EXPECT_EQ(kept, 32);
+    for (int i = 0; i < 32; ++i) {
+        EXPECT_EQ(out[i], static_cast<float>(2 * i + 1)) << "i = " << i;
+    }
 }
-
-TEST_MAIN()

@@ -1,6 +1,8 @@
 // Positive semantics of the strided DataCopy (DataCopyParams, 32-B block units), UB->UB copies,
 // counter-mode masks (SetMaskCount + isSetMask=false), block/repeat strides of the mask form, and a
 // MIX kernel that combines Matmul with SyncAll across its AIV cores.
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
@@ -8,7 +10,8 @@
 using namespace AscendC;
 using twin::KernelType;
 
-TEST_CASE(datacopy_params_strides_in_blocks) {
+TEST(CopyMaskForms, datacopy_params_strides_in_blocks)
+{
     // GM: 4 rows x 24 floats (96 B); copy 2 blocks (16 floats) per row, skipping 1 block of GM
     // between rows and leaving a 1-block gap in UB.
     ktest::Gm<float> src(96, "src"), dst(96, "dst");
@@ -27,14 +30,15 @@ TEST_CASE(datacopy_params_strides_in_blocks) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(gd, v, 64);
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     bool same = true;
     for (int row = 0; row < 4; ++row)
         for (int k = 0; k < 16; ++k) same = same && dst[row * 16 + k] == src[row * 24 + k];
-    CHECK(same);
+    EXPECT_TRUE(same);
 }
 
-TEST_CASE(counter_mode_mask_processes_exact_count) {
+TEST(CopyMaskForms, counter_mode_mask_processes_exact_count)
+{
     ktest::Gm<float> out(256, "out");
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -53,11 +57,14 @@ TEST_CASE(counter_mode_mask_processes_exact_count) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g, c, 256);
     });
-    CHECK(ktest::ExpectOk(r));
-    for (int i = 0; i < 256; ++i) CHECK(out[i] == (i < 100 ? 6.0f : 0.0f));
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    for (int i = 0; i < 256; ++i) {
+        EXPECT_EQ(out[i], (i < 100 ? 6.0f : 0.0f)) << "i = " << i;
+    }
 }
 
-TEST_CASE(counter_mode_footprint_is_exact) {
+TEST(CopyMaskForms, counter_mode_footprint_is_exact)
+{
     // 100 elements in counter mode touch exactly 100 elements: a 416-B buffer (104 floats) suffices.
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -71,10 +78,11 @@ TEST_CASE(counter_mode_footprint_is_exact) {
         SetVectorMask<float, MaskMode::COUNTER>(0, 105);
         Adds<float, false>(t, t, 1.0f, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});
     });
-    CHECK(ktest::ExpectViolation(r, {"Adds", "core AIV 0", "reaches element 104"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"Adds", "core AIV 0", "reaches element 104"}));
 }
 
-TEST_CASE(mask_form_block_and_repeat_strides) {
+TEST(CopyMaskForms, mask_form_block_and_repeat_strides)
+{
     // dst block stride 2: each repeat writes blocks 0,2,4,...,14 of a 16-block window; repeat stride 16.
     ktest::Gm<float> out(512, "out");
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -91,7 +99,7 @@ TEST_CASE(mask_form_block_and_repeat_strides) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g, d, 512);
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     bool ok = true;
     for (int rep = 0; rep < 2; ++rep)
         for (int e = 0; e < 64; ++e) {
@@ -99,10 +107,11 @@ TEST_CASE(mask_form_block_and_repeat_strides) {
             ok = ok && out[rep * 128 + blk * 16 + w] == float(100 + rep * 64 + e);
             ok = ok && out[rep * 128 + blk * 16 + 8 + w] == -1.0f;   // skipped blocks untouched
         }
-    CHECK(ok);
+    EXPECT_TRUE(ok);
 }
 
-TEST_CASE(mix_kernel_matmul_then_sync_all) {
+TEST(CopyMaskForms, mix_kernel_matmul_then_sync_all)
+{
     // Each AIV computes C_i = A * B (4x4 identity-free case), then after SyncAll reads its peer's C.
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
     ktest::Gm<float> a(16, "A"), b(16, "B"), c(4 * 16, "C"), peer(4 * 16, "peer");
@@ -130,7 +139,7 @@ TEST_CASE(mix_kernel_matmul_then_sync_all) {
         SyncAll();
         for (int i = 0; i < 16; ++i) gp.SetValue(me * 16 + i, gc.GetValue(((me + 1) % n) * 16 + i));
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     bool ok = true;
     for (int core = 0; core < 4; ++core)
         for (int i = 0; i < 4; ++i)
@@ -139,7 +148,5 @@ TEST_CASE(mix_kernel_matmul_then_sync_all) {
                 for (int k = 0; k < 4; ++k) s += a[i * 4 + k] * b[k * 4 + j];
                 ok = ok && peer[core * 16 + i * 4 + j] == s;
             }
-    CHECK(ok);
+    EXPECT_TRUE(ok);
 }
-
-TEST_MAIN()

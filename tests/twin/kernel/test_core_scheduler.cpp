@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
@@ -44,47 +46,55 @@ std::set<std::thread::id> RingExchange(uint32_t cores) {
             SyncAll();
         }
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     bool right = r.ok;
     for (uint32_t c = 0; c < cores; ++c)
         for (int round = 0; round < 3; ++round) right = right && result[c * 8 + round] == static_cast<int32_t>(((c + 1) % cores) * 100 + round);
-    CHECK(right);
-    for (const auto &cc : r.cores) CHECK(cc.syncAllCount == 6 && cc.atSyncAll.size() == 6 && cc.scalarGmOps == 9);
+    EXPECT_TRUE(right);
+    for (const auto& cc : r.cores) {
+        EXPECT_EQ(cc.syncAllCount, 6u);
+        EXPECT_EQ(cc.atSyncAll.size(), 6u);
+        EXPECT_EQ(cc.scalarGmOps, 9u);
+    }
     return right ? ids : std::set<std::thread::id>{};
 }
 
 }  // namespace
 
-TEST_CASE(sync_all_works_on_one_and_two_threads) {
+TEST(CoreScheduler, sync_all_works_on_one_and_two_threads)
+{
     {
         Budget b(1);
         const auto ids = RingExchange(8);
-        CHECK(ids.size() == 1);
+        EXPECT_EQ(ids.size(), 1);
     }
     {
         Budget b(2);
         const auto ids = RingExchange(8);
-        CHECK(ids.size() >= 1 && ids.size() <= 2);
+        EXPECT_GE(ids.size(), 1);
+        EXPECT_LE(ids.size(), 2);
     }
     {
         Budget b(64);
-        CHECK(RingExchange(8).size() == 8);   // enough threads: one per core, as before
+        EXPECT_EQ(RingExchange(8).size(), 8); // enough threads: one per core, as before
     }
 }
 
-TEST_CASE(budget_comes_from_twin_threads_env) {
+TEST(CoreScheduler, budget_comes_from_twin_threads_env)
+{
     twin::kernel::SetCoreThreadBudget(0);
     setenv("TWIN_THREADS", "3", 1);
-    CHECK(twin::kernel::CoreThreadBudget() == 3);
+    EXPECT_EQ(twin::kernel::CoreThreadBudget(), 3);
     {
         Budget b(5);
-        CHECK(twin::kernel::CoreThreadBudget() == 5);   // the API setting wins
+        EXPECT_EQ(twin::kernel::CoreThreadBudget(), 5); // the API setting wins
     }
     unsetenv("TWIN_THREADS");
-    CHECK(twin::kernel::CoreThreadBudget() >= 1);
+    EXPECT_GE(twin::kernel::CoreThreadBudget(), 1);
 }
 
-TEST_CASE(core_spinning_on_gm_lets_the_others_of_its_thread_run) {
+TEST(CoreScheduler, core_spinning_on_gm_lets_the_others_of_its_thread_run)
+{
     Budget b(1);
     ktest::Gm<int32_t> flag(8, "flag");
     // A scalar GM-flag protocol is outside the hazard checker's model (it reports the unordered flag
@@ -102,17 +112,18 @@ TEST_CASE(core_spinning_on_gm_lets_the_others_of_its_thread_run) {
         SyncAll();
     });
     unsetenv("TWIN_HAZARD");
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
 }
 
-TEST_CASE(deadlock_detection_on_one_thread) {
+TEST(CoreScheduler, deadlock_detection_on_one_thread)
+{
     Budget b(1);
     const auto t0 = std::chrono::steady_clock::now();
     auto r = ktest::Run(4, KernelType::MIX_AIV_1_0, [&] {
         if (GetBlockIdx() != 2) SyncAll();
     }, 60000);
-    CHECK(ktest::ExpectViolation(r, {"SyncAll", "deadlock", "AIV 2 left the kernel without reaching SyncAll"}));
-    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"SyncAll", "deadlock", "AIV 2 left the kernel without reaching SyncAll"}));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
     // circular wait: core 0 in SyncAll, core 1 spinning on a flag core 0 sets after it
     ktest::Gm<int32_t> flag(8, "flag");
     r = ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
@@ -127,11 +138,13 @@ TEST_CASE(deadlock_detection_on_one_thread) {
             SyncAll();
         }
     }, 300);
-    CHECK(ktest::ExpectViolation(r, {"SyncAll", "deadlock: no progress for 300 ms", "waiting: AIV 0 in SyncAll",
-                                     "not arrived (running): AIV 1"}));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        r,
+        {"SyncAll", "deadlock: no progress for 300 ms", "waiting: AIV 0 in SyncAll", "not arrived (running): AIV 1"}));
 }
 
-TEST_CASE(one_thread_interleaving_is_the_same_on_every_run) {
+TEST(CoreScheduler, one_thread_interleaving_is_the_same_on_every_run)
+{
     Budget b(1);
     auto trace = [] {
         std::vector<int> order;
@@ -143,19 +156,22 @@ TEST_CASE(one_thread_interleaving_is_the_same_on_every_run) {
             SyncAll();
             order.push_back(20 + me);
         });
-        CHECK(ktest::ExpectOk(r));
+        EXPECT_TRUE(ktest::ExpectOk(r));
         return order;
     };
     const std::vector<int> first = trace();
-    CHECK(first.size() == 18);
-    for (int i = 0; i < 3; ++i) CHECK(trace() == first);
+    EXPECT_EQ(first.size(), 18);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(trace(), first) << "i = " << i;
+    }
 }
 
 namespace {
 using FType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 }
 
-TEST_CASE(matmul_service_on_one_thread) {
+TEST(CoreScheduler, matmul_service_on_one_thread)
+{
     Budget b(1);
     const int M = 32, N = 16, K = 16;
     ktest::Gm<float> a(M * K, "a"), bm(K * N, "b"), c(M * N, "c");
@@ -187,11 +203,11 @@ TEST_CASE(matmul_service_on_one_thread) {
         mm.IterateAll(gc[me * (M / 4) * N]);
         mm.End();
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     bool right = true;
     for (int i = 0; i < M * N; ++i) right = right && c[i] == 2.0f * K;
-    CHECK(right);
-    CHECK(r.cores.size() == 6 && r.cores[0].isAic && r.cores[0].cubeMacs == uint64_t(M / 2) * N * K);
+    EXPECT_TRUE(right);
+    ASSERT_EQ(r.cores.size(), 6u);
+    EXPECT_TRUE(r.cores[0].isAic);
+    EXPECT_EQ(r.cores[0].cubeMacs, uint64_t(M / 2) * N * K);
 }
-
-TEST_MAIN()

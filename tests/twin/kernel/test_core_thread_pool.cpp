@@ -9,6 +9,8 @@
 #include <set>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 #include "twin/kernel/core_scheduler.h"
@@ -29,34 +31,36 @@ std::set<std::thread::id> ThreadsOfLaunch(uint32_t cores, bool *distinct) {
         }
         SyncAll();   // every core resident at once, else this deadlocks
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     std::set<std::thread::id> s(ids.begin(), ids.end());
     *distinct = s.size() == cores && ids.size() == cores;
     return s;
 }
 }  // namespace
 
-TEST_CASE(cores_run_on_distinct_reused_threads) {
+TEST(CoreThreadPool, cores_run_on_distinct_reused_threads)
+{
     twin::kernel::SetCoreThreadBudget(64);
     bool distinct = false;
     const auto first = ThreadsOfLaunch(8, &distinct);
-    CHECK(distinct);
+    EXPECT_TRUE(distinct);
     const uint32_t poolAfterFirst = twin::kernel::CoreThreadPoolSize();
-    CHECK(poolAfterFirst >= 8);
+    EXPECT_GE(poolAfterFirst, 8);
     for (int i = 0; i < 3; ++i) {
         const auto again = ThreadsOfLaunch(8, &distinct);
-        CHECK(distinct);
-        CHECK(std::includes(first.begin(), first.end(), again.begin(), again.end()) || again == first);
+        EXPECT_TRUE(distinct);
+        EXPECT_TRUE(std::includes(first.begin(), first.end(), again.begin(), again.end()) || again == first);
     }
-    CHECK(twin::kernel::CoreThreadPoolSize() == poolAfterFirst);
+    EXPECT_EQ(twin::kernel::CoreThreadPoolSize(), poolAfterFirst);
     // a smaller launch takes a subset, a larger one grows the pool by the difference only
     ThreadsOfLaunch(3, &distinct);
-    CHECK(distinct);
-    CHECK(twin::kernel::CoreThreadPoolSize() == poolAfterFirst);
+    EXPECT_TRUE(distinct);
+    EXPECT_EQ(twin::kernel::CoreThreadPoolSize(), poolAfterFirst);
     twin::kernel::SetCoreThreadBudget(0);
 }
 
-TEST_CASE(reused_thread_starts_with_clean_core_state) {
+TEST(CoreThreadPool, reused_thread_starts_with_clean_core_state)
+{
     // launch 1 fails mid-kernel with a pipe alive and a flag set; launch 2 on the same threads
     // must see no pipe and no pending flag.
     auto bad = ktest::Run(4, KernelType::AIV_ONLY, [&] {
@@ -65,18 +69,19 @@ TEST_CASE(reused_thread_starts_with_clean_core_state) {
         if (GetBlockIdx() == 1) WaitFlag<HardEvent::S_V>(0);   // violation: wait without set
         WaitFlag<HardEvent::V_S>(0);
     });
-    CHECK(ktest::ExpectViolation(bad, {"WaitFlag", "core AIV 1"}));
+    EXPECT_TRUE(ktest::ExpectViolation(bad, {"WaitFlag", "core AIV 1"}));
     bool pipeSeen = false;
     std::mutex mu;
     auto good = ktest::Run(4, KernelType::AIV_ONLY, [&] {
         std::lock_guard<std::mutex> lk(mu);
         pipeSeen = pipeSeen || GetTPipePtr() != nullptr;
     });
-    CHECK(ktest::ExpectOk(good));
-    CHECK(!pipeSeen);
+    EXPECT_TRUE(ktest::ExpectOk(good));
+    EXPECT_FALSE(pipeSeen);
 }
 
-TEST_CASE(concurrent_launches_from_two_callers) {
+TEST(CoreThreadPool, concurrent_launches_from_two_callers)
+{
     auto one = [](int32_t tag, std::vector<int32_t> *seen) {
         ktest::Gm<int32_t> slots(6 * 8, "slots");
         auto r = ktest::Run(6, KernelType::MIX_AIV_1_0, [&] {
@@ -88,24 +93,26 @@ TEST_CASE(concurrent_launches_from_two_callers) {
             SyncAll();
             s.SetValue(me * 8 + 1, s.GetValue(((me + 1) % n) * 8));
         });
-        CHECK(ktest::ExpectOk(r));
+        EXPECT_TRUE(ktest::ExpectOk(r));
         for (int c = 0; c < 6; ++c) seen->push_back(slots[c * 8 + 1]);
     };
     std::vector<int32_t> a, b;
     std::thread ta(one, 1000, &a), tb(one, 2000, &b);
     ta.join();
     tb.join();
-    CHECK(a.size() == 6 && b.size() == 6);
+    EXPECT_EQ(a.size(), 6);
+    EXPECT_EQ(b.size(), 6);
     for (int c = 0; c < 6 && a.size() == 6 && b.size() == 6; ++c) {
-        CHECK(a[c] == 1000 + (c + 1) % 6);
-        CHECK(b[c] == 2000 + (c + 1) % 6);
+        EXPECT_EQ(a[c], 1000 + (c + 1) % 6);
+        EXPECT_EQ(b[c], 2000 + (c + 1) % 6);
     }
 }
 
 // UB arenas are recycled across launches: a buffer handed out by InitBuffer still starts as poison
 // (0xFF bytes), never as a previous launch's data. Observable through DataCopyPad's undefined
 // padding elements (isPad=false with rightPadding: they keep the UB contents).
-TEST_CASE(recycled_ub_arena_is_poisoned_by_init_buffer) {
+TEST(CoreThreadPool, recycled_ub_arena_is_poisoned_by_init_buffer)
+{
     ktest::Gm<float> in(8, "in"), out(8, "out");
     for (int i = 0; i < 8; ++i) in[i] = float(i + 1);
     auto fill = ktest::Run(2, KernelType::AIV_ONLY, [&] {
@@ -115,7 +122,7 @@ TEST_CASE(recycled_ub_arena_is_poisoned_by_init_buffer) {
         LocalTensor<float> t = buf.Get<float>();
         Duplicate(t, 1.0f, 256);
     });
-    CHECK(ktest::ExpectOk(fill));
+    EXPECT_TRUE(ktest::ExpectOk(fill));
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> buf;
@@ -129,13 +136,12 @@ TEST_CASE(recycled_ub_arena_is_poisoned_by_init_buffer) {
         WaitFlag<HardEvent::MTE2_MTE3>(0);
         DataCopy(go, t, 8);
     });
-    CHECK(ktest::ExpectOk(r));
-    CHECK(out[0] == 1.0f && out[3] == 4.0f);
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    EXPECT_EQ(out[0], 1.0f);
+    EXPECT_EQ(out[3], 4.0f);
     for (int i = 4; i < 8; ++i) {
         uint32_t bits = 0;
         std::memcpy(&bits, &out[i], sizeof(bits));
-        CHECK(bits == 0xFFFFFFFFu);
+        EXPECT_EQ(bits, 0xFFFFFFFFu);
     }
 }
-
-TEST_MAIN()

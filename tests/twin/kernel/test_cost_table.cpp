@@ -5,6 +5,8 @@
 #include <cstring>
 #include <set>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
@@ -14,49 +16,60 @@ using namespace AscendC;
 using twin::KernelType;
 namespace cost = twin::cost;
 
-TEST_CASE(vector_rates_follow_the_official_table) {
+TEST(CostTable, vector_rates_follow_the_official_table)
+{
     // Gather: 5 elements/cycle (Vector table 12), per element, any type
-    CHECK(cost::VectorCost("Gather", 4, 100).cycles == 20);
-    CHECK(cost::VectorCost("Gather", 2, 101).cycles == 21);
+    EXPECT_EQ(cost::VectorCost("Gather", 4, 100).cycles, 20);
+    EXPECT_EQ(cost::VectorCost("Gather", 2, 101).cycles, 21);
     // Add: one 256-B repeat per cycle; a partial repeat costs a full one
-    CHECK(cost::VectorCost("Add", 4, 64).cycles == 1);
-    CHECK(cost::VectorCost("Add", 4, 65).cycles == 2);
-    CHECK(cost::VectorCost("Add", 2, 128).cycles == 1);
+    EXPECT_EQ(cost::VectorCost("Add", 4, 64).cycles, 1);
+    EXPECT_EQ(cost::VectorCost("Add", 4, 65).cycles, 2);
+    EXPECT_EQ(cost::VectorCost("Add", 2, 128).cycles, 1);
     // Exp: 32 elements/cycle for half and float
-    CHECK(cost::VectorCost("Exp", 4, 64).cycles == 2);
-    CHECK(cost::VectorCost("Exp", 2, 128).cycles == 4);
+    EXPECT_EQ(cost::VectorCost("Exp", 4, 64).cycles, 2);
+    EXPECT_EQ(cost::VectorCost("Exp", 2, 128).cycles, 4);
     // WholeReduceSum = ReduceRepeat: float 64/7, half 128/7 elements/cycle -> 7 cycles per repeat
-    CHECK(cost::VectorCost("WholeReduceSum", 4, 3 * 64).cycles == 21);
-    CHECK(cost::VectorCost("WholeReduceSum", 2, 128).cycles == 7);
+    EXPECT_EQ(cost::VectorCost("WholeReduceSum", 4, 3 * 64).cycles, 21);
+    EXPECT_EQ(cost::VectorCost("WholeReduceSum", 2, 128).cycles, 7);
     // GatherMask: half 64, float 32 elements/cycle
-    CHECK(cost::VectorCost("GatherMask", 4, 64).cycles == 2);
+    EXPECT_EQ(cost::VectorCost("GatherMask", 4, 64).cycles, 2);
     // Cast costs by its widest type: float<->half 64 elements/cycle
-    CHECK(cost::VectorCost("Cast", 4, 64).cycles == 1);
+    EXPECT_EQ(cost::VectorCost("Cast", 4, 64).cycles, 1);
     // unlisted APIs: no cycles, their repeats are counted for the assumed constant
     const cost::VecCost copy = cost::VectorCost("Copy", 4, 130);
-    CHECK(copy.cycles == 0 && copy.unlistedRepeats == 3);
-    CHECK(cost::VectorCost("Add", 4, 0).cycles == 0);
+    EXPECT_EQ(copy.cycles, 0);
+    EXPECT_EQ(copy.unlistedRepeats, 3);
+    EXPECT_EQ(cost::VectorCost("Add", 4, 0).cycles, 0);
     size_t n = 0;
     const cost::VecRate *rates = cost::VectorRates(n);
-    CHECK(n > 20);
-    for (size_t i = 0; i < n; ++i) CHECK(rates[i].elems > 0 && rates[i].cycles > 0 && std::strstr(rates[i].source, "Vector") != nullptr);
+    EXPECT_GT(n, 20);
+    for (size_t i = 0; i < n; ++i) {
+        EXPECT_GT(rates[i].elems, 0u);
+        EXPECT_GT(rates[i].cycles, 0u);
+        EXPECT_NE(std::strstr(rates[i].source, "Vector"), nullptr) << rates[i].source;
+    }
 }
 
-TEST_CASE(mmad_formula_by_hand) {
+TEST(CostTable, mmad_formula_by_hand)
+{
     // fp32 128x128x64, base 128x128x32: 2 Mmads of 128*128*32 / (16*16*4) = 512 cycles each
     cost::CubeCost c = cost::MatmulCost(128, 128, 64, 128, 128, 32, 4);
-    CHECK(c.mCycles == 1024 && c.mmadCalls == 2);
+    EXPECT_EQ(c.mCycles, 1024);
+    EXPECT_EQ(c.mmadCalls, 2);
     // MTE1: A 128x64x4 B at 256 B/cycle = 128; B 64x128x4 B at 128 B/cycle = 256
-    CHECK(c.mte1Cycles == 128 + 256);
-    CHECK(c.gmReadTransfers == 2 + 2 && c.gmWriteTransfers == 1);
+    EXPECT_EQ(c.mte1Cycles, 128 + 256);
+    EXPECT_EQ(c.gmReadTransfers, 2 + 2);
+    EXPECT_EQ(c.gmWriteTransfers, 1);
     // half, tails rounded to 16 (M, N) and k0 = 16 (K): 20x20x20 in one block = 32*32*32 / (16*16*16)
     c = cost::MatmulCost(20, 20, 20, 64, 64, 64, 2);
-    CHECK(c.mCycles == 8 && c.mmadCalls == 1);
+    EXPECT_EQ(c.mCycles, 8);
+    EXPECT_EQ(c.mmadCalls, 1);
     // fp32 k0 = 8: K = 9 rounds to 16; 16x16x16 / (16*16*4) = 4
-    CHECK(cost::MatmulCost(16, 16, 9, 16, 16, 16, 4).mCycles == 4);
+    EXPECT_EQ(cost::MatmulCost(16, 16, 9, 16, 16, 16, 4).mCycles, 4);
 }
 
-TEST_CASE(pipe_terms_name_known_counters_and_constants) {
+TEST(CostTable, pipe_terms_name_known_counters_and_constants)
+{
     size_t nt = 0, nk = 0, np = 0;
     const cost::PipeTerm *terms = cost::PipeTerms(nt);
     const cost::Constant *ks = cost::Constants(nk);
@@ -65,23 +78,31 @@ TEST_CASE(pipe_terms_name_known_counters_and_constants) {
     twin::PipeCounters zero;
     for (size_t i = 0; i < nt; ++i) {
         uint64_t v = 1;
-        CHECK(cost::CounterByName(zero, terms[i].counter, v) && v == 0);
-        CHECK(pipeSet.count(terms[i].pipe) == 1);
-        if (terms[i].constant) CHECK(std::isfinite(cost::ConstantValue(terms[i].constant)));
+        EXPECT_TRUE(cost::CounterByName(zero, terms[i].counter, v)) << terms[i].counter;
+        EXPECT_EQ(v, 0u);
+        EXPECT_EQ(pipeSet.count(terms[i].pipe), 1);
+        if (terms[i].constant) {
+            EXPECT_TRUE(std::isfinite(cost::ConstantValue(terms[i].constant)));
+        }
     }
-    for (size_t i = 0; i < nk; ++i) CHECK(ks[i].value > 0 && std::strlen(ks[i].source) > 10);
+    for (size_t i = 0; i < nk; ++i) {
+        EXPECT_GT(ks[i].value, 0);
+        EXPECT_GT(std::strlen(ks[i].source), 10u);
+    }
     twin::PipeCounters c;
     c.gmToUbCopies = 2;
     c.gmToUbBytes = 3200;
     c.vecCycles = 7;
     c.vecUnlistedRepeats = 3;
-    CHECK(cost::PipeCycles(c, "MTE2") ==
-          2 * cost::ConstantValue("dma_transfer_cycles") + 3200 * cost::ConstantValue("gm_read_cycles_per_byte"));
-    CHECK(cost::PipeCycles(c, "V") == 7 + 3 * cost::ConstantValue("vec_unlisted_cycles_per_repeat"));
-    CHECK(cost::PipeCycles(c, "S") == 0);
+    EXPECT_EQ(
+        cost::PipeCycles(c, "MTE2"),
+        2 * cost::ConstantValue("dma_transfer_cycles") + 3200 * cost::ConstantValue("gm_read_cycles_per_byte"));
+    EXPECT_EQ(cost::PipeCycles(c, "V"), 7 + 3 * cost::ConstantValue("vec_unlisted_cycles_per_repeat"));
+    EXPECT_EQ(cost::PipeCycles(c, "S"), 0);
 }
 
-TEST_CASE(kernel_accumulates_vector_cycles_per_core_and_stage) {
+TEST(CostTable, kernel_accumulates_vector_cycles_per_core_and_stage)
+{
     auto r = ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> buf;
@@ -97,12 +118,15 @@ TEST_CASE(kernel_accumulates_vector_cycles_per_core_and_stage) {
             Gather(d, a, idx, 0u, 100);          // 100 / 5 = 20 cycles
         }
     });
-    CHECK(ktest::ExpectOk(r));
-    CHECK(r.cores.size() == 2);
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    EXPECT_EQ(r.cores.size(), 2);
     if (r.cores.size() != 2) return;
-    for (const auto &cc : r.cores) CHECK(cc.atSyncAll.size() == 1 && cc.atSyncAll[0].vecCycles == 4);
-    CHECK(r.cores[0].vecCycles == 4);
-    CHECK(r.cores[1].vecCycles == 4 + 1 + 1 + 2 + 20);
+    for (const auto& cc : r.cores) {
+        ASSERT_EQ(cc.atSyncAll.size(), 1u);
+        EXPECT_EQ(cc.atSyncAll[0].vecCycles, 4u);
+    }
+    EXPECT_EQ(r.cores[0].vecCycles, 4);
+    EXPECT_EQ(r.cores[1].vecCycles, 4 + 1 + 1 + 2 + 20);
 }
 
 namespace {
@@ -110,7 +134,8 @@ using AType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 }  // namespace
 
-TEST_CASE(serving_aic_gets_cube_cycles_split_by_stage) {
+TEST(CostTable, serving_aic_gets_cube_cycles_split_by_stage)
+{
     const int M = 32, N = 32, K = 32;
     ktest::Gm<float> a(M * K, "a"), b(K * N, "b"), c(M * N, "c");
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
@@ -140,17 +165,20 @@ TEST_CASE(serving_aic_gets_cube_cycles_split_by_stage) {
         }
         mm.End();
     });
-    CHECK(ktest::ExpectOk(r));
-    CHECK(r.cores.size() == 3 && r.cores[0].isAic);
-    if (r.cores.size() != 3) return;
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    ASSERT_EQ(r.cores.size(), 3u);
+    EXPECT_TRUE(r.cores[0].isAic);
     const cost::CubeCost want = cost::MatmulCost(M, N, K, 16, 16, 16, 4);
     const auto &aic = r.cores[0];
-    CHECK(aic.cubeCycles == want.mCycles && aic.mmadCalls == want.mmadCalls && aic.mte1Cycles == want.mte1Cycles);
-    CHECK(aic.cubeGmReadTransfers == want.gmReadTransfers && aic.cubeGmWriteTransfers == want.gmWriteTransfers);
-    CHECK(want.mCycles == 8 * (16 * 16 * 16) / (16 * 16 * 4));
+    EXPECT_EQ(aic.cubeCycles, want.mCycles);
+    EXPECT_EQ(aic.mmadCalls, want.mmadCalls);
+    EXPECT_EQ(aic.mte1Cycles, want.mte1Cycles);
+    EXPECT_EQ(aic.cubeGmReadTransfers, want.gmReadTransfers);
+    EXPECT_EQ(aic.cubeGmWriteTransfers, want.gmWriteTransfers);
+    EXPECT_EQ(want.mCycles, 8 * (16 * 16 * 16) / (16 * 16 * 4));
     // one snapshot (the AIV cores' single SyncAll), taken before the Matmul: stage 0 has no cube work
-    CHECK(aic.atSyncAll.size() == 1 && aic.atSyncAll[0].cubeCycles == 0);
-    CHECK(r.cores[1].cubeMacsIssued == uint64_t(M) * N * K && r.cores[1].cubeCycles == 0);
+    ASSERT_EQ(aic.atSyncAll.size(), 1u);
+    EXPECT_EQ(aic.atSyncAll[0].cubeCycles, 0u);
+    EXPECT_EQ(r.cores[1].cubeMacsIssued, uint64_t(M) * N * K);
+    EXPECT_EQ(r.cores[1].cubeCycles, 0u);
 }
-
-TEST_MAIN()

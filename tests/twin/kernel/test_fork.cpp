@@ -8,6 +8,8 @@
 #include <chrono>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 #include "twin/kernel/core_scheduler.h"
@@ -54,10 +56,11 @@ int WaitBounded(pid_t pid, int seconds) {
 
 }  // namespace
 
-TEST_CASE(child_forked_after_launches_runs_kernels) {
+TEST(Fork, child_forked_after_launches_runs_kernels)
+{
     twin::kernel::SetCoreThreadBudget(8);   // one core thread per core: 8 live threads at fork time
-    CHECK(SyncAllSum(8) == 36);
-    CHECK(twin::kernel::CoreThreadPoolSize() >= 8);   // parent has live core threads now
+    EXPECT_EQ(SyncAllSum(8), 36);
+    EXPECT_GE(twin::kernel::CoreThreadPoolSize(), 8); // parent has live core threads now
     const pid_t pid = fork();
     if (pid == 0) {
         // child: the parent's workers do not exist here; a fresh pool must start
@@ -66,11 +69,9 @@ TEST_CASE(child_forked_after_launches_runs_kernels) {
         ok = ok && SyncAllSum(8) == 36;
         _exit(ok ? 0 : 3);
     }
-    CHECK(pid > 0);
+    EXPECT_GT(pid, 0);
     const int status = WaitBounded(pid, 60);
-    CHECK(status == 0);   // -1: the child hung (killed by the guard)
-    CHECK(SyncAllSum(8) == 36);   // the parent's pool still works
+    EXPECT_EQ(status, 0);         // -1: the child hung (killed by the guard)
+    EXPECT_EQ(SyncAllSum(8), 36); // the parent's pool still works
     twin::kernel::SetCoreThreadBudget(0);
 }
-
-TEST_MAIN()

@@ -5,6 +5,8 @@
 #include <limits>
 #include <random>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 
@@ -30,7 +32,8 @@ uint16_t Bf16Reference(float f) {
 
 }  // namespace
 
-TEST_CASE(half_to_float_to_half_roundtrip_is_exact) {
+TEST(Fp16Cast, half_to_float_to_half_roundtrip_is_exact)
+{
     int bad = 0;
     for (uint32_t b = 0; b < 65536; ++b) {
         const half h = half::FromBits(static_cast<uint16_t>(b));
@@ -38,16 +41,17 @@ TEST_CASE(half_to_float_to_half_roundtrip_is_exact) {
         if (std::isnan(f)) continue;
         if (half(f).bits != b) ++bad;
     }
-    CHECK(bad == 0);
+    EXPECT_EQ(bad, 0);
 }
 
-TEST_CASE(float_to_half_rne_matches_reference) {
-    CHECK(half(1.0f + std::ldexp(1.0f, -11)).bits == 0x3c00);       // tie -> even (1.0)
-    CHECK(half(1.0f + 3 * std::ldexp(1.0f, -11)).bits == 0x3c02);   // tie -> even (1 + 2^-9)
-    CHECK(half(65520.0f).bits == 0x7c00);                            // rounds to inf
-    CHECK(half(65519.0f).bits == 0x7bff);
-    CHECK(half(std::ldexp(1.0f, -25)).bits == 0x0000);               // half of min subnormal -> 0 (even)
-    CHECK(half(std::ldexp(1.5f, -25)).bits == 0x0001);
+TEST(Fp16Cast, float_to_half_rne_matches_reference)
+{
+    EXPECT_EQ(half(1.0f + std::ldexp(1.0f, -11)).bits, 0x3c00);     // tie -> even (1.0)
+    EXPECT_EQ(half(1.0f + 3 * std::ldexp(1.0f, -11)).bits, 0x3c02); // tie -> even (1 + 2^-9)
+    EXPECT_EQ(half(65520.0f).bits, 0x7c00);                         // rounds to inf
+    EXPECT_EQ(half(65519.0f).bits, 0x7bff);
+    EXPECT_EQ(half(std::ldexp(1.0f, -25)).bits, 0x0000); // half of min subnormal -> 0 (even)
+    EXPECT_EQ(half(std::ldexp(1.5f, -25)).bits, 0x0001);
 #ifdef __FLT16_MAX__
     std::mt19937 rng(7);
     int bad = 0;
@@ -66,11 +70,12 @@ TEST_CASE(float_to_half_rne_matches_reference) {
         std::memcpy(&rb, &rg, 2);
         if (half(g).bits != rb) ++bad;
     }
-    CHECK(bad == 0);
+    EXPECT_EQ(bad, 0);
 #endif
 }
 
-TEST_CASE(float_to_bf16_rne_matches_reference) {
+TEST(Fp16Cast, float_to_bf16_rne_matches_reference)
+{
     std::mt19937 rng(11);
     int bad = 0;
     for (int i = 0; i < 200000; ++i) {
@@ -81,11 +86,12 @@ TEST_CASE(float_to_bf16_rne_matches_reference) {
         if (std::isnan(f) || std::isinf(f) || std::fabs(f) > 3.0e38f) continue;
         if (bfloat16_t(f).bits != Bf16Reference(f)) ++bad;
     }
-    CHECK(bad == 0);
-    CHECK(static_cast<float>(bfloat16_t::FromBits(0x3f80)) == 1.0f);
+    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(static_cast<float>(bfloat16_t::FromBits(0x3f80)), 1.0f);
 }
 
-TEST_CASE(cast_float_to_int32_all_modes) {
+TEST(Fp16Cast, cast_float_to_int32_all_modes)
+{
     const float in[8] = {2.5f, -2.5f, 1.5f, -0.5f, 3.7f, -3.7f, 0.0f, 1e10f};
     const int32_t want[5][8] = {
         {2, -2, 2, 0, 4, -4, 0, 2147483647},   // CAST_RINT
@@ -120,15 +126,18 @@ TEST_CASE(cast_float_to_int32_all_modes) {
             DataCopy(fg[m * 8], z, 8);
         }
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     for (int m = 0; m < 5; ++m)
         for (int i = 0; i < 8; ++i) {
-            CHECK(out[m * 8 + i] == want[m][i]);
-            if (i < 7) CHECK(fout[m * 8 + i] == static_cast<float>(want[m][i]));
+            EXPECT_EQ(out[m * 8 + i], want[m][i]);
+            if (i < 7) {
+                EXPECT_EQ(fout[m * 8 + i], static_cast<float>(want[m][i]));
+            }
         }
 }
 
-TEST_CASE(cast_to_half_and_bf16_modes) {
+TEST(Fp16Cast, cast_to_half_and_bf16_modes)
+{
     // 1 + 2^-11 + 2^-20 is just above the fp16 midpoint of 1 and 1+2^-10.
     const float v = 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20);
     ktest::Gm<uint16_t> out(80, "out");
@@ -154,15 +163,21 @@ TEST_CASE(cast_to_half_and_bf16_modes) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g[64], bf.ReinterpretCast<uint16_t>(), 16);
     });
-    CHECK(ktest::ExpectOk(r));
-    CHECK(out[0] == 0x3c01 && out[1] == 0xbc01);    // NONE = RNE: up (above midpoint)
-    CHECK(out[16] == 0x3c00 && out[17] == 0xbc01);  // FLOOR
-    CHECK(out[32] == 0x3c00 && out[33] == 0xbc00);  // TRUNC
-    CHECK(out[48] == 0x3c01 && out[49] == 0xbc01);  // ODD: inexact -> odd lsb
-    CHECK(out[64] == 0x3f80 && out[65] == 0xbf80);   // bf16 RNE: 1.0
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    EXPECT_EQ(out[0], 0x3c01);
+    EXPECT_EQ(out[1], 0xbc01); // NONE = RNE: up (above midpoint)
+    EXPECT_EQ(out[16], 0x3c00);
+    EXPECT_EQ(out[17], 0xbc01); // FLOOR
+    EXPECT_EQ(out[32], 0x3c00);
+    EXPECT_EQ(out[33], 0xbc00); // TRUNC
+    EXPECT_EQ(out[48], 0x3c01);
+    EXPECT_EQ(out[49], 0xbc01); // ODD: inexact -> odd lsb
+    EXPECT_EQ(out[64], 0x3f80);
+    EXPECT_EQ(out[65], 0xbf80); // bf16 RNE: 1.0
 }
 
-TEST_CASE(cast_rejects_pairs_and_modes_outside_a2_table) {
+TEST(Fp16Cast, cast_rejects_pairs_and_modes_outside_a2_table)
+{
     auto none = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -172,7 +187,8 @@ TEST_CASE(cast_rejects_pairs_and_modes_outside_a2_table) {
         LocalTensor<bfloat16_t> y = b.GetWithOffset<bfloat16_t>(8, 256);
         Cast(y, x, RoundMode::CAST_NONE, 8);
     });
-    CHECK(ktest::ExpectViolation(none, {"Cast", "core AIV 0", "CAST_NONE is not supported for float -> bfloat16_t"}));
+    EXPECT_TRUE(
+        ktest::ExpectViolation(none, {"Cast", "core AIV 0", "CAST_NONE is not supported for float -> bfloat16_t"}));
     auto hyb = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -181,7 +197,7 @@ TEST_CASE(cast_rejects_pairs_and_modes_outside_a2_table) {
         LocalTensor<float> y = b.GetWithOffset<float>(8, 256);
         Cast(y, x, RoundMode::CAST_RINT, 8);
     });
-    CHECK(ktest::ExpectViolation(hyb, {"Cast", "core AIV 0", "CAST_RINT is not supported for half -> float"}));
+    EXPECT_TRUE(ktest::ExpectViolation(hyb, {"Cast", "core AIV 0", "CAST_RINT is not supported for half -> float"}));
     auto pair = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -190,7 +206,6 @@ TEST_CASE(cast_rejects_pairs_and_modes_outside_a2_table) {
         LocalTensor<half> y = b.GetWithOffset<half>(16, 256);
         Cast(y, x, RoundMode::CAST_NONE, 16);
     });
-    CHECK(ktest::ExpectViolation(pair, {"Cast", "core AIV 0", "bfloat16_t -> half is not supported on Atlas A2"}));
+    EXPECT_TRUE(
+        ktest::ExpectViolation(pair, {"Cast", "core AIV 0", "bfloat16_t -> half is not supported on Atlas A2"}));
 }
-
-TEST_MAIN()

@@ -2,6 +2,8 @@
 // reported rule, each with the synchronised twin that must pass; determinism of the report.
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
@@ -34,7 +36,8 @@ GlobalTensor<float> Gm(ktest::Gm<float> &g) {
 
 // ---- UB: pipes of one core ---------------------------------------------------------------------
 
-TEST_CASE(hazard_mte2_to_v) {
+TEST(Hazard, hazard_mte2_to_v)
+{
     ktest::Gm<float> g(64, "src");
     auto kernel = [&](int sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -50,10 +53,11 @@ TEST_CASE(hazard_mte2_to_v) {
             Adds(u.tb, u.ta, 1.0f, 64);
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(0), {"Adds", "core AIV 0", "UB hazard MTE2 -> V (read after write)", "DataCopy(GM->UB) on pipe MTE2",
-                                             "SetFlag/WaitFlag<HardEvent::MTE2_V>"}));
-    CHECK(ktest::ExpectOk(kernel(1)));
-    CHECK(ktest::ExpectOk(kernel(2)));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(0), {"Adds", "core AIV 0", "UB hazard MTE2 -> V (read after write)", "DataCopy(GM->UB) on pipe MTE2",
+                    "SetFlag/WaitFlag<HardEvent::MTE2_V>"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(1)));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(2)));
     // a wrong-direction flag does not order MTE2 before V
     auto wrong = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         Ub64 u;
@@ -63,10 +67,11 @@ TEST_CASE(hazard_mte2_to_v) {
         WaitFlag<HardEvent::V_MTE2>(0);
         Adds(u.tb, u.ta, 1.0f, 64);
     });
-    CHECK(ktest::ExpectViolation(wrong, {"Adds", "UB hazard MTE2 -> V"}));
+    EXPECT_TRUE(ktest::ExpectViolation(wrong, {"Adds", "UB hazard MTE2 -> V"}));
 }
 
-TEST_CASE(hazard_queue_orders_mte2_to_v) {
+TEST(Hazard, hazard_queue_orders_mte2_to_v)
+{
     ktest::Gm<float> g(64, "src");
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -84,10 +89,11 @@ TEST_CASE(hazard_queue_orders_mte2_to_v) {
             q.FreeTensor(t);
         }
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
 }
 
-TEST_CASE(hazard_v_to_mte3) {
+TEST(Hazard, hazard_v_to_mte3)
+{
     ktest::Gm<float> g(64, "dst");
     auto kernel = [&](bool sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -101,11 +107,14 @@ TEST_CASE(hazard_v_to_mte3) {
             DataCopy(gg, u.ta, 64);
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(false), {"DataCopy(UB->GM)", "core AIV 0", "UB hazard V -> MTE3 (read after write)", "Duplicate on pipe V"}));
-    CHECK(ktest::ExpectOk(kernel(true)));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(false),
+        {"DataCopy(UB->GM)", "core AIV 0", "UB hazard V -> MTE3 (read after write)", "Duplicate on pipe V"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
 }
 
-TEST_CASE(hazard_v_to_s) {
+TEST(Hazard, hazard_v_to_s)
+{
     float seen = 0;
     auto kernel = [&](bool sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -118,12 +127,14 @@ TEST_CASE(hazard_v_to_s) {
             seen = u.ta.GetValue(5);
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(false), {"LocalTensor::GetValue", "core AIV 0", "UB hazard V -> S (read after write)"}));
-    CHECK(ktest::ExpectOk(kernel(true)));
-    CHECK(seen == 3.0f);
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(false), {"LocalTensor::GetValue", "core AIV 0", "UB hazard V -> S (read after write)"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
+    EXPECT_EQ(seen, 3.0f);
 }
 
-TEST_CASE(hazard_s_to_v) {
+TEST(Hazard, hazard_s_to_v)
+{
     auto kernel = [&](bool sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [&] {
             Ub64 u;
@@ -135,11 +146,14 @@ TEST_CASE(hazard_s_to_v) {
             Muls(u.tb, u.ta, 2.0f, 64);
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(false), {"Muls", "core AIV 0", "UB hazard S -> V (read after write)", "LocalTensor::SetValue on pipe S"}));
-    CHECK(ktest::ExpectOk(kernel(true)));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(false),
+        {"Muls", "core AIV 0", "UB hazard S -> V (read after write)", "LocalTensor::SetValue on pipe S"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
 }
 
-TEST_CASE(hazard_v_to_mte2_write_after_read) {
+TEST(Hazard, hazard_v_to_mte2_write_after_read)
+{
     ktest::Gm<float> g(64, "src");
     auto kernel = [&](bool sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -156,11 +170,13 @@ TEST_CASE(hazard_v_to_mte2_write_after_read) {
             PipeBarrier<PIPE_ALL>();
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(false), {"DataCopy(GM->UB)", "core AIV 0", "UB hazard V -> MTE2 (write after read)", "Adds on pipe V"}));
-    CHECK(ktest::ExpectOk(kernel(true)));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(false), {"DataCopy(GM->UB)", "core AIV 0", "UB hazard V -> MTE2 (write after read)", "Adds on pipe V"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
 }
 
-TEST_CASE(hazard_flag_edges_are_transitive) {
+TEST(Hazard, hazard_flag_edges_are_transitive)
+{
     // MTE2 -> V -> MTE3 chain: MTE3 reads data MTE2 wrote, ordered through V.
     ktest::Gm<float> src(64, "src"), dst(64, "dst");
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -173,12 +189,13 @@ TEST_CASE(hazard_flag_edges_are_transitive) {
         WaitFlag<HardEvent::V_MTE3>(0);
         DataCopy(Gm(dst), u.ta, 64);
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
 }
 
 // ---- GM: across cores -------------------------------------------------------------------------
 
-TEST_CASE(hazard_cross_core_read_before_sync_all) {
+TEST(Hazard, hazard_cross_core_read_before_sync_all)
+{
     ktest::Gm<float> g(64, "shared");
     auto kernel = [&](bool sync) {
         return ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
@@ -189,12 +206,14 @@ TEST_CASE(hazard_cross_core_read_before_sync_all) {
             if (!sync) SyncAll();
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(false), {"core AIV 0", "GM hazard across cores (read/write)", "AIV 0 GlobalTensor::SetValue writes",
-                                                 "AIV 1 GlobalTensor::GetValue reads", "'shared' at byte offset 12"}));
-    CHECK(ktest::ExpectOk(kernel(true)));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(false), {"core AIV 0", "GM hazard across cores (read/write)", "AIV 0 GlobalTensor::SetValue writes",
+                        "AIV 1 GlobalTensor::GetValue reads", "'shared' at byte offset 12"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
 }
 
-TEST_CASE(hazard_cross_core_write_write) {
+TEST(Hazard, hazard_cross_core_write_write)
+{
     ktest::Gm<float> g(256, "out");
     auto kernel = [&](bool atomic) {
         return ktest::Run(4, KernelType::AIV_ONLY, [&] {
@@ -211,12 +230,15 @@ TEST_CASE(hazard_cross_core_write_write) {
         });
     };
     for (int run = 0; run < 3; ++run)   // the same report every time, whatever the thread timing
-        CHECK(ktest::ExpectViolation(kernel(false), {"DataCopy(UB->GM): core AIV 1: GM hazard across cores (write/write): AIV 1 DataCopy(UB->GM) writes and "
-                                                     "AIV 2 DataCopy(UB->GM) writes 256 overlapping bytes of GM buffer 'out' at byte offset 256"}));
-    CHECK(ktest::ExpectOk(kernel(true)));   // atomic adds commute
+        EXPECT_TRUE(ktest::ExpectViolation(
+            kernel(false),
+            {"DataCopy(UB->GM): core AIV 1: GM hazard across cores (write/write): AIV 1 DataCopy(UB->GM) writes and "
+             "AIV 2 DataCopy(UB->GM) writes 256 overlapping bytes of GM buffer 'out' at byte offset 256"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true))); // atomic adds commute
 }
 
-TEST_CASE(hazard_report_is_deterministic) {
+TEST(Hazard, hazard_report_is_deterministic)
+{
     // 8 cores race on overlapping ranges: the reported pair is the lowest address, lowest cores.
     ktest::Gm<float> g(1024, "racy");
     std::string first;
@@ -226,11 +248,11 @@ TEST_CASE(hazard_report_is_deterministic) {
             const int64_t me = GetBlockIdx();
             for (int i = 0; i < 16; ++i) gg.SetValue((me * 7 + i * 3) % 40, float(me));
         });
-        CHECK(!r.ok);
+        EXPECT_FALSE(r.ok);
         if (run == 0) first = r.error;
-        CHECK(r.error == first);
+        EXPECT_EQ(r.error, first);
     }
-    CHECK(ktest::Contains(first, "GM hazard across cores (write/write)"));
+    EXPECT_TRUE(ktest::HasSubstr(first, "GM hazard across cores (write/write)"));
 }
 
 namespace {
@@ -244,7 +266,8 @@ TCubeTiling Tiling8() {
 using MmF = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 }  // namespace
 
-TEST_CASE(hazard_aiv_reads_matmul_result_before_completion) {
+TEST(Hazard, hazard_aiv_reads_matmul_result_before_completion)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
     ktest::Gm<float> a(64, "A"), b(64, "B"), c(2 * 64, "C");
     TCubeTiling t = Tiling8();
@@ -264,12 +287,14 @@ TEST_CASE(hazard_aiv_reads_matmul_result_before_completion) {
             mm.End();
         }, 20000, ws.addr());
     };
-    CHECK(ktest::ExpectViolation(kernel(false), {"GM hazard across cores (read/write)", "AIV 0 GlobalTensor::GetValue reads",
-                                                 "the Matmul of AIV 0 (on AIC 0) Matmul::IterateAll writes", "'C' at byte offset 36"}));
-    CHECK(ktest::ExpectOk(kernel(true)));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(false), {"GM hazard across cores (read/write)", "AIV 0 GlobalTensor::GetValue reads",
+                        "the Matmul of AIV 0 (on AIC 0) Matmul::IterateAll writes", "'C' at byte offset 36"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
 }
 
-TEST_CASE(hazard_matmul_result_of_another_aiv_needs_sync_all) {
+TEST(Hazard, hazard_matmul_result_of_another_aiv_needs_sync_all)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
     ktest::Gm<float> a(64, "A"), b(64, "B"), c(2 * 64, "C");
     TCubeTiling t = Tiling8();
@@ -289,8 +314,7 @@ TEST_CASE(hazard_matmul_result_of_another_aiv_needs_sync_all) {
             if (!sync) SyncAll();
         }, 20000, ws.addr());
     };
-    CHECK(ktest::ExpectViolation(kernel(false), {"GM hazard across cores (read/write)", "the Matmul of AIV", "Matmul::IterateAll writes"}));
-    CHECK(ktest::ExpectOk(kernel(true)));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(false), {"GM hazard across cores (read/write)", "the Matmul of AIV", "Matmul::IterateAll writes"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
 }
-
-TEST_MAIN()

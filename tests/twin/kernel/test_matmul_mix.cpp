@@ -2,6 +2,8 @@
 // (REGIST_MATMUL_OBJ, SetOrgShape on a sub-matrix, SetTensorA/B with transposes, SetBias, IterateAll,
 // End) checked against a naive double-precision GEMM, atomic accumulation, the fixed K order
 // (bitwise identical across core counts), and the Matmul rules as negative tests.
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
@@ -113,43 +115,49 @@ bool MatchesNaive(const Problem &p, const std::vector<float> &c, bool bias, floa
 
 }  // namespace
 
-TEST_CASE(matmul_all_transpose_combinations_match_naive_gemm) {
+TEST(MatmulMix, matmul_all_transpose_combinations_match_naive_gemm)
+{
     const Problem p = MakeProblem(32, 48, 40);
     for (int ta = 0; ta < 2; ++ta)
         for (int tb = 0; tb < 2; ++tb) {
             std::vector<float> c;
             auto r = RunMatmul(p, 16, 16, ta, tb, true, 2, c);
-            CHECK(ktest::ExpectOk(r));
-            CHECK(MatchesNaive(p, c, true));
+            EXPECT_TRUE(ktest::ExpectOk(r));
+            EXPECT_TRUE(MatchesNaive(p, c, true));
             uint64_t macs = 0, issued = 0, rd = 0, wr = 0;
             for (const auto &cc : r.cores) {
                 if (cc.isAic) { macs += cc.cubeMacs; rd += cc.cubeGmReadBytes; wr += cc.cubeGmWriteBytes; }
                 else issued += cc.cubeMacsIssued;
             }
-            CHECK(macs == 32ull * 48 * 40 && issued == macs);
+            EXPECT_EQ(macs, 32ull * 48 * 40);
+            EXPECT_EQ(issued, macs);
             // 6 tiles of 16x16 with K = 40: A 16x40 half + B 40x16 half + bias 16 floats read, C 16x16 floats written
-            CHECK(rd == 6ull * (16 * 40 * 2 + 40 * 16 * 2 + 16 * 4) && wr == 6ull * 16 * 16 * 4);
+            EXPECT_EQ(rd, 6ull * (16 * 40 * 2 + 40 * 16 * 2 + 16 * 4));
+            EXPECT_EQ(wr, 6ull * 16 * 16 * 4);
         }
 }
 
-TEST_CASE(matmul_result_is_bitwise_identical_across_core_counts) {
+TEST(MatmulMix, matmul_result_is_bitwise_identical_across_core_counts)
+{
     const Problem p = MakeProblem(64, 32, 72);
     std::vector<float> c1, c3;
-    CHECK(ktest::ExpectOk(RunMatmul(p, 16, 16, false, true, false, 1, c1)));
-    CHECK(ktest::ExpectOk(RunMatmul(p, 16, 16, false, true, false, 3, c3)));
-    CHECK(c1.size() == c3.size() && std::memcmp(c1.data(), c3.data(), c1.size() * sizeof(float)) == 0);
-    CHECK(MatchesNaive(p, c1, false));
+    EXPECT_TRUE(ktest::ExpectOk(RunMatmul(p, 16, 16, false, true, false, 1, c1)));
+    EXPECT_TRUE(ktest::ExpectOk(RunMatmul(p, 16, 16, false, true, false, 3, c3)));
+    EXPECT_EQ(c1, c3);
+    EXPECT_TRUE(MatchesNaive(p, c1, false));
 }
 
-TEST_CASE(matmul_atomic_add_accumulates_into_c) {
+TEST(MatmulMix, matmul_atomic_add_accumulates_into_c)
+{
     const Problem p = MakeProblem(16, 16, 8);
     std::vector<float> c;
-    CHECK(ktest::ExpectOk(RunMatmul(p, 16, 16, false, false, false, 1, c)));
-    CHECK(ktest::ExpectOk(RunMatmul(p, 16, 16, false, false, false, 1, c, 1)));   // C += A*B
-    CHECK(MatchesNaive(p, c, false, 2.0f));
+    EXPECT_TRUE(ktest::ExpectOk(RunMatmul(p, 16, 16, false, false, false, 1, c)));
+    EXPECT_TRUE(ktest::ExpectOk(RunMatmul(p, 16, 16, false, false, false, 1, c, 1))); // C += A*B
+    EXPECT_TRUE(MatchesNaive(p, c, false, 2.0f));
 }
 
-TEST_CASE(matmul_needs_istrans_for_transpose) {
+TEST(MatmulMix, matmul_needs_istrans_for_transpose)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     ktest::Gm<float> a(64), b(64), c(64);
     TCubeTiling t = MakeTiling(8, 8, 8, 8, 8, false);
@@ -162,10 +170,11 @@ TEST_CASE(matmul_needs_istrans_for_transpose) {
         g.SetGlobalBuffer((__gm__ float *)a.addr());
         mm.SetTensorA(g, true);
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectViolation(r, {"Matmul::SetTensorA", "core AIV", "ISTRANS=true"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"Matmul::SetTensorA", "core AIV", "ISTRANS=true"}));
 }
 
-TEST_CASE(matmul_gm_bounds) {
+TEST(MatmulMix, matmul_gm_bounds)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     ktest::Gm<float> a(64), b(64), c(60);   // C one row short
     TCubeTiling t = MakeTiling(8, 8, 8, 8, 8, false);
@@ -183,10 +192,11 @@ TEST_CASE(matmul_gm_bounds) {
         if (GetBlockIdx() == 1) mm.IterateAll(gc);
         mm.End();
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectViolation(r, {"Matmul::IterateAll", "core AIV 1", "out-of-bounds GM access"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"Matmul::IterateAll", "core AIV 1", "out-of-bounds GM access"}));
 }
 
-TEST_CASE(matmul_regist_before_init_buffer) {
+TEST(MatmulMix, matmul_regist_before_init_buffer)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     TCubeTiling t = MakeTiling(8, 8, 8, 8, 8, false);
     auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
@@ -197,10 +207,11 @@ TEST_CASE(matmul_regist_before_init_buffer) {
         Matmul<F, F, F> mm;
         REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectViolation(r, {"REGIST_MATMUL_OBJ", "core AIV", "before TPipe::InitBuffer"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"REGIST_MATMUL_OBJ", "core AIV", "before TPipe::InitBuffer"}));
 }
 
-TEST_CASE(matmul_at_most_four_objects) {
+TEST(MatmulMix, matmul_at_most_four_objects)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     TCubeTiling t = MakeTiling(8, 8, 8, 8, 8, false);
     auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
@@ -209,10 +220,11 @@ TEST_CASE(matmul_at_most_four_objects) {
         Matmul<F, F, F> m1, m2, m3, m4, m5;
         REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), m1, &t, m2, &t, m3, &t, m4, &t, m5, &t);
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectViolation(r, {"REGIST_MATMUL_OBJ", "core AIV", "more than 4 Matmul objects"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"REGIST_MATMUL_OBJ", "core AIV", "more than 4 Matmul objects"}));
 }
 
-TEST_CASE(matmul_needs_mix_launch_and_workspace) {
+TEST(MatmulMix, matmul_needs_mix_launch_and_workspace)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     TCubeTiling t = MakeTiling(8, 8, 8, 8, 8, false);
     auto body = [&] {
@@ -221,10 +233,12 @@ TEST_CASE(matmul_needs_mix_launch_and_workspace) {
         Matmul<F, F, F> mm;
         REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     };
-    CHECK(ktest::ExpectViolation(ktest::Run(1, KernelType::AIV_ONLY, body, 20000, ws.addr()),
-                                 {"REGIST_MATMUL_OBJ", "core AIV 0", "launch as KERNEL_TYPE_MIX_AIC_1_2"}));
-    CHECK(ktest::ExpectViolation(ktest::Run(1, KernelType::MIX_AIC_1_2, body, 20000, nullptr),
-                                 {"REGIST_MATMUL_OBJ", "system workspace is nullptr"}));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        ktest::Run(1, KernelType::AIV_ONLY, body, 20000, ws.addr()),
+        {"REGIST_MATMUL_OBJ", "core AIV 0", "launch as KERNEL_TYPE_MIX_AIC_1_2"}));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        ktest::Run(1, KernelType::MIX_AIC_1_2, body, 20000, nullptr),
+        {"REGIST_MATMUL_OBJ", "system workspace is nullptr"}));
 }
 
 // ND row-width limit of the GM->L1 copy: Ka (A not transposed) at 65534 is fine, at 65535 and past it
@@ -255,23 +269,25 @@ twin::LaunchResult RunKaLimit(int ka, ktest::Gm<float> &c) {
     }, 20000, ws.addr());
 }
 
-TEST_CASE(matmul_nd_size_limit_without_intrinsics_check) {
+TEST(MatmulMix, matmul_nd_size_limit_without_intrinsics_check)
+{
     ktest::Gm<float> c(64);
-    CHECK(ktest::ExpectOk(RunKaLimit<CFG_NORM>(65534, c)));
-    CHECK(c[0] == 18.0f);  // (1 + ... + 8) * 0.5
-    CHECK(ktest::ExpectViolation(RunKaLimit<CFG_NORM>(65535, c),
-                                 {"Matmul::IterateAll", "core AIV", "Ka >= 65535 needs MatmulConfig.intrinsicsCheck; Ka = 65535"}));
-    CHECK(ktest::ExpectViolation(RunKaLimit<CFG_NORM>(70000, c),
-                                 {"Matmul::IterateAll", "core AIV", "Ka >= 65535 needs MatmulConfig.intrinsicsCheck; Ka = 70000"}));
+    EXPECT_TRUE(ktest::ExpectOk(RunKaLimit<CFG_NORM>(65534, c)));
+    EXPECT_EQ(c[0], 18.0f); // (1 + ... + 8) * 0.5
+    EXPECT_TRUE(ktest::ExpectViolation(
+        RunKaLimit<CFG_NORM>(65535, c),
+        {"Matmul::IterateAll", "core AIV", "Ka >= 65535 needs MatmulConfig.intrinsicsCheck; Ka = 65535"}));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        RunKaLimit<CFG_NORM>(70000, c),
+        {"Matmul::IterateAll", "core AIV", "Ka >= 65535 needs MatmulConfig.intrinsicsCheck; Ka = 70000"}));
 }
 
-TEST_CASE(matmul_nd_size_limit_with_intrinsics_check_computes) {
+TEST(MatmulMix, matmul_nd_size_limit_with_intrinsics_check_computes)
+{
     for (int ka : {65535, 70000}) {
         ktest::Gm<float> c(64);
         c[0] = -1.0f;
-        CHECK(ktest::ExpectOk(RunKaLimit<kCheckedCfg>(ka, c)));
-        CHECK(c[0] == 18.0f);
+        EXPECT_TRUE(ktest::ExpectOk(RunKaLimit<kCheckedCfg>(ka, c)));
+        EXPECT_EQ(c[0], 18.0f);
     }
 }
-
-TEST_MAIN()

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 #include "twin/kernel/core_scheduler.h"
@@ -15,23 +17,35 @@ const bool g_envSet = [] {
 }();
 }  // namespace
 
-TEST_CASE(env_selects_soc_and_core_override) {
-    CHECK(g_envSet);
+TEST(PlatformEnv, env_selects_soc_and_core_override)
+{
+    EXPECT_TRUE(g_envSet);
     const twin::Platform &p = twin::CurrentPlatform();
-    CHECK(p.soc == "Ascend910B3");
-    CHECK(p.aivCores == 7 && p.aicCores == 4 && p.physicalAivCores == 8);
-    CHECK(p.ubBytes == 196608 && p.l1Bytes == 524288 && p.l0aBytes == 65536 && p.l0bBytes == 65536 && p.l0cBytes == 131072);
-    CHECK(p.l2Bytes == 192ull * 1024 * 1024 && p.hbmBytes == 64ull * 1024 * 1024 * 1024 && p.freqMhz == 1800);
-    CHECK(twin::UsableUbBytes() == 196608 - 256 - 8192);
+    EXPECT_EQ(p.soc, "Ascend910B3");
+    EXPECT_EQ(p.aivCores, 7);
+    EXPECT_EQ(p.aicCores, 4);
+    EXPECT_EQ(p.physicalAivCores, 8);
+    EXPECT_EQ(p.ubBytes, 196608);
+    EXPECT_EQ(p.l1Bytes, 524288);
+    EXPECT_EQ(p.l0aBytes, 65536);
+    EXPECT_EQ(p.l0bBytes, 65536);
+    EXPECT_EQ(p.l0cBytes, 131072);
+    EXPECT_EQ(p.l2Bytes, 192ull * 1024 * 1024);
+    EXPECT_EQ(p.hbmBytes, 64ull * 1024 * 1024 * 1024);
+    EXPECT_EQ(p.freqMhz, 1800);
+    EXPECT_EQ(twin::UsableUbBytes(), 196608 - 256 - 8192);
 }
 
-TEST_CASE(override_limits_mix_launch_and_waves) {
+TEST(PlatformEnv, override_limits_mix_launch_and_waves)
+{
     // 7 vector cores -> 4 AI cores, each physically with 2 AIV: a MIX 1:2 launch of 4 blocks (8 AIV) fits.
-    CHECK(ktest::ExpectOk(ktest::Run(4, twin::KernelType::MIX_AIC_1_1, [] {})));
+    EXPECT_TRUE(ktest::ExpectOk(ktest::Run(4, twin::KernelType::MIX_AIC_1_1, [] {})));
     auto mix = ktest::Run(4, twin::KernelType::MIX_AIC_1_2, [] {});
-    CHECK(ktest::ExpectOk(mix) && mix.cores.size() == 12);
+    EXPECT_TRUE(ktest::ExpectOk(mix));
+    EXPECT_EQ(mix.cores.size(), 12u);
     auto r = ktest::Run(5, twin::KernelType::MIX_AIC_1_2, [] {});   // 5 AIC > 4
-    CHECK(!r.ok && ktest::Contains(r.error, "exceeds the physical cores"));
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(ktest::HasSubstr(r.error, "exceeds the physical cores"));
     // 20 AIV-only blocks run in waves on 8 threads; every block still runs exactly once.
     ktest::Gm<int32_t> hits(20, "hits");
     auto w = ktest::Run(20, twin::KernelType::AIV_ONLY, [&] {
@@ -39,13 +53,15 @@ TEST_CASE(override_limits_mix_launch_and_waves) {
         g.SetGlobalBuffer((__gm__ int32_t *)hits.addr(), 20);
         g.SetValue(AscendC::GetBlockIdx(), g.GetValue(AscendC::GetBlockIdx()) + 1);
     });
-    CHECK(ktest::ExpectOk(w));
+    EXPECT_TRUE(ktest::ExpectOk(w));
     bool once = true;
     for (int i = 0; i < 20; ++i) once = once && hits[i] == 1;
-    CHECK(once && w.cores.size() == 20);
+    EXPECT_TRUE(once);
+    EXPECT_EQ(w.cores.size(), 20);
 }
 
-TEST_CASE(counters_report_waits_and_ub_peak) {
+TEST(PlatformEnv, counters_report_waits_and_ub_peak)
+{
     // one OS thread: core 0 runs first and waits in SyncAll while core 1 spins (no start-up race)
     twin::kernel::SetCoreThreadBudget(1);
     auto r = ktest::Run(2, twin::KernelType::MIX_AIV_1_0, [] {
@@ -59,9 +75,9 @@ TEST_CASE(counters_report_waits_and_ub_peak) {
         }
         AscendC::SyncAll();
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     twin::kernel::SetCoreThreadBudget(0);
-    CHECK(r.cores.size() == 2 && r.cores[0].ubPeakBytes == 1024 && r.cores[0].syncWaitNs >= 10000000ull);
+    ASSERT_EQ(r.cores.size(), 2u);
+    EXPECT_EQ(r.cores[0].ubPeakBytes, 1024u);
+    EXPECT_GE(r.cores[0].syncWaitNs, 10000000ull);
 }
-
-TEST_MAIN()

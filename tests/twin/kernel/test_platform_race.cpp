@@ -4,10 +4,12 @@
 #include <atomic>
 #include <thread>
 #include <vector>
-#include "twin/platform.h"
-#include "check.h"
+#include <gtest/gtest.h>
 
-TEST_CASE(current_platform_is_a_consistent_snapshot) {
+#include "twin/platform.h"
+
+TEST(PlatformRace, current_platform_is_a_consistent_snapshot)
+{
     const twin::Platform saved = twin::CurrentPlatform();
     std::atomic<bool> stop{false};
     std::atomic<int> torn{0};
@@ -28,8 +30,6 @@ TEST_CASE(current_platform_is_a_consistent_snapshot) {
     }
     writer.join();
     for (auto &t : readers) t.join();
-    CHECK(torn == 0);
+    EXPECT_EQ(torn, 0);
     twin::SetPlatform(saved.soc, 0);
 }
-
-TEST_MAIN()

@@ -1,5 +1,7 @@
 // Further single-rule negative tests (padding limits, GM alignment, event-ID pool, queue misuse,
 // Matmul call rules) and the asynchronous IterateAll protocol.
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "kernel_test_util.h"
@@ -7,7 +9,8 @@
 using namespace AscendC;
 using twin::KernelType;
 
-TEST_CASE(datacopypad_padding_at_most_32_bytes) {
+TEST(RulesMisc, datacopypad_padding_at_most_32_bytes)
+{
     ktest::Gm<float> g(64);
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -18,10 +21,11 @@ TEST_CASE(datacopypad_padding_at_most_32_bytes) {
         gg.SetGlobalBuffer((__gm__ float *)g.addr());
         DataCopyPad(t, gg, {1, 16, 0, 0, 0}, {true, 9, 0, 0.0f});   // 9 floats = 36 B
     });
-    CHECK(ktest::ExpectViolation(r, {"DataCopyPad(GM->UB)", "core AIV 0", "at most 32 bytes"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"DataCopyPad(GM->UB)", "core AIV 0", "at most 32 bytes"}));
 }
 
-TEST_CASE(datacopy_gm_address_aligned_to_element) {
+TEST(RulesMisc, datacopy_gm_address_aligned_to_element)
+{
     ktest::Gm<uint8_t> g(1024);
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -32,18 +36,20 @@ TEST_CASE(datacopy_gm_address_aligned_to_element) {
         gg.SetGlobalBuffer((__gm__ float *)(g.addr() + 2));
         DataCopy(t, gg, 64);
     });
-    CHECK(ktest::ExpectViolation(r, {"DataCopy(GM->UB)", "core AIV 0", "4-byte aligned"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"DataCopy(GM->UB)", "core AIV 0", "4-byte aligned"}));
 }
 
-TEST_CASE(event_id_pool_exhaustion) {
+TEST(RulesMisc, event_id_pool_exhaustion)
+{
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         for (int i = 0; i < 9; ++i) (void)pipe.AllocEventID<HardEvent::MTE2_V>();
     });
-    CHECK(ktest::ExpectViolation(r, {"TPipe::AllocEventID", "core AIV 0", "all 8 event IDs"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"TPipe::AllocEventID", "core AIV 0", "all 8 event IDs"}));
 }
 
-TEST_CASE(double_free_and_free_of_enqueued_tensor) {
+TEST(RulesMisc, double_free_and_free_of_enqueued_tensor)
+{
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TQue<TPosition::VECIN, 1> q;
@@ -52,7 +58,7 @@ TEST_CASE(double_free_and_free_of_enqueued_tensor) {
         q.EnQue(t);
         q.FreeTensor(t);
     });
-    CHECK(ktest::ExpectViolation(r, {"TQue::FreeTensor", "core AIV 0", "still enqueued"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"TQue::FreeTensor", "core AIV 0", "still enqueued"}));
     auto r2 = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TQue<TPosition::VECIN, 1> q;
@@ -61,17 +67,18 @@ TEST_CASE(double_free_and_free_of_enqueued_tensor) {
         q.FreeTensor(t);
         q.FreeTensor(t);
     });
-    CHECK(ktest::ExpectViolation(r2, {"TQue::FreeTensor", "core AIV 0", "double free"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r2, {"TQue::FreeTensor", "core AIV 0", "double free"}));
 }
 
-TEST_CASE(tbuf_get_longer_than_buffer) {
+TEST(RulesMisc, tbuf_get_longer_than_buffer)
+{
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
         pipe.InitBuffer(b, 100);   // rounded to 128 B
         (void)b.Get<float>(33);
     });
-    CHECK(ktest::ExpectViolation(r, {"TBuf::Get", "core AIV 0", "exceeds the TBuf length 128"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"TBuf::Get", "core AIV 0", "exceeds the TBuf length 128"}));
 }
 
 namespace {
@@ -86,17 +93,19 @@ TCubeTiling Tiling8() {
 }
 }  // namespace
 
-TEST_CASE(matmul_called_on_aic) {
+TEST(RulesMisc, matmul_called_on_aic)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     TCubeTiling t = Tiling8();
     auto r = ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
         Matmul<F, F, F> mm;
         if ASCEND_IS_AIC { mm.Init(&t); }
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectViolation(r, {"Matmul::Init", "core AIC 0", "from AIV code"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"Matmul::Init", "core AIC 0", "from AIV code"}));
 }
 
-TEST_CASE(matmul_single_shape_within_org_shape) {
+TEST(RulesMisc, matmul_single_shape_within_org_shape)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     ktest::Gm<float> a(64), b(64), c(64);
     TCubeTiling t = Tiling8();
@@ -113,10 +122,11 @@ TEST_CASE(matmul_single_shape_within_org_shape) {
         mm.SetTail(9, 8, 8);
         mm.IterateAll(gc);
     }, 20000, ws.addr());
-    CHECK(ktest::ExpectViolation(r, {"Matmul::IterateAll", "core AIV", "exceeds the original shape"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"Matmul::IterateAll", "core AIV", "exceeds the original shape"}));
 }
 
-TEST_CASE(matmul_async_iterate_all_protocol) {
+TEST(RulesMisc, matmul_async_iterate_all_protocol)
+{
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes);
     ktest::Gm<float> a(64), b(64), c(64);
     for (int i = 0; i < 64; ++i) { a[i] = (i % 9 == 0) ? 1.0f : 0.0f; b[i] = float(i); }   // A = identity
@@ -139,12 +149,15 @@ TEST_CASE(matmul_async_iterate_all_protocol) {
             mm.End();
         }, 20000, ws.addr());
     };
-    CHECK(ktest::ExpectOk(body(true)));
-    for (int i = 0; i < 64; ++i) CHECK(c[i] == float(i));
-    CHECK(ktest::ExpectViolation(body(false), {"Matmul::End", "core AIV 0", "call WaitIterateAll before End"}));
+    EXPECT_TRUE(ktest::ExpectOk(body(true)));
+    for (int i = 0; i < 64; ++i) {
+        EXPECT_EQ(c[i], float(i)) << "i = " << i;
+    }
+    EXPECT_TRUE(ktest::ExpectViolation(body(false), {"Matmul::End", "core AIV 0", "call WaitIterateAll before End"}));
 }
 
-TEST_CASE(abs_clears_sign_of_negative_zero) {
+TEST(RulesMisc, abs_clears_sign_of_negative_zero)
+{
     ktest::Gm<float> out(64);
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -161,11 +174,13 @@ TEST_CASE(abs_clears_sign_of_negative_zero) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g, t, 64);
     });
-    CHECK(ktest::ExpectOk(r));
-    CHECK(!std::signbit(out[0]) && out[1] == 2.5f);
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    EXPECT_FALSE(std::signbit(out[0])) << out[0];
+    EXPECT_EQ(out[1], 2.5f);
 }
 
-TEST_CASE(partial_overlap_of_dst_and_src) {
+TEST(RulesMisc, partial_overlap_of_dst_and_src)
+{
     auto inplace = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -174,7 +189,7 @@ TEST_CASE(partial_overlap_of_dst_and_src) {
         Duplicate(t, 1.0f, 256);
         Add(t, t, t, 128);   // 100 % overlap: allowed
     });
-    CHECK(ktest::ExpectOk(inplace));
+    EXPECT_TRUE(ktest::ExpectOk(inplace));
     auto partial = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -183,7 +198,7 @@ TEST_CASE(partial_overlap_of_dst_and_src) {
         Duplicate(t, 1.0f, 256);
         Muls(t[8], t, 2.0f, 128);
     });
-    CHECK(ktest::ExpectViolation(partial, {"Muls", "core AIV 0", "partially overlap"}));
+    EXPECT_TRUE(ktest::ExpectViolation(partial, {"Muls", "core AIV 0", "partially overlap"}));
     auto widening = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -192,7 +207,5 @@ TEST_CASE(partial_overlap_of_dst_and_src) {
         Duplicate(h, half(1.0f), 128);
         Cast(b.Get<float>(), h, RoundMode::CAST_NONE, 128);
     });
-    CHECK(ktest::ExpectViolation(widening, {"Cast", "core AIV 0", "width-changing Cast"}));
+    EXPECT_TRUE(ktest::ExpectViolation(widening, {"Cast", "core AIV 0", "width-changing Cast"}));
 }
-
-TEST_MAIN()

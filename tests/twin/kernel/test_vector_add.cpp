@@ -1,6 +1,8 @@
 // Positive test: a vector-add kernel written in the official AddCustom sample style (TPipe, TQue
 // double buffering, DataCopy, Add) over several core counts, fp16 and fp32, checked element-wise
 // against the RNE-rounded host sum; plus the cost counters.
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 
@@ -116,9 +118,13 @@ bool RunAdd(uint32_t blockDim, uint32_t tileNum, uint32_t tileLength) {
 }
 }  // namespace
 
-TEST_CASE(add_half_one_core) { CHECK(RunAdd<half>(1, 4, 128)); }
-TEST_CASE(add_half_eight_cores) { CHECK(RunAdd<half>(8, 2, 256)); }
-TEST_CASE(add_float_all_cores) { CHECK(RunAdd<float>(static_cast<uint32_t>(twin::CurrentPlatform().aivCores), 1, 64)); }
-TEST_CASE(add_float_more_blocks_than_cores_runs_in_waves) { CHECK(RunAdd<float>(static_cast<uint32_t>(twin::CurrentPlatform().aivCores) + 5, 1, 16)); }
-
-TEST_MAIN()
+TEST(VectorAdd, add_half_one_core) { EXPECT_TRUE(RunAdd<half>(1, 4, 128)); }
+TEST(VectorAdd, add_half_eight_cores) { EXPECT_TRUE(RunAdd<half>(8, 2, 256)); }
+TEST(VectorAdd, add_float_all_cores)
+{
+    EXPECT_TRUE(RunAdd<float>(static_cast<uint32_t>(twin::CurrentPlatform().aivCores), 1, 64));
+}
+TEST(VectorAdd, add_float_more_blocks_than_cores_runs_in_waves)
+{
+    EXPECT_TRUE(RunAdd<float>(static_cast<uint32_t>(twin::CurrentPlatform().aivCores) + 5, 1, 16));
+}

@@ -1,13 +1,16 @@
 // DataCopyPad unaligned GM round trips (strides in bytes / 32-B blocks, padding and dummy fill),
 // Gather with byte offsets, and the vector-instruction rules (repeatTime, mask ranges, operand
 // alignment, Gather bounds) as negative tests naming API + core + rule.
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 
 using namespace AscendC;
 using twin::KernelType;
 
-TEST_CASE(datacopypad_unaligned_round_trip_with_strides) {
+TEST(VectorDatacopy, datacopypad_unaligned_round_trip_with_strides)
+{
     // GM: 3 rows of 13 floats with a row pitch of 17 floats; UB slots of 64 B (+1 block gap);
     // written back densely (pitch 13) at an unaligned GM offset.
     const int rows = 3, cols = 13, pitch = 17;
@@ -35,16 +38,17 @@ TEST_CASE(datacopypad_unaligned_round_trip_with_strides) {
         gd.SetValue(0, dummy);
         q.FreeTensor(u);
     });
-    CHECK(ktest::ExpectOk(r));
-    CHECK(dst[0] == src[0]);
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    EXPECT_EQ(dst[0], src[0]);
     bool same = true;
     for (int rr = 0; rr < rows; ++rr)
         for (int c = 0; c < cols; ++c) same = same && dst[1 + rr * cols + c] == src[rr * pitch + c];
-    CHECK(same);
-    CHECK(dst[1 + rows * cols] == -7.0f);   // nothing written past the last block
+    EXPECT_TRUE(same);
+    EXPECT_EQ(dst[1 + rows * cols], -7.0f); // nothing written past the last block
 }
 
-TEST_CASE(datacopypad_left_right_padding_value) {
+TEST(VectorDatacopy, datacopypad_left_right_padding_value)
+{
     ktest::Gm<half> src(8, "src"), dst(32, "dst");
     for (int i = 0; i < 8; ++i) src[i] = half(float(i + 1));
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -59,12 +63,15 @@ TEST_CASE(datacopypad_left_right_padding_value) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(gd, t, 16);
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     const float want[16] = {-1, -1, 1, 2, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1};
-    for (int i = 0; i < 16; ++i) CHECK(static_cast<float>(dst[i]) == want[i]);
+    for (int i = 0; i < 16; ++i) {
+        EXPECT_EQ(static_cast<float>(dst[i]), want[i]) << "i = " << i;
+    }
 }
 
-TEST_CASE(gather_uses_byte_offsets) {
+TEST(VectorDatacopy, gather_uses_byte_offsets)
+{
     ktest::Gm<float> out(64, "out");
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -84,7 +91,7 @@ TEST_CASE(gather_uses_byte_offsets) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 64);
     });
-    CHECK(ktest::ExpectViolation(r, {"Gather", "core AIV 0", "outside src"}));
+    EXPECT_TRUE(ktest::ExpectViolation(r, {"Gather", "core AIV 0", "outside src"}));
     auto ok = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
@@ -103,8 +110,10 @@ TEST_CASE(gather_uses_byte_offsets) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 64);
     });
-    CHECK(ktest::ExpectOk(ok));
-    for (int i = 0; i < 64; ++i) CHECK(out[i] == float((4 + 59 - (i % 60)) * 10));
+    EXPECT_TRUE(ktest::ExpectOk(ok));
+    for (int i = 0; i < 64; ++i) {
+        EXPECT_EQ(out[i], float((4 + 59 - (i % 60)) * 10)) << "i = " << i;
+    }
 }
 
 namespace {
@@ -121,41 +130,54 @@ twin::LaunchResult VecKernel(F body) {
 }
 }  // namespace
 
-TEST_CASE(repeat_time_at_most_255) {
-    CHECK(ktest::ExpectOk(VecKernel([](LocalTensor<float> t) { Adds(t, t, 1.0f, 64, 255, {1, 1, 8, 8}); })));
-    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) { Adds(t, t, 1.0f, 64, 256, {1, 1, 8, 8}); }),
-                                 {"Adds", "core AIV 0", "repeatTime must be in [0, 255]"}));
+TEST(VectorDatacopy, repeat_time_at_most_255)
+{
+    EXPECT_TRUE(ktest::ExpectOk(VecKernel([](LocalTensor<float> t) { Adds(t, t, 1.0f, 64, 255, {1, 1, 8, 8}); })));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        VecKernel([](LocalTensor<float> t) { Adds(t, t, 1.0f, 64, 256, {1, 1, 8, 8}); }),
+        {"Adds", "core AIV 0", "repeatTime must be in [0, 255]"}));
 }
 
-TEST_CASE(continuous_mask_range_per_type) {
-    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) { Add(t, t, t, 65, 1, {1, 1, 1, 8, 8, 8}); }),
-                                 {"Add", "core AIV 0", "continuous mask must be in [1, 64]"}));
-    CHECK(ktest::ExpectOk(VecKernel([](LocalTensor<float> t) {
+TEST(VectorDatacopy, continuous_mask_range_per_type)
+{
+    EXPECT_TRUE(ktest::ExpectViolation(
+        VecKernel([](LocalTensor<float> t) { Add(t, t, t, 65, 1, {1, 1, 1, 8, 8, 8}); }),
+        {"Add", "core AIV 0", "continuous mask must be in [1, 64]"}));
+    EXPECT_TRUE(ktest::ExpectOk(VecKernel([](LocalTensor<float> t) {
         LocalTensor<half> h = t.ReinterpretCast<half>();
         Add(h, h, h, 128, 1, {1, 1, 1, 8, 8, 8});
     })));
 }
 
-TEST_CASE(bit_mask_high_word_zero_for_32_bit) {
-    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) {
-        uint64_t mask[2] = {~0ull, 1};
-        Mul(t, t, t, mask, 1, {1, 1, 1, 8, 8, 8});
-    }), {"Mul", "core AIV 0", "mask[1] must be 0"}));
+TEST(VectorDatacopy, bit_mask_high_word_zero_for_32_bit)
+{
+    EXPECT_TRUE(ktest::ExpectViolation(
+        VecKernel([](LocalTensor<float> t) {
+            uint64_t mask[2] = {~0ull, 1};
+            Mul(t, t, t, mask, 1, {1, 1, 1, 8, 8, 8});
+        }),
+        {"Mul", "core AIV 0", "mask[1] must be 0"}));
 }
 
-TEST_CASE(vector_operand_alignment) {
-    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) { Add(t[4], t, t, 64); }),
-                                 {"Add", "core AIV 0", "dst UB address must be 32-byte aligned"}));
+TEST(VectorDatacopy, vector_operand_alignment)
+{
+    EXPECT_TRUE(ktest::ExpectViolation(
+        VecKernel([](LocalTensor<float> t) { Add(t[4], t, t, 64); }),
+        {"Add", "core AIV 0", "dst UB address must be 32-byte aligned"}));
 }
 
-TEST_CASE(repeat_strides_stay_inside_buffer) {
-    CHECK(ktest::ExpectViolation(VecKernel([](LocalTensor<float> t) {
-        LocalTensor<float> small = t[16 * 1024 - 64];
-        Muls(small, small, 2.0f, 64, 2, {1, 1, 8, 8});   // second repeat runs past the buffer
-    }), {"Muls", "core AIV 0", "repeat/stride pattern"}));
+TEST(VectorDatacopy, repeat_strides_stay_inside_buffer)
+{
+    EXPECT_TRUE(ktest::ExpectViolation(
+        VecKernel([](LocalTensor<float> t) {
+            LocalTensor<float> small = t[16 * 1024 - 64];
+            Muls(small, small, 2.0f, 64, 2, {1, 1, 8, 8}); // second repeat runs past the buffer
+        }),
+        {"Muls", "core AIV 0", "repeat/stride pattern"}));
 }
 
-TEST_CASE(whole_reduce_sum_per_repeat) {
+TEST(VectorDatacopy, whole_reduce_sum_per_repeat)
+{
     ktest::Gm<float> out(8, "out");
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
@@ -173,8 +195,8 @@ TEST_CASE(whole_reduce_sum_per_repeat) {
         PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 8);
     });
-    CHECK(ktest::ExpectOk(r));
-    for (int rr = 0; rr < 4; ++rr) CHECK(out[rr] == float(2016 + rr * 64000));
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    for (int rr = 0; rr < 4; ++rr) {
+        EXPECT_EQ(out[rr], float(2016 + rr * 64000)) << "rr = " << rr;
+    }
 }
-
-TEST_MAIN()
