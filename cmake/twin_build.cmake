@@ -20,7 +20,8 @@ endif()
 
 # C++ tests: GoogleTest (Debian libgtest-dev, installed by scripts/setup_env.sh). Every TEST of a test
 # executable is its own ctest test named <prefix>.<Suite>.<name> (gtest_discover_tests), so ctest -R
-# filters single tests, and each runs in its own process.
+# filters single tests, and each runs in its own process and writes a JUnit-style XML report to
+# <build>/gtest-xml/.
 if(ASCEND_DCN_TESTS)
   find_package(GTest)
   if(NOT TARGET GTest::gtest_main)
@@ -34,7 +35,8 @@ endif()
 # registers every TEST of <target> with ctest as <prefix>.<Suite>.<name>.
 function(ascend_dcn_gtest target prefix)
   target_link_libraries(${target} PRIVATE GTest::gtest_main)
-  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." DISCOVERY_TIMEOUT 60 ${ARGN})
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." DISCOVERY_TIMEOUT 60
+                       XML_OUTPUT_DIR ${CMAKE_BINARY_DIR}/gtest-xml ${ARGN})
 endfunction()
 
 add_subdirectory(twin)
