@@ -12,19 +12,20 @@ Layouts (Ascend, torch_npu):
 
 Numerics: math in float32 (float64 stays float64, for gradcheck); results are returned in the input
 dtype. Sampling: true floor, per-corner validity (0 <= yc < H, 0 <= xc < W), invalid corners
-contribute 0 (they read a zero row, never the image); corner weights are multiplied by the mask and
+contribute 0 (the image is never read there); corner weights are multiplied by the mask and
 accumulated in the order (y0,x0), (y0,x1), (y1,x0), (y1,x1) (KRN-A2, op-semantics §7).
 
 Streaming (bounded memory): one image and one band of output rows at a time. Per band the native
 sampling stage (ascend_dcn._C.deform_columns, csrc/cpu_forward.cpp: one parallel region over
 (deformable group, kernel point, row) items, corner positions and weights computed once per sample
 point for all its channels) writes the columns [Cin*K, rows*Wo] and, when wanted, the band's
-deformOut rows; the output is then one batched GEMM over the conv groups, weight [g, Cout/g, Cin/g*K] x columns
-[g, Cin/g*K, rows*Wo], written straight into the output. Peak working memory beyond the outputs: one band of columns
-(about BAND_BYTES; plus a math-dtype band of deformOut rows for fp16/bf16) and, for non-fp32 inputs,
-one image converted to the math dtype. Every value is computed by one thread in a fixed order and
-the bands depend on the shape only, so results are deterministic run to run and across thread counts
-(the GEMM is torch's).
+deformOut rows; the output is then one batched GEMM over the conv groups, weight
+[g, Cout/g, Cin/g*K] x columns [g, Cin/g*K, rows*Wo], written straight into the output. Peak
+working memory beyond the outputs: one band of columns (at most BAND_BYTES and a quarter of all
+images' columns, i.e. of deformOut's size; plus a math-dtype band of deformOut rows for fp16/bf16)
+and, for non-fp32 inputs, one image converted to the math dtype. Every value is computed by one
+thread in a fixed order and the bands depend on the shape only, so results are deterministic run to
+run and the sampled values (deformOut) do not depend on the thread count (the GEMM is torch's).
 
 On NPU tensors the forward is torch_npu.npu_deformable_conv2d (DCNv1 runs it with a mask of ones,
 which yields the identical deformOut); its outputs are cast back to the input dtype.
@@ -37,8 +38,12 @@ import torch
 
 # working-set target of one band (bytes): its columns [C, K, rows*Wo] in the math dtype (plus, for a
 # deformOut in fp16/bf16, a band of deformOut rows in the math dtype before the cast); bands are
-# whole output rows, at least one row
-BAND_BYTES = 4 << 20
+# whole output rows, at least one row. Few, large bands: each band costs two parallel regions (its
+# sampling and its GEMM), and on a loaded machine every region can wait a scheduler time slice.
+BAND_BYTES = 16 << 20
+# sample-channel values (one bilinear sample of one channel, a few ns each) per sampling thread:
+# smaller bands are sampled by fewer threads (one parallel step must pay for its synchronisation)
+SAMPLES_PER_THREAD = 1 << 20
 
 
 def math_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -55,13 +60,15 @@ def output_size(H: int, W: int, kernel_size: Sequence[int], stride: Sequence[int
     return Ho, Wo
 
 
-def band_rows(C: int, K: int, Ho: int, Wo: int, elem_bytes: int, budget: Optional[int] = None) -> int:
-    """Output rows per band: one band's columns (C*K*rows*Wo elements) stay near `budget` (default
-    BAND_BYTES) and cover at most a quarter of the image's rows (rounded up), so that on small
-    layers the band stays small next to deformOut (C*K*Ho*Wo per image) too."""
+def band_rows(N: int, C: int, K: int, Ho: int, Wo: int, elem_bytes: int,
+              budget: Optional[int] = None) -> int:
+    """Output rows per band: one band's columns (C*K*rows*Wo elements) stay within `budget` (default
+    BAND_BYTES) and within a quarter of the columns of all N images (rounded up to whole rows), so
+    that next to a kept deformOut (the same size as those columns) the band adds at most about a
+    quarter."""
     budget = BAND_BYTES if budget is None else budget
     per_row = max(1, Wo * K * C * elem_bytes)
-    return max(1, min(budget // per_row, -(-Ho // 4)))
+    return max(1, min(budget // per_row, -(-N * Ho // 4), Ho))
 
 
 def _bands(Ho: int, rows: int):
@@ -94,12 +101,13 @@ def _cpu_forward(input, weight, offset, bias, kernel_size, stride, padding, dila
     Cg, Coutg = C // groups, Cout // groups
     # weight [Cout, Cin/g, KH, KW] -> [g, Cout/g, (Cin/g)*K]: the columns' (c, k) row order
     w = weight.to(mdt).reshape(groups, Coutg, Cg * K).contiguous() if want_out else None
-    rows = band_rows(C, K, Ho, Wo, torch.finfo(mdt).bits // 8)
+    rows = band_rows(N, C, K, Ho, Wo, torch.finfo(mdt).bits // 8)
     cols_buf = input.new_empty((C * K * rows * Wo,), dtype=mdt) if want_out else None
     # deformOut in another dtype than the math one: its band is sampled in the math dtype, then cast
     cast_buf = input.new_empty((C * rows * KH * Wo * KW,), dtype=mdt) \
         if want_deform_out and input.dtype != mdt else None
-    threads = torch.get_num_threads()
+    samples = C * K * rows * Wo
+    threads = max(1, min(torch.get_num_threads(), samples // SAMPLES_PER_THREAD))
     fields = dict(channels=C, height=H, width=W, kernel_h=KH, kernel_w=KW, out_h=Ho, out_w=Wo,
                   stride_h=stride[2], stride_w=stride[3], pad_top=padding[0], pad_left=padding[2],
                   dilation_h=dilation[2], dilation_w=dilation[3], deformable_groups=deformable_groups,
