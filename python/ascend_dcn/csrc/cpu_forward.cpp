@@ -20,21 +20,21 @@ constexpr int kCorners = 4;
 // Corner positions (element index in the channel plane, -1 = invalid) and weights of one item.
 template <typename T>
 struct ItemScratch {
-    std::vector<int64_t> index;   // [kCorners, Wo]
-    std::vector<T> weight;        // [kCorners, Wo]
+    std::vector<int64_t> index; // [kCorners, Wo]
+    std::vector<T> weight;      // [kCorners, Wo]
 };
 
 template <typename T>
-void PrepareItem(const DeformColumnsArgs<T> &a, int64_t g, int64_t k, int64_t oh, ItemScratch<T> &s)
+void PrepareItem(const DeformColumnsArgs<T>& a, int64_t g, int64_t k, int64_t oh, ItemScratch<T>& s)
 {
     const int64_t K = a.kernelH * a.kernelW;
     const int64_t Wo = a.outW;
-    const int64_t planeOff = a.outH * Wo;             // elements between (block, g, k) planes
+    const int64_t planeOff = a.outH * Wo; // elements between (block, g, k) planes
     const int64_t kh = k / a.kernelW;
     const int64_t kw = k % a.kernelW;
-    const T *dx = a.offset + ((0 * a.deformGroups + g) * K + k) * planeOff + oh * Wo;
-    const T *dy = a.offset + ((1 * a.deformGroups + g) * K + k) * planeOff + oh * Wo;
-    const T *mask = a.modulated ? a.offset + ((2 * a.deformGroups + g) * K + k) * planeOff + oh * Wo : nullptr;
+    const T* dx = a.offset + ((0 * a.deformGroups + g) * K + k) * planeOff + oh * Wo;
+    const T* dy = a.offset + ((1 * a.deformGroups + g) * K + k) * planeOff + oh * Wo;
+    const T* mask = a.modulated ? a.offset + ((2 * a.deformGroups + g) * K + k) * planeOff + oh * Wo : nullptr;
     const T baseY = static_cast<T>(oh * a.strideH - a.padTop + kh * a.dilationH);
     const T H = static_cast<T>(a.height);
     const T W = static_cast<T>(a.width);
@@ -69,7 +69,7 @@ void PrepareItem(const DeformColumnsArgs<T> &a, int64_t g, int64_t k, int64_t oh
 }
 
 template <typename T>
-void RunItems(const DeformColumnsArgs<T> &a, int64_t first, int64_t last, ItemScratch<T> &s)
+void RunItems(const DeformColumnsArgs<T>& a, int64_t first, int64_t last, ItemScratch<T>& s)
 {
     const int64_t K = a.kernelH * a.kernelW;
     const int64_t rows = a.rowEnd - a.rowBegin;
@@ -85,11 +85,11 @@ void RunItems(const DeformColumnsArgs<T> &a, int64_t first, int64_t last, ItemSc
         const int64_t kh = k / a.kernelW;
         const int64_t kw = k % a.kernelW;
         for (int64_t c = g * Cg; c < (g + 1) * Cg; ++c) {
-            const T *img = a.image + c * plane;
-            T *col = a.columns != nullptr ? a.columns + (c * K + k) * P + r * Wo : nullptr;
-            T *dout = a.deformOut != nullptr
-                          ? a.deformOut + c * a.deformOutChannelStride + (r * a.kernelH + kh) * Wo * a.kernelW + kw
-                          : nullptr;
+            const T* img = a.image + c * plane;
+            T* col = a.columns != nullptr ? a.columns + (c * K + k) * P + r * Wo : nullptr;
+            T* dout = a.deformOut != nullptr ?
+                          a.deformOut + c * a.deformOutChannelStride + (r * a.kernelH + kh) * Wo * a.kernelW + kw :
+                          nullptr;
             for (int64_t ow = 0; ow < Wo; ++ow) {
                 T v = T(0);
                 for (int corner = 0; corner < kCorners; ++corner) {
@@ -110,30 +110,31 @@ void RunItems(const DeformColumnsArgs<T> &a, int64_t first, int64_t last, ItemSc
 }
 
 template <typename T>
-void Check(const DeformColumnsArgs<T> &a)
+void Check(const DeformColumnsArgs<T>& a)
 {
     if (a.image == nullptr || a.offset == nullptr || (a.columns == nullptr && a.deformOut == nullptr)) {
         throw std::invalid_argument("deform_columns: image, offset and one of columns / deform_out are required");
     }
     if (a.channels <= 0 || a.height <= 0 || a.width <= 0 || a.kernelH <= 0 || a.kernelW <= 0 || a.outH <= 0 ||
         a.outW <= 0 || a.deformGroups <= 0 || a.channels % a.deformGroups != 0) {
-        throw std::invalid_argument("deform_columns: sizes must be positive and channels a multiple of deformable_groups");
+        throw std::invalid_argument(
+            "deform_columns: sizes must be positive and channels a multiple of deformable_groups");
     }
     if (a.rowBegin < 0 || a.rowEnd > a.outH || a.rowBegin >= a.rowEnd) {
         throw std::invalid_argument("deform_columns: the band must be a non-empty range of output rows");
     }
 }
 
-}  // namespace
+} // namespace
 
 template <typename T>
-void DeformColumns(const DeformColumnsArgs<T> &a, int threads)
+void DeformColumns(const DeformColumnsArgs<T>& a, int threads)
 {
     Check(a);
     const int64_t items = a.deformGroups * a.kernelH * a.kernelW * (a.rowEnd - a.rowBegin);
     const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(threads, items));
     std::vector<ItemScratch<T>> scratch(static_cast<size_t>(workers));
-    for (auto &s : scratch) {
+    for (auto& s : scratch) {
         s.index.resize(static_cast<size_t>(kCorners * a.outW));
         s.weight.resize(static_cast<size_t>(kCorners * a.outW));
     }
@@ -141,7 +142,7 @@ void DeformColumns(const DeformColumnsArgs<T> &a, int threads)
     std::vector<std::thread> pool;
     pool.reserve(static_cast<size_t>(workers - 1));
     auto joinAll = [&pool] {
-        for (auto &t : pool) {
+        for (auto& t : pool) {
             t.join();
         }
     };
@@ -149,7 +150,7 @@ void DeformColumns(const DeformColumnsArgs<T> &a, int threads)
         for (int64_t w = 1; w < workers; ++w) {
             pool.emplace_back([&, w] { RunItems(a, range(w), range(w + 1), scratch[static_cast<size_t>(w)]); });
         }
-    } catch (...) {   // no thread left running on the caller's buffers
+    } catch (...) { // no thread left running on the caller's buffers
         joinAll();
         throw;
     }
@@ -157,7 +158,7 @@ void DeformColumns(const DeformColumnsArgs<T> &a, int threads)
     joinAll();
 }
 
-template void DeformColumns<float>(const DeformColumnsArgs<float> &, int);
-template void DeformColumns<double>(const DeformColumnsArgs<double> &, int);
+template void DeformColumns<float>(const DeformColumnsArgs<float>&, int);
+template void DeformColumns<double>(const DeformColumnsArgs<double>&, int);
 
-}  // namespace ascend_dcn
+} // namespace ascend_dcn

@@ -24,25 +24,25 @@ namespace ascend_dcn {
 
 template <typename T>
 struct DeformColumnsArgs {
-    const T *image = nullptr;
-    const T *offset = nullptr;
+    const T* image = nullptr;
+    const T* offset = nullptr;
     int64_t channels = 0, height = 0, width = 0;
     int64_t kernelH = 0, kernelW = 0;
     int64_t outH = 0, outW = 0;
     int64_t strideH = 1, strideW = 1, padTop = 0, padLeft = 0, dilationH = 1, dilationW = 1;
     int64_t deformGroups = 1;
     bool modulated = true;
-    int64_t rowBegin = 0, rowEnd = 0;         // output rows oh0 .. oh1-1 of the band
-    T *columns = nullptr;
-    T *deformOut = nullptr;
+    int64_t rowBegin = 0, rowEnd = 0; // output rows oh0 .. oh1-1 of the band
+    T* columns = nullptr;
+    T* deformOut = nullptr;
     int64_t deformOutChannelStride = 0;
 };
 
 // Fills the columns and/or deformOut of the band with up to `threads` threads (one parallel region).
 // Throws std::invalid_argument on inconsistent arguments.
 template <typename T>
-void DeformColumns(const DeformColumnsArgs<T> &args, int threads);
+void DeformColumns(const DeformColumnsArgs<T>& args, int threads);
 
-}  // namespace ascend_dcn
+} // namespace ascend_dcn
 
-#endif  // ASCEND_DCN_CPU_FORWARD_H
+#endif // ASCEND_DCN_CPU_FORWARD_H
