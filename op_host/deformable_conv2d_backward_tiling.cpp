@@ -128,7 +128,7 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::HBM, hbm);
     dcn::TilingPlan plan;
     std::string error;
-    if (!dcn::MakeTilingPlan(shape, PlatformOf(plat), plan, error, dcn::ChunkBudgetForHbm(hbm))) {
+    if (!dcn::MakeTilingPlan(shape, PlatformOf(plat), plan, error, dcn::WsBudgetForHbm(hbm))) {
         return Fail(error);
     }
 

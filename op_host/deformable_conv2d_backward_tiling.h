@@ -13,8 +13,15 @@
 //               (never for wide blocks)
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
 //   pixelTile = max(1, min(HoWo, R / min(K, 64)))     stage-2 pixels per tile, R = 64 sample points (32 wide)
-//   pixel chunks (the kernel's stage loop; PlanChunks, budget B = ChunkBudgetForHbm(HBM) = 44 MiB on every
-//                A2/A3 part, min(44 MiB, HBM/512) in general; a plan input):
+//   workspace budget WB = WsBudgetForHbm(HBM) = 60 MiB on every A2/A3 part (min(60 MiB, HBM/512); a plan
+//                input), shared by the grad_input band planes beyond the first and the chunk regions:
+//   pixelBands   wanted = min(8, HoWo, ceil(48 / (N*numBlocks))) (48 = a constant target of stage-2 units, not
+//                the core count); extra = min(wanted - 1, (WB - WB/5) / (N*H*W*Cin*4)) planes beyond the first;
+//                chunk budget B = WB - extra*N*H*W*Cin*4; pixelBands = ceil(chunkPix/bandLen) with
+//                bandLen = ceil(chunkPix / min(1 + extra, chunkPix)). Band j of a chunk covers its pixels
+//                [q0 + j*bandLen, ...) of each image; each band scatters into its own grad_input accumulator
+//                plane (the same plane in every chunk, chunks in order); stage 3 adds the planes in band order.
+//   pixel chunks (the kernel's stage loop; PlanChunks):
 //                rowBytes = K*Cin*(4+E) + Cout*E + numBlocks*3*K*4, rowsBudget = max(1, (B - B/4) / rowBytes).
 //                N*HoWo <= rowsBudget: one chunk (all images, all pixels). Else pix = min(HoWo, max(rowsBudget/N,
 //                min(rowsBudget, 256))) pixels per image, as whole output rows (chunkOutRows = pix/Wo) when
@@ -23,12 +30,6 @@
 //                pixChunks = ceil(Ho/chunkOutRows)*ceil(Wo/chunkOutCols), numChunks = ceil(N/chunkImgs)*pixChunks.
 //                Chunk c = image group c / pixChunks x pixel chunk c % pixChunks (row-major); its pixels are one
 //                contiguous range [q0, q0+qLen) of every image of the group.
-//   pixelBands = min(8, chunkPix, 1 + 16 MiB / (N*H*W*Cin*4), ceil(48 / (chunkImgs*numBlocks))) output-pixel
-//                bands per (image, block) of a chunk; band j covers chunk pixels [q0 + j*bandLen, ...),
-//                bandLen = ceil(chunkPix/pixelBands) (48 = a constant target of stage-2 units, not the core
-//                count; the planes beyond the first fit 16 MiB). Each band scatters into its own grad_input
-//                accumulator plane (the same plane in every chunk, chunks in order); the final stage adds the
-//                planes in band order.
 //   winOutRows x winOutCols, winRows x winCols: stage-2 UB window (PlanWindow). A window of R x C output
 //                pixels reaches Ry = (R-1)*strideH + (KH-1)*dilationH + 1 + 2*kWindowMargin input rows and
 //                Cx = (C-1)*strideW + (KW-1)*dilationW + 1 + 2*kWindowMargin input columns (clipped to H, W);
@@ -66,7 +67,7 @@
 //   part   R*numBlocks*3*K*4        per-block partial offset/mask gradients of the chunk
 //                                   [image][block][3][K][chunkPix] fp32
 // The weight rearranged as [groups][CoutG][K][CinG] (T) lives in the grad_weight output until the final
-// stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + 16 MiB (bands) + 44 MiB (chunk) + 7*512 for
+// stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 7*512 for
 // fp32 (16-bit I/O adds the N*H*W*Cin*4 input copy). Total workspace = GetLibApiWorkSpaceSize() + sum of the
 // regions; the same formula in Python is tests/python/test_kernel_common.workspace_formula, checked by
 // tests/python/test_workspace.py.

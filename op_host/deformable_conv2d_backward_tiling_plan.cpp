@@ -122,13 +122,13 @@ bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &er
     return true;
 }
 
-uint64_t ChunkBudgetForHbm(uint64_t hbmBytes)
+uint64_t WsBudgetForHbm(uint64_t hbmBytes)
 {
-    const uint64_t full = static_cast<uint64_t>(kChunkBudget);
-    return hbmBytes == 0 ? full : std::min(full, hbmBytes / static_cast<uint64_t>(kHbmPerChunkBudget));
+    const uint64_t full = static_cast<uint64_t>(kWsBudget);
+    return hbmBytes == 0 ? full : std::min(full, hbmBytes / static_cast<uint64_t>(kHbmPerWsBudget));
 }
 
-WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t chunkBudget)
+WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudget)
 {
     WorkSplit w;
     const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
@@ -156,14 +156,17 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t chunkBu
     w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
     w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
     w.pixelTile = PixelTile(s, w.blockC);
-    PlanChunks(s, chunkBudget, w);
-    // Pixel bands of a chunk: enough stage-2 units for a full chip (a constant target, not the core
-    // count), while the band planes beyond the first (N*H*W*Cin fp32 each) fit kBandBudget.
+    // Pixel bands: enough stage-2 units for a full chip (a constant target, not the core count). Each
+    // band plane beyond the first (N*H*W*Cin fp32) comes out of the workspace budget, which leaves at
+    // least budget / kChunkShareDiv to the chunk regions; the chunks take the rest.
     const uint64_t plane = static_cast<uint64_t>(s.n) * static_cast<uint64_t>(s.h) * static_cast<uint64_t>(s.w) *
                            static_cast<uint64_t>(s.cin) * 4;
-    const int64_t byBudget = 1 + static_cast<int64_t>(static_cast<uint64_t>(kBandBudget) / plane);
-    const int64_t bands = std::min(
-        {kMaxBands, w.chunkPix, byBudget, std::max<int64_t>(1, CeilDiv(kTargetUnits, w.chunkImgs * w.numBlocks))});
+    const int64_t wanted = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, s.n * w.numBlocks))});
+    const uint64_t bandRoom = wsBudget - wsBudget / static_cast<uint64_t>(kChunkShareDiv);
+    const int64_t extraPlanes = std::min(wanted - 1, static_cast<int64_t>(bandRoom / plane));
+    const uint64_t chunkBudget = wsBudget - static_cast<uint64_t>(extraPlanes) * plane;
+    PlanChunks(s, chunkBudget, w);
+    const int64_t bands = std::min(1 + extraPlanes, w.chunkPix);
     w.bandLen = CeilDiv(w.chunkPix, bands);
     w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0
@@ -266,14 +269,13 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
 }
 
 bool MakeTilingPlan(
-    const TilingShape& shape, const TilingPlatform& platform, TilingPlan& plan, std::string& error,
-    uint64_t chunkBudget)
+    const TilingShape& shape, const TilingPlatform& platform, TilingPlan& plan, std::string& error, uint64_t wsBudget)
 {
     if (!PlanCores(platform, plan.cores, error)) {
         return false;
     }
     const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
-    plan.split = PlanWorkSplit(shape, ubLimit, chunkBudget);
+    plan.split = PlanWorkSplit(shape, ubLimit, wsBudget);
     const int64_t howo = shape.ho * shape.wo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
     if (howo > INT32_MAX || kcg > INT32_MAX || plan.split.chunkRows > INT32_MAX) {
         error = "gradOutput: Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(howo);

@@ -5,9 +5,9 @@
 //
 // Steps (each a pure function of its arguments):
 //   PlanCores(platform)           blockDim, usedVecCores            (the only step that sees the core count)
-//   PlanWorkSplit(shape, ub, cb)  stage-2 channel blocks (narrowed for a useful UB window), pixel chunks
-//                                 (PlanChunks), pixel tile and bands, matmul tiles, Ka chunks (platform UB
-//                                 and the chunk budget cb, never the core count)
+//   PlanWorkSplit(shape, ub, wb)  stage-2 channel blocks (narrowed for a useful UB window), pixel bands
+//                                 and pixel chunks (PlanChunks) sharing the workspace budget wb, pixel tile,
+//                                 matmul tiles, Ka chunks (platform UB and wb, never the core count)
 //   PlanChunks(shape, cb, split)  the pixel chunks of the kernel's stage loop: images x output rows (or
 //                                 columns of one row) whose per-chunk workspace fits cb bytes
 //   PlanWindow(shape, ub, split)  stage-2 UB window from the UB left over by the stage-2 tile buffers
@@ -79,22 +79,22 @@ struct TilingPlan {
 };
 
 bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &error);
-// The chunk budget for a device of hbmBytes of memory: dcn_tiling::kChunkBudget, or hbmBytes / 512 on a
-// device with less than 22 GiB (0 = unknown: kChunkBudget). Every A2/A3 part has >= 32 GiB; the twin's
-// TWIN_HBM_BYTES makes small budgets (many chunks) testable end to end.
-uint64_t ChunkBudgetForHbm(uint64_t hbmBytes);
-WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t chunkBudget);
+// The workspace budget (band planes beyond the first + chunk regions) for a device of hbmBytes of memory:
+// dcn_tiling::kWsBudget, or hbmBytes / 512 on a device with less than 30 GiB (0 = unknown: kWsBudget).
+// Every A2/A3 part has >= 32 GiB; the twin's TWIN_HBM_BYTES makes small budgets (many chunks) testable.
+uint64_t WsBudgetForHbm(uint64_t hbmBytes);
+WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget);
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
 void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
 UbBudget PlanUbBytes(const TilingShape &shape, const WorkSplit &split);
 WorkspaceLayout PlanWorkspace(const TilingShape &shape, const WorkSplit &split);
 
 // All steps plus the checks (int32 matmul fields, UB budget). false + error text when the shape cannot
-// be tiled on the platform. chunkBudget: bytes of the per-chunk workspace regions (the TilingFunc passes
-// dcn_tiling::kChunkBudget; tests pass small budgets to force many chunks).
+// be tiled on the platform. wsBudget: bytes of the band planes beyond the first plus the per-chunk regions
+// (the TilingFunc passes WsBudgetForHbm(HBM); tests pass small budgets to force many chunks).
 bool MakeTilingPlan(
     const TilingShape& shape, const TilingPlatform& platform, TilingPlan& plan, std::string& error,
-    uint64_t chunkBudget = static_cast<uint64_t>(dcn_tiling::kChunkBudget));
+    uint64_t wsBudget = static_cast<uint64_t>(dcn_tiling::kWsBudget));
 
 }  // namespace dcn
 

@@ -34,7 +34,6 @@ constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a
 constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp32 (32 B)
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)
-constexpr int64_t kBandBudget = 16ll << 20; // bytes of the grad_input band planes beyond the first
 constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window above and below the kernel's
                                           // reach: corners with |dy| < 4 come from / go to UB
 constexpr int64_t kWindowMinOut = 32;     // output pixels a window should cover before blocks are narrowed
@@ -53,11 +52,13 @@ constexpr int64_t kWTileM = 128;          // grad_weight tile rows (CoutG)
 constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
 constexpr int64_t kWChunkK = 2048;        // rows of one grad_weight partial (Ka chunk inside a pixel chunk)
 
-// ---- pixel chunks (the kernel's stage loop), op_host PlanChunks
-constexpr int64_t kChunkBudget = 44ll << 20; // default bytes of the per-chunk workspace regions (G, dcol, got,
-                                             // part, grad_weight partial slots); a tiling-plan input
-constexpr int64_t kHbmPerChunkBudget = 512;  // the chunk budget is at most the device memory / 512
-constexpr int64_t kChunkMinPix = 256;        // output pixels per image a chunk keeps before it drops images
+// ---- pixel chunks (the kernel's stage loop) and pixel bands, op_host PlanWorkSplit / PlanChunks
+constexpr int64_t kWsBudget = 60ll << 20; // default bytes of the workspace beyond the fp32 accumulators: the
+                                          // grad_input band planes beyond the first + the per-chunk regions
+                                          // (G, dcol, got, part, grad_weight Ka slots); a tiling-plan input
+constexpr int64_t kHbmPerWsBudget = 512;  // the budget is at most the device memory / 512
+constexpr int64_t kChunkShareDiv = 5;     // band planes leave at least budget / 5 to the chunk regions
+constexpr int64_t kChunkMinPix = 256;     // output pixels per image a chunk keeps before it drops images
 
 // ---- workspace and UB budget
 constexpr int64_t kWsAlign = 512;         // every user-workspace region starts 512-B aligned

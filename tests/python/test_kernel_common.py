@@ -200,19 +200,22 @@ def stage2_split(case, dtype):
     return {"seg": seg, "block_c": block_c, "pixel_tile": tile(block_c), "window": win}
 
 
-CHUNK_BUDGET = 44 << 20  # dcn_tiling::kChunkBudget: bytes of the per-chunk workspace regions
-BAND_BUDGET = 16 << 20   # dcn_tiling::kBandBudget: bytes of the grad_input band planes beyond the first
+WS_BUDGET = 60 << 20  # dcn_tiling::kWsBudget: extra grad_input band planes + the per-chunk regions
 
 
-def chunk_plan(case, dtype, budget=CHUNK_BUDGET):
-    """Pixel chunks, pixel bands and grad_weight Ka chunks of the tiling (PlanChunks / PlanWorkSplit,
-    deformable_conv2d_backward_tiling.h), derived independently of the C++ plan."""
+def chunk_plan(case, dtype, budget=WS_BUDGET):
+    """Pixel bands, pixel chunks and grad_weight Ka chunks of the tiling (PlanWorkSplit / PlanChunks,
+    deformable_conv2d_backward_tiling.h) for a workspace budget, derived independently of the C++ plan."""
     elt = 4 if dtype == "float32" else 2
     ho, wo = case.out_hw
     howo, k = ho * wo, case.kh * case.kw
     split = stage2_split(case, dtype)
     seg, block_c = split["seg"], split["block_c"]
     num_blocks = (case.cin // seg) * _cdiv(seg, block_c)
+    plane = case.n * case.h * case.w * case.cin * 4
+    wanted = min(8, howo, max(1, _cdiv(48, case.n * num_blocks)))
+    extra = min(wanted - 1, (budget - budget // 5) // plane)
+    budget -= extra * plane  # what the chunk regions get
     row_bytes = k * case.cin * (4 + elt) + case.cout * elt + num_blocks * 3 * k * 4
     rows_budget = max(1, (budget - budget // 4) // row_bytes)
     pix = howo
@@ -228,8 +231,7 @@ def chunk_plan(case, dtype, budget=CHUNK_BUDGET):
     imgs = min(case.n, max(1, rows_budget // chunk_pix))
     chunk_rows = imgs * chunk_pix
     num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
-    plane = case.n * case.h * case.w * case.cin * 4
-    bands = min(8, chunk_pix, 1 + BAND_BUDGET // plane, max(1, _cdiv(48, imgs * num_blocks)))
+    bands = min(1 + extra, chunk_pix)
     band_len = _cdiv(chunk_pix, bands)
     bands = _cdiv(chunk_pix, band_len)
     slot_bytes = case.cout * (case.cin // case.groups) * k * 4
@@ -241,7 +243,7 @@ def chunk_plan(case, dtype, budget=CHUNK_BUDGET):
             "band_len": band_len, "w_split": w_split, "w_chunk": w_chunk}
 
 
-def workspace_regions(case, dtype, budget=CHUNK_BUDGET):
+def workspace_regions(case, dtype, budget=WS_BUDGET):
     """The user-workspace regions in layout order (bytes before the 512-B alignment):
     xt, giacc, g, got, dcol, gw, part (op_host/deformable_conv2d_backward_tiling.h)."""
     elt = 4 if dtype == "float32" else 2
@@ -255,7 +257,7 @@ def workspace_regions(case, dtype, budget=CHUNK_BUDGET):
             cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4]
 
 
-def workspace_formula(case, dtype, budget=CHUNK_BUDGET):
+def workspace_formula(case, dtype, budget=WS_BUDGET):
     """Workspace bytes = GetLibApiWorkSpaceSize() + sum of the 512-B aligned user regions
     (op_host/deformable_conv2d_backward_tiling.h)."""
     return LIB_API_WORKSPACE + sum(-(-r // 512) * 512 for r in workspace_regions(case, dtype, budget))
