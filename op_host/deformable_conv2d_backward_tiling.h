@@ -26,12 +26,13 @@
 //                (not below kWindowMinBlockC) while the window covers fewer than kWindowMinOut output pixels
 //                and the narrower block's window covers more. Corners in the window are read from / added into
 //                UB; the window's grad_input is added to the unit's accumulator plane once per window.
-//   stage-1 G matmul tiles:   gTileM x gTileN = min(HoWo,128) x min(K*CinG,256) over [HoWo, K*CinG] per (n, group)
-//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group,
+//   stage-1 G matmul tiles:   gTileM x gTileN = min(HoWo,512) x min(K*CinG,512) over [HoWo, K*CinG] per (n, group)
+//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,256) x min(CinG*K,256) over [CoutG, CinG*K] per group,
 //                             Ka = N*HoWo split in wSplitK chunks of wChunkK = min(Ka, 2048) rows (partials
 //                             summed in chunk order in stage 3)
 //   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
-//   usedVecCores); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedVecCores, ...).
+//   usedVecCores; SetFixSplit base block kMmBaseM x kMmBaseN = 128 x 256 on axes the tile covers, baseK the
+//   tiling's choice); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedVecCores, ...).
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.
