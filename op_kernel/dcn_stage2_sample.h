@@ -12,11 +12,15 @@
 //   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points;
 //   32 for wide, 128 for narrow blocks of <= 16 channels):
 //     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
-//     adjacent corners in one transfer), then per corner ONE masked Mul X_c*G over all rows and ONE
-//     WholeReduceSum -> s_c[row] = sum_block G*X(n, yc, xc, block)
-//     and the contribution rows C_c[row] = (m*w_c)[row] * G[row] (coefficients set per point by the scalar
-//     unit, broadcast to 8 lanes by one Gather per corner, then ONE block-stride-0 masked Mul per corner,
-//     written over the consumed corner planes)
+//     adjacent corners in one transfer), then per corner ONE Mul X_c*G over all rows and the row sums
+//     s_c[row] = sum_block G*X(n, yc, xc, block), and the contribution rows C_c[row] = (m*w_c)[row] * G[row]
+//     written over the consumed corner planes:
+//       len == LP (block of whole 32-B blocks, the common case): the b = LP/8 blocks of each row are added
+//       into block 0 (masked Adds, 8 rows per repeat, ceil(log2 b) levels), one BlockReduceSum gives 8 row
+//       sums per repeat; the coefficients mw_c are broadcast to one block per row by Brcb (8 rows per
+//       repeat) and multiplied in with b Muls per corner (8 rows per repeat);
+//       len < LP (padding lanes): one WholeReduceSum repeat per row (wide rows: upper half added first),
+//       coefficients broadcast by Gather and one block-stride-0 masked Mul per corner
 //   then per sample point (program order):
 //     giacc[j][n, yc, xc, block] += C_c[row]  (DataCopyPad with atomic add, adjacent corners in one transfer;
 //                                              only this unit writes there, in program order)
@@ -34,14 +38,14 @@
 // to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
 // in program order).
 //
-// Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 2 full 64-lane repeats; the reduction gives 2
-// sums per row (added by the scalar unit, lower half first) and each repeat gets its own broadcast block.
+// Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 16 blocks (2 repeats); wide blocks are whole
+// 128-channel blocks, so they take the block-wise path (4 Add levels).
 //
 // UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64, PTP = roundup(PT, 16), LP = roundup(blockC, 8),
-//   plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets 3*plane*sizeof(T),
-//   coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums and coefficients
-//   2 x 4*roundup(R, 8)*4, broadcast coefficients 4*R*8*4, Gather table R*8*4: at most ~181 KiB (K >= 64,
-//   blockC = 64; UB limit 183.75 KiB).
+//   hpr = LP/64 for LP > 64 else 1, plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets
+//   3*plane*sizeof(T), coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums
+//   and coefficients 2 x 4*roundup(R, 8)*4, broadcast coefficients 4*max(R*hpr, roundup(R, 8))*8*4, Gather
+//   table R*hpr*8*4: at most ~181 KiB (K >= 64, blockC = 64; UB limit 183.75 KiB).
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -84,7 +88,10 @@ public:
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
         pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(dcn_tiling::kStage2RowVecs * rs_ * 4));
-        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+        // per corner max(rows*hpr, rs) broadcast blocks: rows*hpr for the Gather path, rs (Brcb writes whole
+        // repeats of 8 rows) for the block-wise path
+        brcStride_ = MaxI(rows_ * hpr_, rs_) * dcn_tiling::kBrcLanes;
+        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * brcStride_ * 4));
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
         pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(rs_ * 4));
         pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(plane_ * 4));
@@ -424,10 +431,8 @@ private:
         PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the coordinate planes precede later vector writes
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
 
-        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, for 2-repeat rows
-        // one Add of the upper half onto the lower half, then one WholeReduceSum per corner
+        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, then the row sums
         const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);  // blocks from one row to the next
-        const uint64_t redMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
         const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
         for (int c = 0; c < 4; ++c) {
@@ -440,32 +445,13 @@ private:
         }
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
-        if (hpr_ > 1) {
-            for (int c = 0; c < 4; ++c) {
-                AscendC::Add(xp[c * planeElems], xp[c * planeElems], xp[c * planeElems + dcn_tiling::kRepeatLanes],
-                             static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(rows), rowRep);
-            }
-            AscendC::PipeBarrier<PIPE_V>();
-        }
-        for (int c = 0; c < 4; ++c) {
-            AscendC::WholeReduceSum(red[c * rs_], xp[c * planeElems], static_cast<int32_t>(redMask),
-                                    static_cast<int32_t>(rows), 1, 1, repBlocks);
-        }
-        // ---- contributions C_c[row] = (m*w_c)[row] * G[row] into the corner planes (their X products are
-        // consumed): coefficient rows broadcast to 8 lanes by Gather, then a block-stride-0 masked Mul
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
-        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Gather(brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], rv, table, static_cast<uint32_t>(c * rs_ * 4),
-                            static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
-        const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
-        const uint64_t mulMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
-        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, halfBlocks, halfBlocks, 1);
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], mulMask, repeats, brcRep);
+        if (len == lp_) {
+            BlockwiseRowSums(xp, red, rows);
+            BlockwiseContributions(xp, gt, rv, brc, rows);
+        } else {
+            RepeatRowSums(xp, red, rows, len);
+            GatherContributions(xp, gt, rv, brc, rows, len);
         }
 
         // ---- offset/mask partials per row (vector), s_c = 0 for corners outside the image:
@@ -540,6 +526,124 @@ private:
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
         offQue_.FreeTensor(raw);
+    }
+
+    // Row sums of the 4 corner product planes, rows of LP = 8*b lanes all valid (len == LP): the b blocks of
+    // every row are added pairwise into block 0 (ceil(log2 b) levels of masked Adds, 8 rows per repeat,
+    // block stride b), then one BlockReduceSum sums each row's block 0 (8 rows per repeat).
+    // s_c[row] -> red[c*rs + row]. Fixed order, independent of the core.
+    __aicore__ inline void BlockwiseRowSums(const AscendC::LocalTensor<float> &xp, const AscendC::LocalTensor<float> &red,
+                                            int64_t rows)
+    {
+        const int64_t b = lp_ / 8, planeElems = rows_ * lp_;
+        const int64_t full = rows / 8, tail = rows - full * 8;
+        const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
+        const AscendC::BinaryRepeatParams addRep(bs, bs, bs, rs, rs, rs);
+        for (int64_t width = b; width > 1;) {
+            const int64_t kept = (width + 1) / 2, moved = width / 2;  // blocks [kept, width) onto [0, moved)
+            for (int c = 0; c < 4; ++c) {
+                for (int64_t j = 0; j < moved; ++j) {
+                    const int64_t d = c * planeElems + j * 8, sidx = c * planeElems + (kept + j) * 8;
+                    if (full > 0) {
+                        AscendC::Add(xp[d], xp[d], xp[sidx], static_cast<uint64_t>(dcn_tiling::kRepeatLanes),
+                                     static_cast<uint8_t>(full), addRep);
+                    }
+                    if (tail > 0) {
+                        const int64_t t0 = full * 8 * lp_;
+                        AscendC::Add(xp[d + t0], xp[d + t0], xp[sidx + t0], static_cast<uint64_t>(tail * 8), 1, addRep);
+                    }
+                }
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+            width = kept;
+        }
+        for (int c = 0; c < 4; ++c) {
+            if (full > 0) {
+                AscendC::BlockReduceSum(red[c * rs_], xp[c * planeElems], static_cast<int32_t>(full),
+                                        static_cast<int32_t>(dcn_tiling::kRepeatLanes), 1, static_cast<int32_t>(b),
+                                        static_cast<int32_t>(8 * b));
+            }
+            if (tail > 0) {
+                AscendC::BlockReduceSum(red[c * rs_ + full * 8], xp[c * planeElems + full * 8 * lp_], 1,
+                                        static_cast<int32_t>(tail * 8), 1, static_cast<int32_t>(b), static_cast<int32_t>(8 * b));
+            }
+        }
+    }
+
+    // Contributions C_c[row] = (m*w_c)[row] * G[row] over the consumed corner planes (len == LP): the
+    // coefficient rows mw_c (rv rows 0..3) broadcast to one 32-B block per row by Brcb (8 rows per repeat),
+    // then per block column j of the rows one Mul (8 rows per repeat, block stride b, broadcast block
+    // stride 1).
+    __aicore__ inline void BlockwiseContributions(const AscendC::LocalTensor<float> &xp, const AscendC::LocalTensor<float> &gt,
+                                                  const AscendC::LocalTensor<float> &rv, const AscendC::LocalTensor<float> &brc,
+                                                  int64_t rows)
+    {
+        const int64_t b = lp_ / 8, planeElems = rows_ * lp_;
+        const int64_t full = rows / 8, tail = rows - full * 8;
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Brcb(brc[c * brcStride_], rv[c * rs_], static_cast<uint8_t>(CeilDiv(rows, 8)), AscendC::BrcbRepeatParams(1, 8));
+        }
+        AscendC::PipeBarrier<PIPE_V>();  // the broadcasts are complete and the row sums have read xp
+        const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
+        const AscendC::BinaryRepeatParams mulRep(bs, bs, 1, rs, rs, 8);
+        for (int c = 0; c < 4; ++c) {
+            for (int64_t j = 0; j < b; ++j) {
+                const int64_t d = c * planeElems + j * 8;
+                if (full > 0) {
+                    AscendC::Mul(xp[d], gt[j * 8], brc[c * brcStride_], static_cast<uint64_t>(dcn_tiling::kRepeatLanes),
+                                 static_cast<uint8_t>(full), mulRep);
+                }
+                if (tail > 0) {
+                    const int64_t t0 = full * 8 * lp_;
+                    AscendC::Mul(xp[d + t0], gt[j * 8 + t0], brc[c * brcStride_ + full * 64], static_cast<uint64_t>(tail * 8), 1,
+                                 mulRep);
+                }
+            }
+        }
+    }
+
+    // Row sums when the rows have padding lanes (len < LP): for 2-repeat rows one Add of the upper half
+    // onto the lower half, then one WholeReduceSum repeat per row (len lanes).
+    __aicore__ inline void RepeatRowSums(const AscendC::LocalTensor<float> &xp, const AscendC::LocalTensor<float> &red,
+                                         int64_t rows, int64_t len)
+    {
+        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);
+        const uint64_t redMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
+        const int64_t planeElems = rows_ * lp_;
+        if (hpr_ > 1) {
+            for (int c = 0; c < 4; ++c) {
+                AscendC::Add(xp[c * planeElems], xp[c * planeElems], xp[c * planeElems + dcn_tiling::kRepeatLanes],
+                             static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(rows), rowRep);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+        }
+        for (int c = 0; c < 4; ++c) {
+            AscendC::WholeReduceSum(red[c * rs_], xp[c * planeElems], static_cast<int32_t>(redMask),
+                                    static_cast<int32_t>(rows), 1, 1, repBlocks);
+        }
+    }
+
+    // Contributions when the rows have padding lanes: coefficient rows broadcast to 8 lanes per repeat of a
+    // row by Gather, then one block-stride-0 masked Mul per corner.
+    __aicore__ inline void GatherContributions(const AscendC::LocalTensor<float> &xp, const AscendC::LocalTensor<float> &gt,
+                                               const AscendC::LocalTensor<float> &rv, const AscendC::LocalTensor<float> &brc,
+                                               int64_t rows, int64_t len)
+    {
+        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Gather(brc[c * brcStride_], rv, table, static_cast<uint32_t>(c * rs_ * 4),
+                            static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        const int64_t planeElems = rows_ * lp_;
+        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
+        const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
+        const uint64_t mulMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, halfBlocks, halfBlocks, 1);
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Mul(xp[c * planeElems], gt, brc[c * brcStride_], mulMask, repeats, brcRep);
+        }
     }
 
     // Whole-sample test -1 < v < size for v = v0 + frac (v0 = base + floor(offset), an exact integer;
@@ -670,7 +774,7 @@ private:
     RowInfo rowInfo_[dcn_tiling::kStage2RowsNarrow];  // the most rows of any tile
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, giaccBase_, tableKt_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_, tableKt_;
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
