@@ -22,6 +22,8 @@ struct Row {
     uint64_t ws[9];          // xt giacc g wp got dcol gw part userBytes
 };
 
+// One shape per row group (name, shape, split, workspace): kept as a table.
+// clang-format off
 const Row kRows[] = {
     {"r3_c4", {2, 256, 50, 84, 256, 3, 3, 50, 84, 1, 1, 1, 1, 1, 1, 4, 0},
      {256, 32, 8, 8, 7, 3, 1400, 512, 512, 256, 256, 5, 2048, 11, 11, 21, 21},
@@ -60,6 +62,7 @@ const Row kRows[] = {
      {16, 16, 1, 2, 14, 8, 600, 512, 288, 8, 256, 3, 2048, 40, 7, 40, 19},
      {0, 614400, 5529600, 11059200, 11068416, 11222016, 16751616, 16779264, 17816064}},
 };
+// clang-format on
 
 struct Platform {
     uint32_t aic, aiv;

@@ -71,8 +71,12 @@ int32_t MatmulApiTilingBase::EnableBias(bool isBiasIn) { isBias_ = isBiasIn; ret
 int32_t MatmulApiTilingBase::SetBias(bool isBiasIn) { isBias_ = isBiasIn; return 0; }
 // SetFixSplit docs: baseKIn "当前仅支持取值为-1" (only -1 is supported); -1 leaves an axis to the tiling.
 int32_t MatmulApiTilingBase::SetFixSplit(int32_t baseMIn, int32_t baseNIn, int32_t baseKIn) {
-    if (baseKIn != -1) { return -1; }
-    fixBaseM_ = baseMIn; fixBaseN_ = baseNIn; fixBaseK_ = -1;
+    if (baseKIn != -1) {
+        return -1;
+    }
+    fixBaseM_ = baseMIn;
+    fixBaseN_ = baseNIn;
+    fixBaseK_ = -1;
     return 0;
 }
 int32_t MatmulApiTilingBase::SetBufferSpace(int32_t l1Size, int32_t l0CSize, int32_t ubSize, int32_t) {
@@ -98,7 +102,8 @@ int64_t MatmulApiTilingBase::ComputeTiling(optiling::TCubeTiling &t, int32_t use
     if (baseM % kAlignMN != 0 || baseN % kAlignMN != 0 || baseK % kAlign != 0) { return -1; }
     // SetFixSplit docs: a fixed baseM <= singleM rounded up to 16, a fixed baseN <= singleN rounded up to C0
     // (32 bytes of B).
-    if ((fixBaseM_ > 0 && baseM > AlignUp(singleM, kAlignMN)) || (fixBaseN_ > 0 && baseN > AlignUp(singleN, kBlockBytes / bBytes))) {
+    if ((fixBaseM_ > 0 && baseM > AlignUp(singleM, kAlignMN)) ||
+        (fixBaseN_ > 0 && baseN > AlignUp(singleN, kBlockBytes / bBytes))) {
         return -1;
     }
     auto fitsL0 = [&]() {
@@ -106,9 +111,13 @@ int64_t MatmulApiTilingBase::ComputeTiling(optiling::TCubeTiling &t, int32_t use
                static_cast<uint64_t>(baseN) * baseK * bBytes * dbB <= platform_.l0BSize &&
                static_cast<uint64_t>(baseM) * baseN * cBytes * dbC <= l0c;
     };
-    while (!fitsL0() && baseK > kAlign) { baseK -= kAlign; }  // baseK is always the tiling's choice
+    while (!fitsL0() && baseK > kAlign) {
+        baseK -= kAlign;
+    } // baseK is always the tiling's choice
     if (!fitsL0()) {
-        if (fixBaseM_ > 0 || fixBaseN_ > 0) { return -1; }
+        if (fixBaseM_ > 0 || fixBaseN_ > 0) {
+            return -1;
+        }
         while (!fitsL0() && (baseM > kAlignMN || baseN > kAlignMN)) {
             if (baseM >= baseN && baseM > kAlignMN) { baseM -= kAlignMN; } else { baseN -= kAlignMN; }
         }

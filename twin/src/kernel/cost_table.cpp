@@ -11,6 +11,7 @@ namespace {
 const char *const kVec = "Vector指令理论性能汇总.md";
 
 // elements per `cycles` cycles, by element size (0 = any size). Widest operand for Cast and Axpy.
+// clang-format off
 const VecRate kVecRates[] = {
     // 表3 基础算术类: 128 (16-bit) / 64 (32-bit) element/cycle = one 256-B repeat per cycle
     {"Add", 2, 128, 1, false, kVec}, {"Add", 4, 64, 1, false, kVec},
@@ -53,6 +54,7 @@ const VecRate kVecRates[] = {
     // 表12 离散与聚合类: Gather 5 element/cycle for every data type
     {"Gather", 0, 5, 1, true, kVec},
 };
+// clang-format on
 
 const Constant kConstants[] = {
     {"dma_transfer_cycles", 500, "cycles per DataCopy/DataCopyPad call (MTE2, MTE3) and per Matmul block load/store (AIC MTE2, FIX)",
