@@ -26,6 +26,8 @@
 //                                              only this unit writes there, in program order)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, valid corners in order c = 0..3)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
+// Per tile: one G DMA (every kernel point in the tile), one offset DMA (one deformable group; else one per
+// offset block), one partials store (every kernel point in the tile; else one per offset block).
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
 // UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
@@ -293,9 +295,13 @@ private:
         // ---- offsets [j][kk][pp] (T) and G rows [pp][kk][LP] (fp32)
         AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
-        for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+        // The [j][kk] planes are kt*PTP apart (kt == KT) and, with one deformable group and every kernel point
+        // in the tile, the offset channels j*K + kk are consecutive: then one DMA loads all of them.
+        const bool wholeTile = kt == kt_ && kt == p.k;
+        const int64_t offDmas = wholeTile && p.dg == 1 ? 1 : p.offsetBlocks;
+        for (int64_t j = 0; j < offDmas; ++j) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockCount = static_cast<uint16_t>(offDmas == 1 ? p.offsetBlocks * kt : kt);
             cp.blockLen = static_cast<uint32_t>(pt * elt);
             cp.srcStride = static_cast<uint32_t>((p.howo - pt) * elt);
             cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
@@ -537,9 +543,12 @@ private:
         AscendC::SetAtomicNone();
 
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
-        for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+        // part[n][b][j][k][p]: with every kernel point in the tile (kt == K == KT) the (j, kk) rows are HoWo
+        // apart in GM and PTP apart in UB for all j: one DMA stores them.
+        const int64_t partDmas = wholeTile ? 1 : p.offsetBlocks;
+        for (int64_t j = 0; j < partDmas; ++j) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockCount = static_cast<uint16_t>(partDmas == 1 ? p.offsetBlocks * kt : kt);
             cp.blockLen = static_cast<uint32_t>(pt * 4);
             cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.dstStride = static_cast<uint32_t>((p.howo - pt) * 4);
