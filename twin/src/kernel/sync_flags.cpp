@@ -23,6 +23,7 @@ void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id) 
     set = true;
     c.flagSetBy[static_cast<int>(e)][id] = api;
     if (c.hz != nullptr) HzFlagSet(c, e, id);
+    TlFlagSet(c, e, id);
 }
 
 void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id) {
@@ -31,12 +32,14 @@ void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id)
     if (!set) Violation(api, std::string("WaitFlag") + FlagName(e, id) + " on a flag that is not set: without a matching SetFlag (would hang on the chip)");
     set = false;
     if (c.hz != nullptr) HzFlagWait(c, e, id);
+    TlFlagWait(c, e, id);
 }
 
 void FlagWaitQuiet(CoreContext &c, AscendC::HardEvent e, int32_t id) {
     if (id < 0 || id >= AscendC::kTwinEventIdsPerEvent || !c.flagSet[static_cast<int>(e)][id]) return;
     c.flagSet[static_cast<int>(e)][id] = false;
     if (c.hz != nullptr) HzFlagWait(c, e, id);
+    TlFlagWait(c, e, id);
 }
 
 void CheckFlagsAtKernelEnd(CoreContext &c) {

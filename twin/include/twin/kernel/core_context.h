@@ -16,6 +16,7 @@
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/kernel_types.h"
 #include "twin/kernel/hazard.h"
+#include "twin/kernel/pipe_timeline.h"
 
 namespace twin {
 namespace kernel {
@@ -74,6 +75,7 @@ struct CoreContext {
     // hazard checker (twin/kernel/hazard.h): nullptr when off; the API last entered (for its reports)
     HazardCore *hz = nullptr;
     const char *lastApi = nullptr;
+    TimelineCore* tl = nullptr; // per-pipe timeline (twin/kernel/pipe_timeline.h); nullptr: not costed
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;
 };

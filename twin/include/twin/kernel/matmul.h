@@ -293,6 +293,8 @@ public:
         twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
                                                                gm.TwinAddr(), enAtomic);
         twin::kernel::HzMatmulEnd(c, sync);         // sync: the AIV waits for the result here
+        if (sync)
+            twin::kernel::TlMatmulWait(c);
         pendingAsync_ = !sync && waitIterateAll;
         if (!sync && !waitIterateAll) pendingAsync_ = false;
     }
@@ -302,6 +304,7 @@ public:
             twin::kernel::Violation("Matmul::WaitIterateAll", "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
         pendingAsync_ = false;
         twin::kernel::HzMatmulWait(twin::kernel::Core("Matmul::WaitIterateAll"));
+        twin::kernel::TlMatmulWait(twin::kernel::Core("Matmul::WaitIterateAll"));
     }
     __aicore__ inline void End() {
         Caller("Matmul::End");

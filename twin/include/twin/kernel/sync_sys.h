@@ -58,6 +58,8 @@ __aicore__ inline void PipeBarrier() {
     auto &c = twin::kernel::Core("PipeBarrier");
     twin::kernel::CheckPipeOnCore("PipeBarrier", c, pipe);
     if (pipe == PIPE_ALL && c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
+    if (pipe == PIPE_ALL)
+        twin::kernel::TlPipeBarrierAll(c);
 }
 
 // Hard SyncAll starts with PipeBarrier<PIPE_ALL> (8.1.RC1 dav_c220 SyncAllImpl): all pipes of the
