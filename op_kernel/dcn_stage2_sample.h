@@ -393,6 +393,8 @@ private:
         AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<uint8_t> msk = part[plane_].template ReinterpretCast<uint8_t>();
+        outside_ = part[2 * plane_]; // a plane of kOutsideKey (Select's tensor form); the partials reuse it later
+        AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
         MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(y0, y0, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
@@ -691,17 +693,19 @@ private:
         }
     }
 
-    // key[i] <- kOutsideKey where !(v[i] <cmp> bound), for the plane_ elements of a tile's coordinate planes.
-    // Compares works on whole 256-B repeats: it reads up to roundup(plane, 64) elements (the following
-    // coordinate plane, always defined); Select writes exactly plane_ elements.
+    // key[i] <- kOutsideKey where !(v[i] <cmp> bound), for the plane_ elements of a tile's coordinate planes:
+    // CompareScalar, then Select (tensor-tensor mode) against the outside_ plane (CANN 8.1.RC1 has neither
+    // Compares nor a scalar-src1 Select count form). CompareScalar works on whole 256-B repeats: it reads
+    // up to roundup(plane, 64) elements (the following coordinate plane, always defined); Select writes
+    // exactly plane_ elements.
     __aicore__ inline void MarkOutside(
         const AscendC::LocalTensor<float>& key, const AscendC::LocalTensor<float>& v,
         const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp)
     {
-        AscendC::Compares(msk, v, bound, cmp, static_cast<uint32_t>(RoundUp(plane_, dcn_tiling::kRepeatLanes)));
+        AscendC::CompareScalar(msk, v, bound, cmp, static_cast<uint32_t>(RoundUp(plane_, dcn_tiling::kRepeatLanes)));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Select(
-            key, msk, key, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
+            key, msk, key, outside_, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>(plane_));
         AscendC::PipeBarrier<PIPE_V>();
     }
 
@@ -827,7 +831,7 @@ private:
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_, tableKt_;
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
-    AscendC::LocalTensor<float> coord_, xwin_, gwin_;
+    AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
