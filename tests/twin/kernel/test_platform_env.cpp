@@ -2,6 +2,7 @@
 // main, then check the preset numbers, the ceil(N/2) AIC rule and that launches respect the override.
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -58,6 +59,25 @@ TEST(PlatformEnv, override_limits_mix_launch_and_waves)
     for (int i = 0; i < 20; ++i) once = once && hits[i] == 1;
     EXPECT_TRUE(once);
     EXPECT_EQ(w.cores.size(), 20);
+}
+
+TEST(PlatformEnv, hbm_env_replaces_the_preset_memory_size)
+{
+    setenv("TWIN_HBM_BYTES", "33554432", 1);
+    twin::SetPlatform("Ascend910B3", 7);
+    EXPECT_EQ(twin::CurrentPlatform().hbmBytes, 32ull * 1024 * 1024);
+    EXPECT_EQ(twin::CurrentPlatform().aivCores, 7);
+    setenv("TWIN_HBM_BYTES", "32M", 1);
+    bool threw = false;
+    try {
+        twin::SetPlatform("Ascend910B3", 7);
+    } catch (const std::invalid_argument& e) {
+        threw = ktest::Contains(e.what(), "TWIN_HBM_BYTES");
+    }
+    EXPECT_TRUE(threw);
+    unsetenv("TWIN_HBM_BYTES");
+    twin::SetPlatform("Ascend910B3", 7);
+    EXPECT_EQ(twin::CurrentPlatform().hbmBytes, 64ull * 1024 * 1024 * 1024);
 }
 
 TEST(PlatformEnv, counters_report_waits_and_ub_peak)
