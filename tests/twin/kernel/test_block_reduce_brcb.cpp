@@ -1,6 +1,8 @@
 // BlockReduceSum and Brcb of the twin: results against host sums / broadcasts, the cost-table rates
 // (VEC table 8: ReduceDataBlock float 64 elements/cycle; table 10: Brcb one repeat per cycle), and the
 // rules (alignment, repeat limit, Brcb dstBlkStride 0 and src/dst sharing, unwritten source blocks).
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 #include "twin/kernel/cost_table.h"
@@ -12,7 +14,7 @@ namespace {
 
 // 16 rows of 16 floats (2 blocks each): the two halves of each row added with block stride 2 into 8-wide
 // rows, then one BlockReduceSum over the 16 rows (srcBlkStride 2, srcRepStride 16) -> row sums.
-TEST_CASE(block_reduce_sum_row_sums)
+TEST(BlockReduceBrcb, block_reduce_sum_row_sums)
 {
     ktest::Gm<float> out(64);
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -32,15 +34,15 @@ TEST_CASE(block_reduce_sum_row_sums)
         go.SetGlobalBuffer((__gm__ float*)out.addr());
         DataCopy(go, s, 24);
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     for (int q = 0; q < 16; ++q)
-        CHECK(out[q] == float(16 * q + 120));
+        EXPECT_EQ(out[q], float(16 * q + 120));
     for (int q = 0; q < 3; ++q)
-        CHECK(out[16 + q] == float(16 * q + 120));
+        EXPECT_EQ(out[16 + q], float(16 * q + 120));
 }
 
 // Brcb: 16 values -> 16 blocks, twice with dstBlkStride 2 (even / odd blocks of 2-block rows).
-TEST_CASE(brcb_broadcasts_blocks)
+TEST(BlockReduceBrcb, brcb_broadcasts_blocks)
 {
     ktest::Gm<float> out(256);
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
@@ -58,21 +60,21 @@ TEST_CASE(brcb_broadcasts_blocks)
         go.SetGlobalBuffer((__gm__ float*)out.addr());
         DataCopy(go, d, 256);
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
     for (int i = 0; i < 256; ++i)
-        CHECK(out[i] == float(i / 16 + 1));
+        EXPECT_EQ(out[i], float(i / 16 + 1));
 }
 
-TEST_CASE(block_reduce_and_brcb_rates)
+TEST(BlockReduceBrcb, block_reduce_and_brcb_rates)
 {
     namespace cost = twin::cost;
-    CHECK(cost::VectorCost("BlockReduceSum", 4, 3 * 64).cycles == 3); // float: 64 elements/cycle
-    CHECK(cost::VectorCost("BlockReduceSum", 2, 128).cycles == 7);    // half: 128/7
-    CHECK(cost::VectorCost("Brcb", 4, 2 * 64).cycles == 2);           // one repeat (64 outputs) per cycle
-    CHECK(cost::VectorCost("Brcb", 2, 128).cycles == 1);
+    EXPECT_EQ(cost::VectorCost("BlockReduceSum", 4, 3 * 64).cycles, 3); // float: 64 elements/cycle
+    EXPECT_EQ(cost::VectorCost("BlockReduceSum", 2, 128).cycles, 7);    // half: 128/7
+    EXPECT_EQ(cost::VectorCost("Brcb", 4, 2 * 64).cycles, 2);           // one repeat (64 outputs) per cycle
+    EXPECT_EQ(cost::VectorCost("Brcb", 2, 128).cycles, 1);
 }
 
-TEST_CASE(block_reduce_sum_rules)
+TEST(BlockReduceBrcb, block_reduce_sum_rules)
 {
     auto kernel = [](int which) {
         return ktest::Run(1, KernelType::AIV_ONLY, [which] {
@@ -92,13 +94,13 @@ TEST_CASE(block_reduce_sum_rules)
                 BlockReduceSum(x[512], x, 2, 64, 1, 1, 8); // second repeat reads unwritten UB
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(0), {"BlockReduceSum", "src", "32-byte aligned"}));
-    CHECK(ktest::ExpectViolation(kernel(1), {"BlockReduceSum", "dst", "aligned"}));
-    CHECK(ktest::ExpectViolation(kernel(2), {"BlockReduceSum", "repeatTime"}));
-    CHECK(ktest::ExpectViolation(kernel(3), {"BlockReduceSum", "uninitialized UB"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(0), {"BlockReduceSum", "src", "32-byte aligned"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(1), {"BlockReduceSum", "dst", "aligned"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(2), {"BlockReduceSum", "repeatTime"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(3), {"BlockReduceSum", "uninitialized UB"}));
 }
 
-TEST_CASE(brcb_rules)
+TEST(BlockReduceBrcb, brcb_rules)
 {
     auto kernel = [](int which) {
         return ktest::Run(1, KernelType::AIV_ONLY, [which] {
@@ -120,13 +122,11 @@ TEST_CASE(brcb_rules)
                 Brcb(x[64], x[3], 1, {1, 8}); // src not 32-B aligned
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(0), {"Brcb", "dstBlkStride"}));
-    CHECK(ktest::ExpectViolation(kernel(1), {"Brcb", "dst"}));
-    CHECK(ktest::ExpectViolation(kernel(2), {"Brcb", "share memory"}));
-    CHECK(ktest::ExpectViolation(kernel(3), {"Brcb", "uninitialized UB"}));
-    CHECK(ktest::ExpectViolation(kernel(4), {"Brcb", "src", "32-byte aligned"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(0), {"Brcb", "dstBlkStride"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(1), {"Brcb", "dst"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(2), {"Brcb", "share memory"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(3), {"Brcb", "uninitialized UB"}));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(4), {"Brcb", "src", "32-byte aligned"}));
 }
 
 } // namespace
-
-TEST_MAIN()
