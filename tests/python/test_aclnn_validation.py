@@ -13,8 +13,14 @@ must win. Format rules (step 3) cannot be expressed with torch tensors (no aclFo
 checked on the C side against the contract's expected argument.
 """
 
+import inspect
+import os
+import types
+
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ascend_dcn import validation
 from ascend_dcn.errors import AclnnError
@@ -178,9 +184,9 @@ VALID = [("doc-example", doc_example), ("doc-example-unmodulated", lambda: doc_e
          ("doc-example-bf16", lambda: doc_example(torch.bfloat16))]
 
 
-def python_verdict(a):
+def python_verdict(a, validator=validation):
     try:
-        validation.check_backward_args(*(a[k] for k in TENSOR_IN), a["kernel_size"], a["stride"], a["padding"],
+        validator.check_backward_args(*(a[k] for k in TENSOR_IN), a["kernel_size"], a["stride"], a["padding"],
                                        a["dilation"], a["groups"], a["deformable_groups"], a["modulated"],
                                        *(a[k] for k in TENSOR_OUT), outputs_given=True)
     except AclnnError as e:
@@ -323,6 +329,38 @@ def test_raw_entry_accepts_valid_arguments(case_id, build):
     assert entry_verdict(build(), precheck=False) == (0, "")
 
 
+# Property-based argument sets (Hypothesis). Profile "ci" (the default) is derandomized and bounded,
+# so CI runs are reproducible and take the same time; "wide" (ASCEND_DCN_HYPOTHESIS_PROFILE=wide)
+# draws many more sets with a random seed for local runs. A failure is shrunk to a minimal argument
+# set (fewest mutations, smallest shapes/choices) and printed as the falsifying example.
+settings.register_profile("ci", derandomize=True, max_examples=400, deadline=None, database=None,
+                          print_blob=True)
+settings.register_profile("wide", max_examples=5000, deadline=None)
+PROFILE = settings.get_profile(os.environ.get("ASCEND_DCN_HYPOTHESIS_PROFILE", "ci"))
+
+
+class _Draws:
+    """The subset of random.Random that the generators below use, drawn from Hypothesis so that
+    every choice shrinks (sampled_from towards the first option, integers towards the lower bound)."""
+
+    def __init__(self, draw):
+        self._draw = draw
+
+    def choice(self, seq):
+        return self._draw(st.sampled_from(list(seq)))
+
+    def randint(self, lo, hi):
+        return self._draw(st.integers(lo, hi))
+
+    def randrange(self, n):
+        return self._draw(st.integers(0, n - 1))
+
+    def chance(self, p):
+        """True with probability about p; shrinks to True. (An integer draw, not a float one:
+        Hypothesis draws floats near 0.0 far more often than uniformly, which made p meaningless.)"""
+        return self._draw(st.integers(0, 999)) < p * 1000
+
+
 def _random_valid(rng):
     """A random valid argument set (small shapes; groups, deformable groups, strides, asymmetric pads)."""
     groups, dg = rng.choice([1, 2, 3]), rng.choice([1, 2])
@@ -336,7 +374,7 @@ def _random_valid(rng):
     ho = (h + pd[0] + pd[1] - ((kh - 1) * dl[2] + 1)) // st[2] + 1
     wo = (w + pd[2] + pd[3] - ((kw - 1) * dl[3] + 1)) // st[3] + 1
     n = rng.randint(1, 2)
-    modulated = rng.random() < 0.7
+    modulated = rng.chance(0.7)
     dtype = rng.choice([torch.float32, torch.float16, torch.bfloat16])
     z = lambda *s: torch.zeros(s, dtype=dtype)  # noqa: E731
     a = dict(input=z(n, cin, h, w), grad_output=z(n, cout, ho, wo), offset_out=z(n, cin, ho * kh, wo * kw),
@@ -348,33 +386,38 @@ def _random_valid(rng):
     return a
 
 
+ATTR_LISTS = ("kernel_size", "stride", "padding", "dilation")
+
+
 def _random_mutation(rng, a):
     tensors = tuple(k for k in TENSOR_IN + TENSOR_OUT if a[k] is not None)
-    lists = tuple(k for k in ("kernel_size", "stride", "padding", "dilation") if a[k] is not None)
+    lists = tuple(k for k in ATTR_LISTS if a[k] is not None)
     if not tensors or not lists:
         return
-    kind = rng.randrange(9)
+    kind = rng.randrange(12)
     if kind == 0:
         a[rng.choice(tensors + lists)] = None
     elif kind == 1:
         name = rng.choice(tensors)
         a[name] = a[name].to(rng.choice([torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32]))
-    elif kind == 2:
+    elif kind == 2:  # an int array of the wrong length
         name = rng.choice(lists)
+        a[name] = list(a[name]) + [1] if rng.chance(0.5) else list(a[name])[:-1]
+    elif kind in (3, 4, 5, 6):  # one element of one int array near its bounds; one kind per array so
+        name = ATTR_LISTS[kind - 3]  # that every array's bound rules are reached about equally often
+        if not a[name]:
+            return
         v = list(a[name])
-        if rng.random() < 0.3:
-            v = v + [1] if rng.random() < 0.5 else v[:-1]
-        else:
-            v[rng.randrange(len(v))] = rng.choice([-1, 0, 1, 2, 3, 50])
+        v[rng.randrange(len(v))] = rng.choice([-1, 0, 1, 2, 3, 50])
         a[name] = v
-    elif kind == 3:
+    elif kind == 7:
         a[rng.choice(["groups", "deformable_groups"])] = rng.choice([-1, 0, 1, 2, 3, 4])
-    elif kind == 4:
+    elif kind == 8:
         a["modulated"] = not a["modulated"]
-    elif kind == 5:
+    elif kind == 9:
         name = rng.choice(tensors)
         shape = list(a[name].shape)
-        if shape and rng.random() < 0.5:
+        if shape and rng.chance(0.5):
             shape.pop(rng.randrange(len(shape)))
         else:
             shape.append(1)
@@ -389,42 +432,131 @@ def _random_mutation(rng, a):
         a[name] = torch.zeros(shape, dtype=a[name].dtype)
 
 
-def test_cpp_matches_python_on_random_argument_sets():
-    """Differential test: 600 random argument sets (valid ones, and ones with 1-3 random mutations of
-    any kind) get the same verdict (status, argument) from the Python and the C++ validation."""
-    import random
-    _ext()
-    rng = random.Random(20261202)
-    verdicts = set()
-    for i in range(600):
-        a = _random_valid(rng)
-        for _ in range(rng.choice([0, 1, 1, 2, 3])):
-            _random_mutation(rng, a)
-        py = python_verdict(a)
-        assert cpp_verdict(a) == py, f"case {i}: {a}"
+@st.composite
+def argument_sets(draw, max_mutations):
+    """A valid argument set with 0..max_mutations random mutations of any kind."""
+    rng = _Draws(draw)
+    a = _random_valid(rng)
+    for _ in range(draw(st.integers(0, max_mutations))):
+        _random_mutation(rng, a)
+    return a
+
+
+def cpp_python_differential(python_judge, verdicts, mismatches):
+    """The differential property: every argument set (valid, or with 1-3 random mutations of any
+    kind) gets the same verdict (status, argument) from python_judge and the C++ validation. Collects
+    the Python verdicts, and every set on which the two disagree (the last one is the set Hypothesis
+    replays at the end: the shrunk, minimal falsifying example)."""
+
+    @given(argument_sets(max_mutations=3))
+    def check(a):
+        py, cpp = python_judge(a), cpp_verdict(a)
         verdicts.add(py)
+        if cpp != py:
+            mismatches.append(a)
+        assert cpp == py, f"C++ {cpp} != Python {py} for {a}"
+
+    return check
+
+
+def test_cpp_matches_python_on_random_argument_sets():
+    """The differential property on the production Python validation."""
+    _ext()
+    verdicts, mismatches = set(), []
+    PROFILE(cpp_python_differential(python_verdict, verdicts, mismatches))()
+    assert not mismatches
     # The generator must reach every step: success, nulls, and invalid dtypes/attrs/dims/shapes.
     statuses = {s for s, _ in verdicts}
     assert statuses == {0, NULLPTR, INVALID}
-    assert len({arg for s, arg in verdicts if s == INVALID}) >= 12
+    invalid_arguments = {arg for s, arg in verdicts if s == INVALID}
+    assert len(invalid_arguments) >= 12
+    assert {"kernelSize", "stride", "padding", "dilation", "groups", "deformableGroups"} <= invalid_arguments
+
+
+class _MinimalDraws:
+    """The draws Hypothesis shrinks towards: first option, lower bound, index 0, chance -> True."""
+
+    def choice(self, seq):
+        return list(seq)[0]
+
+    def randint(self, lo, hi):
+        return lo
+
+    def randrange(self, n):
+        return 0
+
+    def chance(self, p):
+        return True
+
+
+def _planted_validator(rule, planted):
+    """A private copy of ascend_dcn.validation (from its source) with one rule replaced; the production
+    module is untouched."""
+    source = inspect.getsource(validation)
+    assert source.count(rule) == 1, f"rule {rule!r} not found once in ascend_dcn.validation"
+    module = types.ModuleType("ascend_dcn._planted_validation")
+    module.__package__ = "ascend_dcn"
+    exec(compile(source.replace(rule, planted), "<planted ascend_dcn.validation>", "exec"), module.__dict__)
+    return module
+
+
+def _summary(a):
+    """Tensors by shape and dtype, everything else by value (comparable with ==)."""
+    return {k: (tuple(v.shape), v.dtype) if isinstance(v, torch.Tensor) else v for k, v in a.items()}
+
+
+def _padding_top_minus_one(a):
+    a["padding"] = [-1, 0, 0, 0]
+    return a
+
+
+# (rule as written in validation.py, its planted off-by-one copy, the minimal falsifying argument set)
+PLANTED = [
+    # padding >= -1 instead of >= 0: needs one mutation that sets a padding element to -1; minimal =
+    # the smallest valid set (N 1, Cin = Cout = 1, 1x1 kernel, 5x5 image, fp32, modulated) with
+    # padding [-1, 0, 0, 0].
+    ("check_padding and min(pd) < 0:", "check_padding and min(pd) < -1:", _padding_top_minus_one),
+    # stride >= 2 instead of >= 1: every stride-1 valid set is rejected; minimal = the smallest valid
+    # set itself, without any mutation.
+    ("if min(st) < 1:", "if min(st) < 2:", lambda a: a),
+]
+
+
+@pytest.mark.parametrize("rule,planted,minimal", PLANTED, ids=["padding-ge-minus1", "stride-ge-2"])
+def test_differential_property_shrinks_a_planted_broken_rule(rule, planted, minimal):
+    """A Python validator with one bound off by one must fail the differential property above, and
+    Hypothesis must report the minimal argument set that violates the planted rule. Always run with
+    the ci profile's settings (derandomized, no example database): deterministic."""
+    _ext()
+    broken = _planted_validator(rule, planted)
+    verdicts, mismatches = set(), []
+    prop = cpp_python_differential(lambda a: python_verdict(a, broken), verdicts, mismatches)
+    with pytest.raises(AssertionError) as failure:
+        settings.get_profile("ci")(prop)()
+    expected = _summary(minimal(_random_valid(_MinimalDraws())))
+    assert _summary(mismatches[-1]) == expected
+    # Hypothesis attached its report of the shrunk example (a call of the property) to the failure.
+    assert "check(" in "\n".join(getattr(failure.value, "__notes__", []))
+    # The production validator agrees with C++ on that minimal set: the planted rule is the cause.
+    assert python_verdict(mismatches[-1]) == cpp_verdict(mismatches[-1])
 
 
 def test_raw_entry_agrees_with_python_on_random_argument_sets():
     """Same random sets through the generated layer + TilingFunc without the precheck: every valid set
     is accepted (phase 1) and every invalid one rejected — 161001 for null pointers, 161002 (generated
     layer) or 561002 (TilingFunc) for the rest."""
-    import random
     _twin()
-    rng = random.Random(20261203)
-    for i in range(300):
-        a = _random_valid(rng)
-        for _ in range(rng.choice([0, 1, 1, 2])):
-            _random_mutation(rng, a)
+
+    @settings(PROFILE, max_examples=max(PROFILE.max_examples // 2, 1))
+    @given(argument_sets(max_mutations=2))
+    def check(a):
         py_status, py_arg = python_verdict(a)
         raw_status, _ = entry_verdict(a, precheck=False)
         if py_status == 0:
-            assert raw_status == 0, f"case {i}: valid arguments rejected with {raw_status}: {a}"
+            assert raw_status == 0, f"valid arguments rejected with {raw_status}: {a}"
         elif py_status == NULLPTR and py_arg != "dilation":
-            assert raw_status == NULLPTR, f"case {i}: {a}"
+            assert raw_status == NULLPTR, f"{a}"
         elif py_status == INVALID:
-            assert raw_status in (INVALID, 561002), f"case {i}: {a}"
+            assert raw_status in (INVALID, 561002), f"{a}"
+
+    check()

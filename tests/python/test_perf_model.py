@@ -1,6 +1,7 @@
 """scripts/perf_model.py: the model's arithmetic on a synthetic measurement (pipe terms x constants,
-per-stage slowest core, serial vs overlapped bound, the HBM floor, sensitivity scaling, rendering),
-and, with the twin, one real launch whose per-core per-stage cycles are read back and checked."""
+per-stage slowest core, serial vs overlapped bound vs the twin's timeline, the HBM floor, sensitivity
+scaling through the timeline variants, the bounds check, rendering), and, with the twin, one real
+launch whose per-core per-stage cycles and timelines are read back and checked."""
 import json
 import math
 import os
@@ -24,22 +25,29 @@ CONSTANTS = {"dma_transfer_cycles": {"value": 100.0, "assumed": True, "unit": "c
              "gm_read_cycles_per_byte": {"value": 0.5, "assumed": True, "unit": "cycles/B", "source": "test"}}
 
 
-def _core(aic, stages):
-    """Core record from per-stage counter dicts (snapshots are the running sums)."""
+VARIANTS = [[None, 1.0], ["dma_transfer_cycles", 0.5], ["dma_transfer_cycles", 2.0],
+            ["gm_read_cycles_per_byte", 0.5], ["gm_read_cycles_per_byte", 2.0]]
+
+
+def _core(aic, stages, timeline):
+    """Core record from per-stage counter dicts (snapshots are the running sums) and per-stage timelines
+    (one value per variant)."""
     snaps, run = [], {}
     for st in stages:
         run = {k: run.get(k, 0) + st.get(k, 0) for k in set(run) | set(st)}
         snaps.append(dict(run))
-    return {"aic": aic, "snapshots": snaps[:-1], "total": snaps[-1]}
+    return {"aic": aic, "snapshots": snaps[:-1], "total": snaps[-1], "timeline": timeline}
 
 
 def _measurement():
-    # stage 0: AIV 0 is slow on V (3000 cycles), AIV 1 on MTE2 (2 x 100 + 2000 x 0.5 = 1200 cycles) + V 1000
-    # stage 1: the AIC computes 5000 cycles; AIVs idle
-    cores = [_core(True, [{}, {"cubeCycles": 5000}]),
-             _core(False, [{"vecCycles": 3000}, {}]),
-             _core(False, [{"vecCycles": 1000, "gmToUbCopies": 2, "gmToUbBytes": 2000}, {}])]
-    return {"cores": cores, "terms": TERMS, "constants": CONSTANTS, "pipes": ["MTE2", "V", "M"]}
+    # stage 0: AIV 0 is slow on V (3000 cycles), AIV 1 on MTE2 (2 x 100 + 2000 x 0.5 = 1200 cycles) + V 1000,
+    #          partly overlapped: timeline 1500 (x0.5 / x2 of the per-transfer constant: 1400 / 1700)
+    # stage 1: the AIC computes 5000 cycles; AIVs idle (AIV 0 waits for it: timeline 5000)
+    cores = [_core(True, [{}, {"cubeCycles": 5000}], [[0] * 5, [5000] * 5]),
+             _core(False, [{"vecCycles": 3000}, {}], [[3000] * 5, [5000] * 5]),
+             _core(False, [{"vecCycles": 1000, "gmToUbCopies": 2, "gmToUbBytes": 2000}, {}],
+                   [[1500, 1450, 1700, 1300, 2300], [0] * 5])]
+    return {"cores": cores, "terms": TERMS, "constants": CONSTANTS, "pipes": ["MTE2", "V", "M"], "variants": VARIANTS}
 
 
 def test_stage_time_is_the_slowest_core_serial_and_overlapped():
@@ -51,11 +59,51 @@ def test_stage_time_is_the_slowest_core_serial_and_overlapped():
     assert s0["slow_core"] == 1
     assert s1["serial"] == pytest.approx(5000e-9) and s1["pipes"]["M"] == pytest.approx(5000e-9)
     assert e["serial"] == pytest.approx(8000e-9) and e["overlap"] == pytest.approx(8000e-9)
+    assert s0["timeline"] == pytest.approx(3000e-9) and s1["timeline"] == pytest.approx(5000e-9)
+    assert e["violations"] == []
+
+
+def test_vector_core_serial_includes_its_aic_and_the_timeline_is_the_estimate():
+    m = _measurement()
+    m["cores"][1] = _core(False, [{"vecCycles": 100}, {"vecCycles": 2000}], [[100] * 5, [6000] * 5])
+    e = perf_model.estimate(m, UNIT_CHIP)
+    s0, s1 = e["stages"]
+    assert s0["timeline"] == pytest.approx(1500e-9) and s0["slow_core"] == 2
+    # stage 1, AIV 0: its V 2000 + the AIC's 5000 without overlap = 7000; it took 6000
+    assert s1["serial"] == pytest.approx(7000e-9) and s1["timeline"] == pytest.approx(6000e-9)
+    assert s1["overlap"] == pytest.approx(5000e-9)
+    assert e["timeline"] == pytest.approx(7500e-9)
+    assert perf_model.serving_aic(m) == [None, 0, 0]
+
+
+def test_bounds_check_reports_a_timeline_outside_the_brackets():
+    m = _measurement()
+    m["cores"][2]["timeline"][0][0] = 2300            # above AIV 1's serial 2200
+    m["cores"][1]["timeline"][1][0] = 4000            # below the AIC's 5000 that AIV 0 waits for: fine (serial 5000)
+    m["cores"][0]["timeline"][1][0] = 4000            # the AIC's busiest pipe is 5000
+    v = perf_model.estimate(m, UNIT_CHIP)["violations"]
+    assert sorted((x["core"], x["stage"]) for x in v) == [(0, 1), (2, 0)]
+
+
+def test_sensitivity_picks_the_twin_variant():
+    m = _measurement()
+    assert perf_model.variant_index(m, {"gm_read_cycles_per_byte": 2.0}) == 4
+    assert perf_model.variant_index(m, {"hbm_bandwidth": 2.0}) == 0
+    assert perf_model.variant_index(m, {"dma_transfer_cycles": 2.0, "gm_read_cycles_per_byte": 2.0}) is None
+    e = perf_model.estimate(m, UNIT_CHIP, {"gm_read_cycles_per_byte": 2.0})
+    # AIV 1's timeline in that variant: 2300 (its serial: 1000 + 200 + 2000 = 3200); AIV 0: 3000
+    assert e["stages"][0]["timeline"] == pytest.approx(3000e-9)
+    e = perf_model.estimate(m, UNIT_CHIP, {"dma_transfer_cycles": 2.0})
+    assert e["stages"][0]["timeline"] == pytest.approx(3000e-9)
+    m["cores"][1]["timeline"][0] = [1000] * 5
+    e = perf_model.estimate(m, UNIT_CHIP, {"gm_read_cycles_per_byte": 2.0})
+    assert e["stages"][0]["timeline"] == pytest.approx(2300e-9)
+    assert e["violations"] == [{"core": 1, "stage": 0, "overlap": 3000, "timeline": 1000, "serial": 3000}]
 
 
 def test_serial_and_overlap_differ_when_one_core_uses_two_pipes():
     m = _measurement()
-    m["cores"][1] = _core(False, [{"vecCycles": 100}, {}])   # now AIV 1 is the slowest: 1000 V + 1200 MTE2
+    m["cores"][1] = _core(False, [{"vecCycles": 100}, {}], [[100] * 5, [5000] * 5])   # now AIV 1 is the slowest: 1000 V + 1200 MTE2
     e = perf_model.estimate(m, UNIT_CHIP)
     assert e["stages"][0]["serial"] == pytest.approx(2200e-9)
     assert e["stages"][0]["overlap"] == pytest.approx(1200e-9)
@@ -89,7 +137,7 @@ def test_render_ends_with_the_geomean_line_and_writes_the_doc(tmp_path):
     body = text.split(perf_model.doc_markers("Ascend910B2", "float32")[0])[1]
     last = [line for line in body.splitlines() if line.strip()][-2]
     r = perf_model.roofline(case, "float32", perf_model.CHIPS["Ascend910B2"])["time"]
-    want = r / perf_model.estimate(m, perf_model.CHIPS["Ascend910B2"])["serial"]
+    want = r / perf_model.estimate(m, perf_model.CHIPS["Ascend910B2"])["timeline"]
     assert last == f"Geometric-mean efficiency (roofline / estimate) over 1 shapes: {want:.1%}"
     assert "| dma_transfer_cycles |" in text and "| hbm_bandwidth |" in text   # constants and sensitivity rows
 
@@ -125,3 +173,18 @@ def test_twin_launch_has_per_stage_cycles_and_sourced_costs():
     r = perf_model.roofline(case, "float32", perf_model.CHIPS["Ascend910B2"])
     assert len(e["stages"]) == len(aiv[0]["snapshots"]) + 1
     assert 0 < r["time"] <= e["overlap"] <= e["serial"] and math.isfinite(e["serial"])
+    # the timeline: one value per stage and variant on every core, inside the brackets everywhere
+    assert all(len(c["timeline"]) == len(c["snapshots"]) + 1 for c in m["cores"])
+    assert all(len(row) == len(m["variants"]) for c in m["cores"] for row in c["timeline"])
+    assert e["violations"] == []
+    assert e["overlap"] <= e["timeline"] <= e["serial"]
+    # the twin's per-pipe busy cycles are the pipe terms of the counters (AIV cores: their own code)
+    for c in aiv:
+        for s, deltas in enumerate(perf_model.stage_deltas(c)):
+            want = perf_model.pipe_cycles(deltas, m["terms"], m["constants"])
+            for p, v in c["busy"][s].items():
+                assert v == pytest.approx(want.get(p, 0.0), rel=1e-9, abs=1e-6)
+    # every scaled variant moves the estimate the right way (or not at all)
+    for i, (const, f) in enumerate(m["variants"][1:], start=1):
+        t = perf_model.estimate(m, perf_model.CHIPS["Ascend910B2"], {const: f})["timeline"]
+        assert (t <= e["timeline"] * (1 + 1e-9)) if f < 1 else (t >= e["timeline"] * (1 - 1e-9))

@@ -78,7 +78,8 @@ TEST_CASE(pipe_terms_name_known_counters_and_constants) {
     CHECK(cost::PipeCycles(c, "MTE2") ==
           2 * cost::ConstantValue("dma_transfer_cycles") + 3200 * cost::ConstantValue("gm_read_cycles_per_byte"));
     CHECK(cost::PipeCycles(c, "V") == 7 + 3 * cost::ConstantValue("vec_unlisted_cycles_per_repeat"));
-    CHECK(cost::PipeCycles(c, "S") == 0);
+    CHECK(
+        cost::PipeCycles(c, "S") == 2 * cost::ConstantValue("scalar_issue_cycles")); // the scalar unit issues each DMA
 }
 
 TEST_CASE(kernel_accumulates_vector_cycles_per_core_and_stage) {

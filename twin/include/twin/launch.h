@@ -59,6 +59,10 @@ struct PipeCounters {
     uint64_t syncWaitNs = 0;       // time blocked in SyncAll / Matmul service
     uint64_t syncAllCount = 0;     // SyncAll calls
     uint64_t ubPeakBytes = 0;      // max UB allocated by InitBuffer
+    uint64_t vecIssued = 0;        // vector instructions issued by the scalar unit (API calls that charge PIPE_V)
+    // WaitFlag instructions per waiting pipe (SetFlag/WaitFlag, queue operations, the Matmul client)
+    uint64_t waitFlagsS = 0, waitFlagsV = 0, waitFlagsMTE2 = 0, waitFlagsMTE3 = 0, waitFlagsMTE1 = 0, waitFlagsM = 0,
+             waitFlagsFIX = 0;
 };
 
 struct CoreCounters : PipeCounters {
@@ -66,6 +70,14 @@ struct CoreCounters : PipeCounters {
     uint32_t blockIdx = 0;
     std::vector<PipeCounters> atSyncAll;   // counters at each SyncAll arrival, in call order; on an AIC serving
                                            // Matmul: its work requested before each of its AIV's SyncAlls
+    // Per-pipe timeline (twin/kernel/pipe_timeline.h), one entry per stage (atSyncAll.size() + 1 when the
+    // core finished): cycles from the stage start to the core's SyncAll arrival (last stage: its end), per
+    // cost variant (0 = default constants); on an AIC serving Matmul: the cycles it spent on the stage's
+    // requests. stageBusy: cycles per pipe (TlPipeName order), variant 0.
+    std::vector<std::vector<double>> stageTimeline;
+    std::vector<std::vector<double>> stageBusy;
+    double timelineEnd =
+        0; // cycles from the launch start to the core's end (variant 0; a serving AIC: its last completion)
 };
 
 struct LaunchResult {

@@ -51,22 +51,36 @@ const VecRate kVecRates[] = {
 };
 
 const Constant kConstants[] = {
-    {"dma_transfer_cycles", 500, "cycles per DataCopy/DataCopyPad call (MTE2, MTE3) and per Matmul block load/store (AIC MTE2, FIX)",
-     true, "assumption: issue + GM round-trip latency of one transfer, not serialised with other transfers' bytes; no official figure"},
-    {"gm_read_cycles_per_byte", 1.0 / 32, "cycles per byte GM->UB / GM->L1 on one core",
-     true, "assumption: RUNTIME Ascend910B*.ini ddr_rate=32 read as bytes/cycle/core (units undocumented, cann-conventions.md 5)"},
-    {"gm_write_cycles_per_byte", 1.0 / 32, "cycles per byte UB->GM / L0C->GM on one core (atomic add included)",
-     true, "assumption: same ini ddr_rate=32 as reads"},
+    {"dma_transfer_cycles", 500,
+     "cycles per DataCopy/DataCopyPad call (MTE2, MTE3) and per Matmul block load/store (AIC MTE2, FIX)", true,
+     "assumption: issue + GM round-trip latency of one transfer, not serialised with other transfers' bytes; no "
+     "official figure"},
+    {"gm_read_cycles_per_byte", 1.0 / 32, "cycles per byte GM->UB / GM->L1 on one core", true,
+     "assumption: RUNTIME Ascend910B*.ini ddr_rate=32 read as bytes/cycle/core (units undocumented, "
+     "cann-conventions.md 5)"},
+    {"gm_write_cycles_per_byte", 1.0 / 32, "cycles per byte UB->GM / L0C->GM on one core (atomic add included)", true,
+     "assumption: same ini ddr_rate=32 as reads"},
     {"scalar_ub_cycles", 4, "cycles per LocalTensor GetValue/SetValue (PIPE_S)", true,
-     "assumption: a scalar UB access; the tables give 1 cycle per scalar ALU instruction (Vector table 14) but no load/store cost"},
+     "assumption: a scalar UB access; the tables give 1 cycle per scalar ALU instruction (Vector table 14) but no "
+     "load/store cost"},
     {"scalar_gm_cycles", 200, "cycles per GlobalTensor GetValue/SetValue (PIPE_S, through the DataCache)", true,
      "assumption: one DataCache miss to GM; hits (same 64-B line) are cheaper (guide: Scalar读写数据.md)"},
     {"ub_copy_cycles_per_byte", 1.0 / 256, "cycles per byte of DataCopy UB->UB (PIPE_V, API流水类型汇总.md)", true,
      "assumption: one 256-B repeat per cycle like Duplicate (table 10); DataCopy UB->UB is not in the tables"},
-    {"vec_unlisted_cycles_per_repeat", 1, "cycles per 256-B repeat of a vector API without a table entry (Copy, ReduceSum)", true,
-     "assumption: one repeat per cycle; ReduceSum is software-emulated (table 8: 软仿指令), its passes are not modelled"},
+    {"vec_unlisted_cycles_per_repeat", 1,
+     "cycles per 256-B repeat of a vector API without a table entry (Copy, ReduceSum)", true,
+     "assumption: one repeat per cycle; ReduceSum is software-emulated (table 8: 软仿指令), its passes are not "
+     "modelled"},
     {"mmad_head_cycles", 32, "cycles of head overhead per Mmad (the delta-t of the Cube formula)", true,
      "assumption: Cube指令理论性能汇总.md names the head overhead but gives no value"},
+    {"scalar_issue_cycles", 8, "scalar (PIPE_S) cycles to issue one vector or DMA instruction", true,
+     "assumption: about 8 scalar instructions (operand addresses, repeat/stride/mask set-up) at 1 cycle each (Vector "
+     "table 14: scalar ALU 1 cycle)"},
+    {"flag_cycles", 16, "cycles a WaitFlag occupies its pipe after the flag is set (set_flag -> wait_flag latency)",
+     true, "assumption: no official figure (SetFlag-WaitFlag docs give none)"},
+    {"syncall_cycles", 1000,
+     "cycles of one hard SyncAll after the last core arrives (scalar unit of every participant)", true,
+     "assumption: cross-core barrier latency, no official figure (SyncAll docs give none)"},
 };
 
 const PipeTerm kPipeTerms[] = {
@@ -86,6 +100,17 @@ const PipeTerm kPipeTerms[] = {
     {"MTE1", "mte1Cycles", nullptr},
     {"FIX", "cubeGmWriteTransfers", "dma_transfer_cycles"},
     {"FIX", "cubeGmWriteBytes", "gm_write_cycles_per_byte"},
+    {"S", "vecIssued", "scalar_issue_cycles"},
+    {"S", "gmToUbCopies", "scalar_issue_cycles"},
+    {"S", "ubToGmCopies", "scalar_issue_cycles"},
+    {"S", "syncAllCount", "syncall_cycles"},
+    {"S", "waitFlagsS", "flag_cycles"},
+    {"V", "waitFlagsV", "flag_cycles"},
+    {"MTE2", "waitFlagsMTE2", "flag_cycles"},
+    {"MTE3", "waitFlagsMTE3", "flag_cycles"},
+    {"MTE1", "waitFlagsMTE1", "flag_cycles"},
+    {"M", "waitFlagsM", "flag_cycles"},
+    {"FIX", "waitFlagsFIX", "flag_cycles"},
 };
 
 const char *const kPipes[] = {"MTE2", "V", "S", "MTE3", "MTE1", "M", "FIX"};
@@ -172,6 +197,22 @@ bool CounterByName(const PipeCounters &c, const std::string &n, uint64_t &v) {
     else if (n == "syncWaitNs") v = c.syncWaitNs;
     else if (n == "syncAllCount") v = c.syncAllCount;
     else if (n == "ubPeakBytes") v = c.ubPeakBytes;
+    else if (n == "vecIssued")
+        v = c.vecIssued;
+    else if (n == "waitFlagsS")
+        v = c.waitFlagsS;
+    else if (n == "waitFlagsV")
+        v = c.waitFlagsV;
+    else if (n == "waitFlagsMTE2")
+        v = c.waitFlagsMTE2;
+    else if (n == "waitFlagsMTE3")
+        v = c.waitFlagsMTE3;
+    else if (n == "waitFlagsMTE1")
+        v = c.waitFlagsMTE1;
+    else if (n == "waitFlagsM")
+        v = c.waitFlagsM;
+    else if (n == "waitFlagsFIX")
+        v = c.waitFlagsFIX;
     else return false;
     return true;
 }

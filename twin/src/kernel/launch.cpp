@@ -19,6 +19,7 @@
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/core_thread_pool.h"
 #include "twin/kernel/hazard.h"
+#include "twin/kernel/pipe_timeline.h"
 #include "twin/kernel/sync_sys.h"
 #include "twin/platform.h"
 
@@ -69,6 +70,12 @@ struct LaunchState {
     // Matmul work per serving AIC and per stage of the requesting AIV (its SyncAll count), under mu.
     std::vector<std::vector<PipeCounters>> aicStageWork;
     std::unique_ptr<HazardLaunch, void (*)(HazardLaunch *)> hazard{nullptr, nullptr};   // twin/kernel/hazard.h
+    // Timeline (twin/kernel/pipe_timeline.h), under mu: per barrier the latest arrival so far and the
+    // release time of its last generation; per AIC the time it is free for the next Matmul request and,
+    // per stage of the requesting AIV, the cycles it spent (per variant) and its busy cycles per pipe.
+    std::vector<double> tlArrival[2], tlRelease[2];
+    std::vector<std::vector<double>> aicFree;
+    std::vector<std::vector<std::vector<double>>> aicStageTimeline, aicStageBusy;
 };
 
 const char *HardEventName(AscendC::HardEvent e) {
@@ -154,12 +161,17 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     const int b = aivOnly ? 0 : 1;
     const uint32_t total = aivOnly ? ls.numAiv : ls.numAiv + ls.numAic;
     const uint32_t n = participants != 0 ? std::min(participants, total) : total;
+    const std::vector<double> tlArrival = TlSyncAllArrive(c); // drains the pipes, + SyncAll cost
     ++c.counters.syncAllCount;
     c.counters.atSyncAll.push_back(static_cast<const PipeCounters &>(c.counters));
     const auto t0 = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lk(ls.mu);
     const uint64_t gen = ls.generation[b];
     HazardBarrierArrive(c, b);
+    if (ls.tlArrival[b].size() < tlArrival.size())
+        ls.tlArrival[b].resize(tlArrival.size(), 0.0);
+    for (size_t v = 0; v < tlArrival.size(); ++v)
+        ls.tlArrival[b][v] = std::max(ls.tlArrival[b][v], tlArrival[v]);
     if (++ls.arrived[b] == n) {
         // A GM hazard of the finished stage: the barrier does not open, every waiter aborts.
         const std::string hazard = HazardBarrierComplete(c, b, aivOnly && n == ls.numAiv);
@@ -169,8 +181,11 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
         }
         ls.arrived[b] = 0;
         ++ls.generation[b];
+        ls.tlRelease[b] = ls.tlArrival[b]; // every participant leaves at the latest arrival
+        std::fill(ls.tlArrival[b].begin(), ls.tlArrival[b].end(), 0.0);
         ls.sched->Wake(0);
         HazardBarrierLeave(c, b);
+        TlSyncAllLeave(c, ls.tlRelease[b]);
         return;
     }
     const size_t me = Slot(ls, c);
@@ -205,6 +220,8 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     }
     ls.waitingAt[me].clear();
     if (err.empty()) HazardBarrierLeave(c, b);
+    if (err.empty())
+        TlSyncAllLeave(c, ls.tlRelease[b]);
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     lk.unlock();
     if (!err.empty()) Violation(api, err);
@@ -239,12 +256,35 @@ void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t
     auto &c = Core("Matmul");
     LaunchState &ls = *c.launch;
     c.counters.cubeMacsIssued += macs;
+    const std::vector<double> request = TlMatmulRequest(c);
+    std::vector<double> duration;
+    double busy[kTlPipes];
+    MatmulDuration(cost, gmReadBytes, gmWriteBytes, duration, busy);
     std::lock_guard<std::mutex> lk(ls.mu);
     if (ls.aivPerAic == 0) {   // no serving AIC (not reachable: Matmul needs a MIX launch)
         AddCubeWork(c.counters, cost, macs, gmReadBytes, gmWriteBytes);
         return;
     }
     const uint32_t aic = c.blockIdx / ls.aivPerAic;
+    { // the AIC serves requests first come, first served (in the order the twin delivers them)
+        std::vector<double>& free = ls.aicFree[aic];
+        free.resize(duration.size(), 0.0);
+        std::vector<double> done(duration.size());
+        for (size_t v = 0; v < duration.size(); ++v)
+            done[v] = free[v] = std::max(free[v], v < request.size() ? request[v] : 0.0) + duration[v];
+        TlMatmulIssued(c, done);
+        const size_t st = c.counters.syncAllCount;
+        auto& tl = ls.aicStageTimeline[aic];
+        auto& bz = ls.aicStageBusy[aic];
+        if (tl.size() <= st) {
+            tl.resize(st + 1, std::vector<double>(duration.size(), 0.0));
+            bz.resize(st + 1, std::vector<double>(kTlPipes, 0.0));
+        }
+        for (size_t v = 0; v < duration.size(); ++v)
+            tl[st][v] += duration[v];
+        for (int p = 0; p < kTlPipes; ++p)
+            bz[st][p] += busy[p];
+    }
     AddCubeWork(ls.aicCounters[aic], cost, macs, gmReadBytes, gmWriteBytes);
     std::vector<PipeCounters> &stages = ls.aicStageWork[aic];
     const size_t stage = c.counters.syncAllCount;
@@ -264,6 +304,7 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
     try {
         entry();
         EndOfKernelChecks(c);
+        TlKernelEnd(c);
     } catch (const KernelAbort &) {
     } catch (const std::exception &e) {
         Record(ls, "kernel: core " + CoreName(c) + ": C++ exception: " + e.what());
@@ -349,6 +390,7 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
         c->shadow = c->shadowStorage.data();
     }
     if (ls.hazard) HazardCoreAttach(ls.hazard.get(), *c);
+    c->tl = TlCreate(c->counters);
     return c;
 }
 
@@ -388,6 +430,9 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.aivDoneOfAic.assign(ls.numAic, 0);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
     ls.aicStageWork.assign(ls.numAic, {});
+    ls.aicFree.assign(ls.numAic, {});
+    ls.aicStageTimeline.assign(ls.numAic, {});
+    ls.aicStageBusy.assign(ls.numAic, {});
     if (HazardEnabled()) ls.hazard = HazardLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
@@ -419,13 +464,17 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     for (uint32_t i = 0; i < total; ++i) {
         if (!cores[i]) continue;
         CoreCounters cc = cores[i]->counters;
+        TlResults(cores[i]->tl, cc.stageTimeline, cc.stageBusy, cc.timelineEnd);
+        TlDestroy(cores[i]->tl);
+        cores[i]->tl = nullptr;
         if (i < ls.numAic) {
             const PipeCounters &w = ls.aicCounters[i];
             AddCubeWork(cc, cost::CubeCost{w.cubeCycles, w.mmadCalls, w.mte1Cycles, w.cubeGmReadTransfers, w.cubeGmWriteTransfers},
                         w.cubeMacs, w.cubeGmReadBytes, w.cubeGmWriteBytes);
             // An AIC that only served Matmul has no SyncAll of its own: its snapshot k is the work its
             // AIV cores requested before their SyncAll k (per-stage costs by differences, as on AIV).
-            if (cc.atSyncAll.empty() && ls.aivPerAic != 0) {
+            const bool servedOnly = cc.atSyncAll.empty() && ls.aivPerAic != 0;
+            if (servedOnly) {
                 PipeCounters cum;
                 const std::vector<PipeCounters> &st = ls.aicStageWork[i];
                 for (uint64_t k = 0; k < aivStages; ++k) {
@@ -434,6 +483,26 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
                                                         st[k].cubeGmWriteTransfers},
                                     st[k].cubeMacs, st[k].cubeGmReadBytes, st[k].cubeGmWriteBytes);
                     cc.atSyncAll.push_back(cum);
+                }
+            }
+            // Its timeline: the cycles it spent on each stage's requests (it has no SyncAll of its own).
+            // Its own code (TPipe, the service loop's flags) is charged to the last stage, like its counters.
+            if (servedOnly) {
+                const size_t V = TlVariants();
+                std::vector<std::vector<double>> own = cc.stageTimeline, ownBusy = cc.stageBusy;
+                cc.stageTimeline.assign(aivStages + 1, std::vector<double>(V, 0.0));
+                cc.stageBusy.assign(aivStages + 1, std::vector<double>(kTlPipes, 0.0));
+                for (size_t s = 0; s < ls.aicStageTimeline[i].size() && s <= aivStages; ++s) {
+                    cc.stageTimeline[s] = ls.aicStageTimeline[i][s];
+                    cc.stageBusy[s] = ls.aicStageBusy[i][s];
+                }
+                if (!ls.aicFree[i].empty())
+                    cc.timelineEnd = std::max(cc.timelineEnd, ls.aicFree[i][0]);
+                for (size_t s = 0; s < own.size(); ++s) {
+                    for (size_t v = 0; v < V && v < own[s].size(); ++v)
+                        cc.stageTimeline[aivStages][v] += own[s][v];
+                    for (int p = 0; p < kTlPipes; ++p)
+                        cc.stageBusy[aivStages][p] += ownBusy[s][p];
                 }
             }
         }

@@ -24,6 +24,7 @@ void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id, 
     set = true;
     c.flagSetBy[static_cast<int>(e)][id] = api;
     if (c.hz != nullptr) HzFlagSet(c, e, id, HzSiteSetDropped(c, api, loc, e, id));
+    TlFlagSet(c, e, id);
 }
 
 void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id, const SyncLoc &loc) {
@@ -31,6 +32,7 @@ void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id,
     bool &set = c.flagSet[static_cast<int>(e)][id];
     if (!set) Violation(api, std::string("WaitFlag") + FlagName(e, id) + " on a flag that is not set: without a matching SetFlag (would hang on the chip)");
     set = false;
+    TlFlagWait(c, e, id);
     if (c.hz == nullptr) return;
     HzSiteConsumed(c, e, id, loc.file != nullptr);
     if (!HzSiteDropped(c, api, loc, HardEventName(e))) HzFlagWait(c, e, id);
@@ -43,6 +45,7 @@ void FlagWaitQuiet(CoreContext &c, AscendC::HardEvent e, int32_t id) {
         HzSiteConsumed(c, e, id, false);
         HzFlagWait(c, e, id);
     }
+    TlFlagWait(c, e, id);
 }
 
 void CheckFlagsAtKernelEnd(CoreContext &c) {

@@ -10,6 +10,7 @@
 #ifdef TWIN_HAVE_KERNEL_RUNTIME  // set by twin/CMakeLists.txt when twin/src/kernel is built
 #include "twin/kernel/core_scheduler.h"
 #include "twin/kernel/cost_table.h"
+#include "twin/kernel/pipe_timeline.h"
 #include "twin/launch.h"
 #include "twin/platform.h"
 #define TWIN_HAVE_LAUNCHER 1
@@ -287,6 +288,79 @@ int twinCostPipeTerm(uint32_t index, const char **pipe, const char **counter, co
     return 0;
 #else
     (void)index; (void)pipe; (void)counter; (void)constant;
+    return -1;
+#endif
+}
+
+int twinCostVariant(uint32_t index, const char** constant, double* factor)
+{
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (index >= twin::kernel::TlVariants() || constant == nullptr || factor == nullptr) {
+        return -1;
+    }
+    *constant = twin::kernel::TlVariantConstant(index);
+    *factor = twin::kernel::TlVariantFactor(index);
+    return 0;
+#else
+    (void)index;
+    (void)constant;
+    (void)factor;
+    return -1;
+#endif
+}
+
+int twinLastLaunchCoreTimelineStages(uint32_t core)
+{
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (core >= g_lastLaunch.cores.size()) {
+        return -1;
+    }
+    return static_cast<int>(g_lastLaunch.cores[core].stageTimeline.size());
+#else
+    (void)core;
+    return -1;
+#endif
+}
+
+int twinLastLaunchCoreTimeline(uint32_t core, uint32_t stage, uint32_t variant, double* cycles)
+{
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (cycles == nullptr || core >= g_lastLaunch.cores.size()) {
+        return -1;
+    }
+    const auto& st = g_lastLaunch.cores[core].stageTimeline;
+    if (stage >= st.size() || variant >= st[stage].size()) {
+        return -1;
+    }
+    *cycles = st[stage][variant];
+    return 0;
+#else
+    (void)core;
+    (void)stage;
+    (void)variant;
+    (void)cycles;
+    return -1;
+#endif
+}
+
+int twinLastLaunchCoreTimelineBusy(uint32_t core, uint32_t stage, const char* pipe, double* cycles)
+{
+#ifdef TWIN_HAVE_KERNEL_RUNTIME
+    if (cycles == nullptr || pipe == nullptr || core >= g_lastLaunch.cores.size()) {
+        return -1;
+    }
+    const auto& st = g_lastLaunch.cores[core].stageBusy;
+    const int p = twin::kernel::TlPipeFromName(pipe);
+    if (p < 0 || stage >= st.size() || static_cast<size_t>(p) >= st[stage].size()) {
+        return -1;
+    }
+    *cycles = st[stage][static_cast<size_t>(p)];
+    return 0;
+#else
+    (void)core;
+    (void)stage;
+    (void)pipe;
+    (void)cycles;
     return -1;
 #endif
 }

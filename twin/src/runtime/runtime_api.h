@@ -57,6 +57,14 @@ int twinLastLaunchCoreSyncAllCounter(uint32_t core, uint32_t syncIndex, const ch
 // cycles = sum of its terms' counter x constant. Return -1 past the end.
 int twinCostConstant(uint32_t index, const char **name, double *value, int *assumed, const char **unit, const char **source);
 int twinCostPipeTerm(uint32_t index, const char **pipe, const char **counter, const char **constant);
+// Timeline (twin/kernel/pipe_timeline.h): cost variant `index` (0: the defaults, constant nullptr;
+// else one assumed constant scaled by factor 0.5 or 2); per core the number of stages, a stage's
+// timeline in cycles for a variant, and a stage's busy cycles on a pipe ("S", "V", "MTE2", "MTE3",
+// "MTE1", "M", "FIX"; variant 0). Return -1 past the end / for an unknown pipe.
+int twinCostVariant(uint32_t index, const char** constant, double* factor);
+int twinLastLaunchCoreTimelineStages(uint32_t core);
+int twinLastLaunchCoreTimeline(uint32_t core, uint32_t stage, uint32_t variant, double* cycles);
+int twinLastLaunchCoreTimelineBusy(uint32_t core, uint32_t stage, const char* pipe, double* cycles);
 
 // OS threads the virtual cores of a launch may use (0 = $TWIN_THREADS, else the hardware threads);
 // the Python package sets torch's intra-op thread count.

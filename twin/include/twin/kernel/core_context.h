@@ -16,6 +16,7 @@
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/kernel_types.h"
 #include "twin/kernel/hazard.h"
+#include "twin/kernel/pipe_timeline.h"
 
 namespace twin {
 namespace kernel {
@@ -75,6 +76,7 @@ struct CoreContext {
     HazardCore *hz = nullptr;
     const char *lastApi = nullptr;
     uint32_t apiSeq = 0;           // API calls entered so far (Core()): tells instructions of one pipe apart
+    TimelineCore* tl = nullptr; // per-pipe timeline (twin/kernel/pipe_timeline.h); nullptr: not costed
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;
 };

@@ -296,6 +296,8 @@ public:
         twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
                                                                gm.TwinAddr(), enAtomic);
         twin::kernel::HzMatmulEnd(c, sync, hzDropped);         // sync: the AIV waits for the result here
+        if (sync)
+            twin::kernel::TlMatmulWait(c);
         pendingAsync_ = !sync && waitIterateAll;
         if (!sync && !waitIterateAll) pendingAsync_ = false;
     }
@@ -306,6 +308,7 @@ public:
         pendingAsync_ = false;
         auto &c = twin::kernel::Core("Matmul::WaitIterateAll");
         if (!twin::kernel::HzSiteDropped(c, "Matmul::WaitIterateAll", {file, line})) twin::kernel::HzMatmulWait(c);
+        twin::kernel::TlMatmulWait(c);
     }
     __aicore__ inline void End() {
         Caller("Matmul::End");

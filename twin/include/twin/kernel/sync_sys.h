@@ -70,6 +70,8 @@ template <pipe_t pipe>
 __aicore__ inline void PipeBarrier(const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
     auto &c = twin::kernel::Core("PipeBarrier");
     twin::kernel::CheckPipeOnCore("PipeBarrier", c, pipe);
+    if (pipe == PIPE_ALL)
+        twin::kernel::TlPipeBarrierAll(c);
     if (c.hz == nullptr || twin::kernel::HzSiteDropped(c, "PipeBarrier", {file, line}, twin_detail::PipeTypeName(pipe))) return;
     if (pipe == PIPE_ALL) twin::kernel::HzPipeBarrierAll(c);
     else if (pipe == PIPE_V) twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::V);

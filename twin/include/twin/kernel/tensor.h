@@ -66,6 +66,7 @@ public:
         auto &c = twin::kernel::Core("GlobalTensor::GetValue");
         twin::kernel::PollAbort(c);
         twin::kernel::CheckGm("GlobalTensor::GetValue", c, addr_ + offset, sizeof(T), false);
+        twin::kernel::TlSync(c); // scalar access: earlier instructions issue before it
         ++c.counters.scalarGmOps;
         return twin::kernel::GmScalarLoad(addr_ + offset);
     }
@@ -73,6 +74,7 @@ public:
         auto &c = twin::kernel::Core("GlobalTensor::SetValue");
         twin::kernel::PollAbort(c);
         twin::kernel::CheckGm("GlobalTensor::SetValue", c, addr_ + offset, sizeof(T), true);
+        twin::kernel::TlSync(c); // scalar access: earlier instructions issue before it
         ++c.counters.scalarGmOps;
         twin::kernel::GmScalarStore(addr_ + offset, value);
     }
@@ -111,6 +113,7 @@ public:
         CheckIndex("LocalTensor::GetValue", index);
         twin::kernel::CheckUbAddress("LocalTensor::GetValue", c, addr_ + index, sizeof(T));
         twin::kernel::UbCheckRead("LocalTensor::GetValue", c, addr_ + index, sizeof(T));
+        twin::kernel::TlSync(c); // scalar access: earlier instructions issue before it
         ++c.counters.scalarUbOps;
         return addr_[index];
     }
@@ -120,6 +123,7 @@ public:
         twin::kernel::HzPipeScope hzPipe(c, twin::kernel::HzPipe::S);
         CheckIndex("LocalTensor::SetValue", index);
         twin::kernel::CheckUbAddress("LocalTensor::SetValue", c, addr_ + index, sizeof(T));
+        twin::kernel::TlSync(c); // scalar access: earlier instructions issue before it
         ++c.counters.scalarUbOps;
         addr_[index] = static_cast<T>(value);
         twin::kernel::UbMarkWritten(c, addr_ + index, sizeof(T));

@@ -80,6 +80,7 @@ inline void ChargeVector(CoreContext &c, const char *api, uint32_t elemBytes, ui
     const cost::VecCost v = cost::VectorCost(api, elemBytes, elems);
     c.counters.vecCycles += v.cycles;
     c.counters.vecUnlistedRepeats += v.unlistedRepeats;
+    ++c.counters.vecIssued;
 }
 
 // Any integer accepted so that an out-of-range repeatTime is reported instead of wrapping.

@@ -1,0 +1,345 @@
+// Per-pipe timeline (twin/kernel/pipe_timeline.h): a single-buffered MTE2 -> V -> MTE3 loop costs about
+// the sum of its pipes, the same loop double-buffered about its busiest pipe; SyncAll joins the cores;
+// a synchronous Matmul stalls the requesting AIV for the AIC's time, an asynchronous one overlaps; and
+// on every core and stage: busiest pipe <= timeline <= sum of the pipes (plus, on an AIV, the
+// serving AIC's work of the stage).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+#include "kernel_test_util.h"
+#include "twin/kernel/cost_table.h"
+#include "twin/kernel/pipe_timeline.h"
+
+using namespace AscendC;
+using twin::KernelType;
+namespace cost = twin::cost;
+namespace tk = twin::kernel;
+
+namespace {
+
+constexpr int kIters = 16;
+constexpr uint32_t kElems = 2048; // 8 KiB fp32 per transfer
+
+twin::PipeCounters Delta(const twin::CoreCounters& c, size_t stage)
+{
+    const twin::PipeCounters& hi =
+        stage < c.atSyncAll.size() ? c.atSyncAll[stage] : static_cast<const twin::PipeCounters&>(c);
+    twin::PipeCounters lo;
+    if (stage > 0)
+        lo = c.atSyncAll[stage - 1];
+    twin::PipeCounters d;
+    size_t nt = 0;
+    const cost::PipeTerm* t = cost::PipeTerms(nt);
+    (void)t;
+    // every field is uint64_t: subtract field by field
+    const uint64_t *h = reinterpret_cast<const uint64_t*>(&hi), *l = reinterpret_cast<const uint64_t*>(&lo);
+    uint64_t* o = reinterpret_cast<uint64_t*>(&d);
+    for (size_t i = 0; i < sizeof(twin::PipeCounters) / sizeof(uint64_t); ++i)
+        o[i] = h[i] - l[i];
+    return d;
+}
+
+struct Bounds {
+    double serial = 0, busiest = 0;
+};
+
+Bounds PipeBounds(const twin::PipeCounters& d)
+{
+    size_t np = 0;
+    const char* const* pipes = cost::Pipes(np);
+    Bounds b;
+    for (size_t i = 0; i < np; ++i) {
+        const double p = cost::PipeCycles(d, pipes[i]);
+        b.serial += p;
+        b.busiest = std::max(b.busiest, p);
+    }
+    return b;
+}
+
+// One core's stage: the counters' pipe cycles and the timeline.
+struct Stage {
+    Bounds b;
+    double timeline = 0;
+};
+
+Stage StageOf(const twin::LaunchResult& r, size_t core, size_t stage)
+{
+    Stage s;
+    s.b = PipeBounds(Delta(r.cores[core], stage));
+    if (stage < r.cores[core].stageTimeline.size())
+        s.timeline = r.cores[core].stageTimeline[stage][0];
+    return s;
+}
+
+// The toy kernel: kIters times load 8 KiB (MTE2), 10 Exp over it (V), store the result (MTE3).
+// inPlace: one UB buffer per step for all three pipes (`buffers` of them, flags per buffer: with one,
+// every step waits for the one before; with two, a step's load waits for the store two steps back).
+// Otherwise: two input and two output buffers, as two TQue of depth 2 would give.
+void Toy(float* in, float* out, int buffers, bool inPlace)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> tb;
+    pipe.InitBuffer(tb, 4 * kElems * sizeof(float));
+    GlobalTensor<float> gin, gout;
+    gin.SetGlobalBuffer((__gm__ float*)in);
+    gout.SetGlobalBuffer((__gm__ float*)out);
+    for (int i = 0; i < kIters; ++i) {
+        const int b = i % buffers;
+        LocalTensor<float> src = tb.Get<float>()[b * kElems];
+        LocalTensor<float> dst = inPlace ? src : tb.Get<float>()[(2 + b) * kElems];
+        if (i >= buffers) {
+            if (inPlace)
+                WaitFlag<HardEvent::MTE3_MTE2>(b);
+            else
+                WaitFlag<HardEvent::V_MTE2>(b);
+        }
+        DataCopy(src, gin[i * kElems], kElems);
+        SetFlag<HardEvent::MTE2_V>(b);
+        WaitFlag<HardEvent::MTE2_V>(b);
+        for (int k = 0; k < 9; ++k) {
+            Exp(src, src, kElems);
+            PipeBarrier<PIPE_V>(); // each Exp reads the previous one's result (in-pipe hazard rule)
+        }
+        if (!inPlace && i >= buffers)
+            WaitFlag<HardEvent::MTE3_V>(b);
+        Exp(dst, src, kElems);
+        if (!inPlace)
+            SetFlag<HardEvent::V_MTE2>(b);
+        SetFlag<HardEvent::V_MTE3>(b);
+        WaitFlag<HardEvent::V_MTE3>(b);
+        DataCopy(gout[i * kElems], dst, kElems);
+        if (inPlace)
+            SetFlag<HardEvent::MTE3_MTE2>(b);
+        else
+            SetFlag<HardEvent::MTE3_V>(b);
+    }
+    for (int b = 0; b < buffers; ++b) {
+        if (inPlace) {
+            WaitFlag<HardEvent::MTE3_MTE2>(b);
+        } else {
+            WaitFlag<HardEvent::V_MTE2>(b);
+            WaitFlag<HardEvent::MTE3_V>(b);
+        }
+    }
+}
+
+twin::LaunchResult RunToy(int buffers, bool inPlace)
+{
+    ktest::Gm<float> in(kIters * kElems, "in"), out(kIters * kElems, "out");
+    return ktest::Run(1, KernelType::AIV_ONLY, [&] { Toy(in.p, out.p, buffers, inPlace); });
+}
+
+using AType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+
+} // namespace
+
+TEST_CASE(single_buffered_loop_costs_the_sum_of_its_pipes)
+{
+    auto r = RunToy(1, true);
+    CHECK(ktest::ExpectOk(r));
+    if (r.cores.size() != 1)
+        return;
+    CHECK(r.cores[0].stageTimeline.size() == 1);
+    const Stage s = StageOf(r, 0, 0);
+    // no overlap is possible: every step waits for the one before
+    CHECK(s.timeline <= s.b.serial * (1 + 1e-9));
+    CHECK(s.timeline >= 0.95 * s.b.serial);
+    CHECK(s.b.busiest < 0.5 * s.b.serial); // the pipes are balanced enough for overlap to matter
+}
+
+TEST_CASE(double_buffered_loop_costs_about_its_busiest_pipe)
+{
+    auto r1 = RunToy(1, true), r2 = RunToy(2, false);
+    CHECK(ktest::ExpectOk(r1) && ktest::ExpectOk(r2));
+    if (r1.cores.size() != 1 || r2.cores.size() != 1)
+        return;
+    const Stage s1 = StageOf(r1, 0, 0), s2 = StageOf(r2, 0, 0);
+    // same work, same pipe totals
+    CHECK(std::fabs(s1.b.serial - s2.b.serial) < 0.05 * s1.b.serial); // same work (a few more flag waits)
+    CHECK(s2.timeline >= s2.b.busiest);
+    // the busiest pipe plus filling and draining the pipeline (one step of each other pipe)
+    CHECK(s2.timeline <= 1.25 * s2.b.busiest);
+    CHECK(s2.timeline < 0.6 * s1.timeline);
+}
+
+TEST_CASE(ping_pong_of_three_pipes_over_two_shared_buffers_halves_the_sum)
+{
+    // load(i) waits for store(i-2): two steps per load -> vector -> store round trip
+    auto r1 = RunToy(1, true), r2 = RunToy(2, true);
+    CHECK(ktest::ExpectOk(r1) && ktest::ExpectOk(r2));
+    if (r1.cores.size() != 1 || r2.cores.size() != 1)
+        return;
+    const Stage s1 = StageOf(r1, 0, 0), s2 = StageOf(r2, 0, 0);
+    CHECK(s2.timeline > 0.45 * s1.timeline && s2.timeline < 0.6 * s1.timeline);
+    CHECK(s2.timeline > 1.2 * s2.b.busiest);
+}
+
+TEST_CASE(exported_busy_cycles_match_the_pipe_terms)
+{
+    auto r = RunToy(2, false);
+    CHECK(ktest::ExpectOk(r));
+    if (r.cores.size() != 1 || r.cores[0].stageBusy.size() != 1)
+        return;
+    const twin::PipeCounters d = Delta(r.cores[0], 0);
+    for (int p = 0; p < tk::kTlPipes; ++p) {
+        const double want = cost::PipeCycles(d, tk::TlPipeName(p));
+        CHECK(std::fabs(r.cores[0].stageBusy[0][p] - want) <= 1e-6 * (1 + want));
+    }
+}
+
+TEST_CASE(variants_scale_one_constant)
+{
+    auto r = RunToy(1, true);
+    CHECK(ktest::ExpectOk(r));
+    if (r.cores.size() != 1 || r.cores[0].stageTimeline.empty())
+        return;
+    const std::vector<double>& tl = r.cores[0].stageTimeline[0];
+    CHECK(tl.size() == tk::TlVariants());
+    CHECK(tk::TlVariantConstant(0) == nullptr && tk::TlVariantFactor(0) == 1.0);
+    for (size_t v = 1; v < tl.size(); ++v) {
+        if (std::strcmp(tk::TlVariantConstant(v), "dma_transfer_cycles") != 0)
+            continue;
+        // 2 transfers per step, nothing overlaps: +-(half of) 2 x kIters x 500 cycles
+        const double dma = cost::ConstantValue("dma_transfer_cycles");
+        const double want = tl[0] + (tk::TlVariantFactor(v) - 1) * 2 * kIters * dma;
+        CHECK(std::fabs(tl[v] - want) < 1e-6 * tl[0]);
+    }
+}
+
+TEST_CASE(syncall_joins_the_cores_at_the_latest_arrival)
+{
+    auto r = ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, kElems * sizeof(float));
+        LocalTensor<float> buf = tb.Get<float>();
+        Duplicate(buf, 1.0f, kElems);
+        if (GetBlockIdx() == 1)
+            for (int k = 0; k < 100; ++k) {
+                PipeBarrier<PIPE_V>(); // each Exp reads the previous result (in-pipe hazard rule)
+                Exp(buf, buf, kElems); // 100 x 64 cycles on core 1 only
+            }
+        SyncAll();
+        Exp(buf, buf, kElems);
+    });
+    CHECK(ktest::ExpectOk(r));
+    if (r.cores.size() != 2)
+        return;
+    const double syncAll = cost::ConstantValue("syncall_cycles");
+    const auto &c0 = r.cores[0], &c1 = r.cores[1];
+    CHECK(c0.stageTimeline.size() == 2 && c1.stageTimeline.size() == 2);
+    if (c0.stageTimeline.size() != 2 || c1.stageTimeline.size() != 2)
+        return;
+    CHECK(c1.stageTimeline[0][0] > c0.stageTimeline[0][0] + 6000);
+    // both leave the SyncAll at core 1's arrival and end one Exp (and its issue) later
+    CHECK(std::fabs(c0.timelineEnd - c1.timelineEnd) < 1e-9);
+    CHECK(std::fabs(c0.timelineEnd - (c1.stageTimeline[0][0] + c0.stageTimeline[1][0])) < 1e-9);
+    CHECK(c1.stageTimeline[0][0] >= 100 * 64 + syncAll);
+}
+
+namespace {
+twin::LaunchResult RunMatmul(bool async, int vecWork)
+{
+    const int M = 128, N = 128, K = 256;
+    static ktest::Gm<float> a(M * K, "a"), b(K * N, "b"), c(M * N, "c");
+    static ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
+    static TCubeTiling t{};
+    t.usedCoreNum = 1;
+    t.M = M;
+    t.N = N;
+    t.Ka = K;
+    t.Kb = K;
+    t.singleCoreM = M;
+    t.singleCoreN = N;
+    t.singleCoreK = K;
+    t.baseM = 64;
+    t.baseN = 64;
+    t.baseK = 32;
+    twin::LaunchOptions opt{};
+    opt.blockDim = 1;
+    opt.type = KernelType::MIX_AIC_1_2;
+    opt.workspace = ws.addr();
+    return twin::Launch(opt, [&] {
+        TPipe pipe;
+        Matmul<AType, AType, CType, CType, CFG_NORM> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        if ASCEND_IS_AIC {
+            return;
+        }
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, kElems * sizeof(float));
+        LocalTensor<float> buf = tb.Get<float>();
+        GlobalTensor<float> ga, gb, gc;
+        ga.SetGlobalBuffer((__gm__ float*)a.addr());
+        gb.SetGlobalBuffer((__gm__ float*)b.addr());
+        gc.SetGlobalBuffer((__gm__ float*)c.addr());
+        if (GetBlockIdx() == 0) {
+            mm.SetTensorA(ga);
+            mm.SetTensorB(gb);
+            if (async)
+                mm.template IterateAll<false>(gc, 0, false, true);
+            else
+                mm.IterateAll(gc);
+            Duplicate(buf, 1.0f, kElems);
+            for (int k = 0; k < vecWork; ++k) {
+                PipeBarrier<PIPE_V>(); // each Exp reads the previous result (in-pipe hazard rule)
+                Exp(buf, buf, kElems);
+            }
+            if (async)
+                mm.WaitIterateAll();
+        }
+        mm.End();
+    });
+}
+} // namespace
+
+TEST_CASE(synchronous_matmul_stalls_the_aiv_asynchronous_overlaps)
+{
+    auto rs = RunMatmul(false, 200), ra = RunMatmul(true, 200);
+    CHECK(ktest::ExpectOk(rs) && ktest::ExpectOk(ra));
+    if (rs.cores.size() != 3 || ra.cores.size() != 3)
+        return;
+    const double aic = rs.cores[0].stageTimeline.empty() ? 0 : rs.cores[0].stageTimeline[0][0];
+    CHECK(aic > 1000);
+    const double vec = 200 * 64;
+    const double sync = rs.cores[1].stageTimeline[0][0], async = ra.cores[1].stageTimeline[0][0];
+    CHECK(sync >= aic + vec);                       // the AIV's vector work starts after the completion
+    CHECK(async < sync - 0.8 * std::min(aic, vec)); // ... or alongside it
+    CHECK(async >= std::max(aic, vec));
+    CHECK(rs.cores[2].stageTimeline[0][0] < 0.1 * sync); // the other AIV requested nothing
+}
+
+TEST_CASE(busiest_pipe_le_timeline_le_serial_on_every_core_and_stage)
+{
+    std::vector<twin::LaunchResult> runs;
+    runs.push_back(RunToy(1, true));
+    runs.push_back(RunToy(2, true));
+    runs.push_back(RunToy(2, false));
+    runs.push_back(RunMatmul(false, 50));
+    runs.push_back(RunMatmul(true, 50));
+    for (const auto& r : runs) {
+        CHECK(ktest::ExpectOk(r));
+        size_t nAic = 0;
+        for (const auto& c : r.cores)
+            nAic += c.isAic ? 1 : 0;
+        for (size_t i = 0; i < r.cores.size(); ++i) {
+            const auto& c = r.cores[i];
+            CHECK(c.stageTimeline.size() == c.atSyncAll.size() + 1);
+            for (size_t s = 0; s < c.stageTimeline.size(); ++s) {
+                Stage st = StageOf(r, i, s);
+                if (!c.isAic && nAic > 0) { // the serving AIC's work of the stage: the AIV may wait for all of it
+                    const size_t aic = (i - nAic) / ((r.cores.size() - nAic) / nAic);
+                    st.b.serial += PipeBounds(Delta(r.cores[aic], s)).serial;
+                }
+                CHECK(st.b.busiest <= st.timeline * (1 + 1e-9) + 1e-9);
+                CHECK(st.timeline <= st.b.serial * (1 + 1e-9) + 1e-9);
+            }
+        }
+    }
+}
+
+TEST_MAIN()

@@ -1,0 +1,397 @@
+// Per-pipe timeline of a virtual core (model: twin/kernel/pipe_timeline.h).
+#include "twin/kernel/pipe_timeline.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "twin/kernel/core_context.h"
+
+namespace twin {
+namespace kernel {
+
+namespace {
+
+const char* const kPipeNames[kTlPipes] = {"S", "V", "MTE2", "MTE3", "MTE1", "M", "FIX"};
+constexpr int kS = static_cast<int>(TlPipe::S);
+constexpr int kEvents = static_cast<int>(AscendC::HardEvent::MAX);
+constexpr int kIds = AscendC::kTwinEventIdsPerEvent;
+
+// Byte offset of a PipeCounters field by name (all fields are uint64_t), found by probing
+// cost::CounterByName, so the table follows launch.h without a second list of names.
+size_t CounterOffset(const char* name)
+{
+    for (size_t off = 0; off + sizeof(uint64_t) <= sizeof(PipeCounters); off += sizeof(uint64_t)) {
+        PipeCounters probe;
+        std::memset(static_cast<void*>(&probe), 0, sizeof(probe));
+        uint64_t one = 1;
+        std::memcpy(reinterpret_cast<uint8_t*>(&probe) + off, &one, sizeof(one));
+        uint64_t v = 0;
+        if (cost::CounterByName(probe, name, v) && v == 1)
+            return off;
+    }
+    throw std::logic_error(std::string("twin timeline: unknown counter ") + name);
+}
+
+uint64_t Field(const PipeCounters& c, size_t off)
+{
+    uint64_t v;
+    std::memcpy(&v, reinterpret_cast<const uint8_t*>(&c) + off, sizeof(v));
+    return v;
+}
+
+// The cost table compiled once: per pipe term its counter offset and pipe, per variant its constant values.
+struct Model {
+    struct Term {
+        size_t off;
+        int pipe;
+    };
+    std::vector<Term> terms;
+    std::vector<double> value; // [variant][term]: constant x factor (1 for cycle counters)
+    std::vector<const char*> varConst;
+    std::vector<double> varFactor;
+    std::vector<double> flagCycles; // [variant]
+    std::vector<double> syncAllCycles;
+    size_t waitOff[kTlPipes]; // waitFlags<pipe> counter offsets
+    size_t syncAllOff;
+    int8_t src[kEvents], dst[kEvents];
+    size_t V = 0;
+
+    Model()
+    {
+        size_t nk = 0, nt = 0;
+        const cost::Constant* k = cost::Constants(nk);
+        const cost::PipeTerm* t = cost::PipeTerms(nt);
+        varConst.push_back(nullptr);
+        varFactor.push_back(1.0);
+        for (size_t j = 0; j < nk; ++j) {
+            varConst.push_back(k[j].name);
+            varFactor.push_back(0.5);
+            varConst.push_back(k[j].name);
+            varFactor.push_back(2.0);
+        }
+        V = varConst.size();
+        for (size_t i = 0; i < nt; ++i) {
+            const int p = TlPipeFromName(t[i].pipe);
+            if (p < 0)
+                throw std::logic_error(std::string("twin timeline: unknown pipe ") + t[i].pipe);
+            terms.push_back({CounterOffset(t[i].counter), p});
+        }
+        value.assign(V * nt, 1.0);
+        flagCycles.assign(V, 0.0);
+        syncAllCycles.assign(V, 0.0);
+        for (size_t v = 0; v < V; ++v) {
+            auto val = [&](const char* name) {
+                return cost::ConstantValue(name) *
+                       (varConst[v] && std::strcmp(varConst[v], name) == 0 ? varFactor[v] : 1.0);
+            };
+            for (size_t i = 0; i < nt; ++i)
+                if (t[i].constant)
+                    value[v * nt + i] = val(t[i].constant);
+            flagCycles[v] = val("flag_cycles");
+            syncAllCycles[v] = val("syncall_cycles");
+        }
+        static const char* const waitNames[kTlPipes] = {"waitFlagsS",    "waitFlagsV", "waitFlagsMTE2", "waitFlagsMTE3",
+                                                        "waitFlagsMTE1", "waitFlagsM", "waitFlagsFIX"};
+        for (int p = 0; p < kTlPipes; ++p)
+            waitOff[p] = CounterOffset(waitNames[p]);
+        syncAllOff = CounterOffset("syncAllCount");
+        for (int e = 0; e < kEvents; ++e) {
+            const std::string n = HardEventName(static_cast<AscendC::HardEvent>(e));
+            const size_t u = n.find('_');
+            src[e] = static_cast<int8_t>(TlPipeFromName(n.substr(0, u).c_str()));
+            dst[e] = static_cast<int8_t>(u == std::string::npos ? -1 : TlPipeFromName(n.substr(u + 1).c_str()));
+        }
+    }
+};
+
+const Model& M()
+{
+    static const Model m;
+    return m;
+}
+
+void Bump(PipeCounters& c, size_t off)
+{
+    uint64_t v = Field(c, off) + 1;
+    std::memcpy(reinterpret_cast<uint8_t*>(&c) + off, &v, sizeof(v));
+}
+
+} // namespace
+
+struct TimelineCore {
+    PipeCounters last; // counters already charged
+    size_t V = 0;
+    std::vector<double> clk;        // [variant][pipe]
+    std::vector<double> flag;       // [event][id][variant]: time the flag was set
+    std::vector<double> stageStart; // [variant]
+    std::vector<double> scratch;    // [variant][pipe] work of the segment being charged
+    std::vector<double> result;     // [variant] (returned by reference)
+    std::vector<double> mmDone;     // [variant] completion of the last Matmul request
+    double busy[kTlPipes] = {};     // variant 0, current stage
+    std::vector<std::vector<double>> stages, stageBusy;
+};
+
+const char* TlPipeName(int p) { return p >= 0 && p < kTlPipes ? kPipeNames[p] : "?"; }
+
+int TlPipeFromName(const char* name)
+{
+    for (int p = 0; p < kTlPipes; ++p)
+        if (std::strcmp(name, kPipeNames[p]) == 0)
+            return p;
+    return -1;
+}
+
+size_t TlVariants() { return M().V; }
+const char* TlVariantConstant(size_t v) { return v < M().V ? M().varConst[v] : nullptr; }
+double TlVariantFactor(size_t v) { return v < M().V ? M().varFactor[v] : 1.0; }
+
+TimelineCore* TlCreate(const PipeCounters& start)
+{
+    const Model& m = M();
+    auto* t = new TimelineCore;
+    t->last = start;
+    t->V = m.V;
+    t->clk.assign(m.V * kTlPipes, 0.0);
+    t->flag.assign(size_t(kEvents) * kIds * m.V, 0.0);
+    t->stageStart.assign(m.V, 0.0);
+    t->scratch.assign(m.V * kTlPipes, 0.0);
+    t->result.assign(m.V, 0.0);
+    t->mmDone.assign(m.V, 0.0);
+    return t;
+}
+
+void TlDestroy(TimelineCore* t) { delete t; }
+
+void TlSync(CoreContext& c)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr)
+        return;
+    const Model& m = M();
+    const size_t nt = m.terms.size(), V = t->V;
+    bool any = false;
+    for (size_t i = 0; i < nt; ++i) {
+        const uint64_t d = Field(c.counters, m.terms[i].off) - Field(t->last, m.terms[i].off);
+        if (d == 0)
+            continue;
+        if (!any)
+            std::fill(t->scratch.begin(), t->scratch.end(), 0.0);
+        any = true;
+        const int p = m.terms[i].pipe;
+        const double dd = static_cast<double>(d);
+        for (size_t v = 0; v < V; ++v)
+            t->scratch[v * kTlPipes + p] += dd * m.value[v * nt + i];
+    }
+    if (!any)
+        return;
+    t->last = c.counters;
+    for (size_t v = 0; v < V; ++v) {
+        double* clk = &t->clk[v * kTlPipes];
+        const double* w = &t->scratch[v * kTlPipes];
+        clk[kS] += w[kS]; // scalar work first: the other instructions issue after it
+        for (int p = 1; p < kTlPipes; ++p)
+            if (w[p] != 0)
+                clk[p] = std::max(clk[p], clk[kS]) + w[p];
+    }
+    for (int p = 0; p < kTlPipes; ++p)
+        t->busy[p] += t->scratch[p];
+}
+
+void TlFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr || id < 0 || id >= kIds)
+        return;
+    TlSync(c);
+    const int p = M().src[static_cast<int>(e)];
+    double* f = &t->flag[(size_t(static_cast<int>(e)) * kIds + size_t(id)) * t->V];
+    for (size_t v = 0; v < t->V; ++v) {
+        const double* clk = &t->clk[v * kTlPipes];
+        f[v] = std::max(clk[kS], p >= 0 ? clk[p] : 0.0);
+    }
+}
+
+void TlFlagWait(CoreContext& c, AscendC::HardEvent e, int32_t id)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr || id < 0 || id >= kIds)
+        return;
+    TlSync(c);
+    const Model& m = M();
+    const int q = m.dst[static_cast<int>(e)];
+    if (q < 0)
+        return;
+    // the wait_flag instruction occupies pipe q for flag_cycles (counted: waitFlags<q>)
+    Bump(c.counters, m.waitOff[q]);
+    Bump(t->last, m.waitOff[q]);
+    const double* f = &t->flag[(size_t(static_cast<int>(e)) * kIds + size_t(id)) * t->V];
+    for (size_t v = 0; v < t->V; ++v) {
+        double* clk = &t->clk[v * kTlPipes];
+        clk[q] = std::max(std::max(clk[q], clk[kS]), f[v]) + m.flagCycles[v];
+    }
+    t->busy[q] += m.flagCycles[0];
+}
+
+void TlPipeBarrierAll(CoreContext& c)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr)
+        return;
+    TlSync(c);
+    for (size_t v = 0; v < t->V; ++v) {
+        double* clk = &t->clk[v * kTlPipes];
+        const double j = *std::max_element(clk, clk + kTlPipes);
+        std::fill(clk, clk + kTlPipes, j);
+    }
+}
+
+static void EndStage(TimelineCore& t, const std::vector<double>& end)
+{
+    std::vector<double> d(t.V);
+    for (size_t v = 0; v < t.V; ++v)
+        d[v] = end[v] - t.stageStart[v];
+    t.stages.push_back(std::move(d));
+    t.stageBusy.emplace_back(t.busy, t.busy + kTlPipes);
+    std::fill(t.busy, t.busy + kTlPipes, 0.0);
+}
+
+const std::vector<double>& TlSyncAllArrive(CoreContext& c)
+{
+    static const std::vector<double> none;
+    TimelineCore* t = c.tl;
+    if (t == nullptr)
+        return none;
+    TlPipeBarrierAll(c);
+    const Model& m = M();
+    Bump(t->last, m.syncAllOff); // the caller counts this SyncAll next; its cost is charged here
+    for (size_t v = 0; v < t->V; ++v) {
+        double* clk = &t->clk[v * kTlPipes];
+        t->result[v] = clk[kS] + m.syncAllCycles[v];
+        std::fill(clk, clk + kTlPipes, t->result[v]);
+    }
+    t->busy[kS] += m.syncAllCycles[0];
+    return t->result;
+}
+
+void TlSyncAllLeave(CoreContext& c, const std::vector<double>& release)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr || release.size() != t->V)
+        return;
+    std::vector<double> arrival(t->V);
+    for (size_t v = 0; v < t->V; ++v)
+        arrival[v] = t->clk[v * kTlPipes];
+    EndStage(*t, arrival);
+    for (size_t v = 0; v < t->V; ++v) {
+        std::fill(&t->clk[v * kTlPipes], &t->clk[v * kTlPipes] + kTlPipes, release[v]);
+        t->stageStart[v] = release[v];
+    }
+}
+
+void TlKernelEnd(CoreContext& c)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr)
+        return;
+    TlPipeBarrierAll(c);
+    std::vector<double> end(t->V);
+    for (size_t v = 0; v < t->V; ++v)
+        end[v] = t->clk[v * kTlPipes];
+    EndStage(*t, end);
+}
+
+const std::vector<double>& TlMatmulRequest(CoreContext& c)
+{
+    static const std::vector<double> none;
+    TimelineCore* t = c.tl;
+    if (t == nullptr)
+        return none;
+    TlSync(c);
+    for (size_t v = 0; v < t->V; ++v)
+        t->result[v] = t->clk[v * kTlPipes + kS];
+    return t->result;
+}
+
+void TlMatmulIssued(CoreContext& c, const std::vector<double>& done)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr || done.size() != t->V)
+        return;
+    t->mmDone = done;
+}
+
+void TlMatmulWait(CoreContext& c)
+{
+    TimelineCore* t = c.tl;
+    if (t == nullptr)
+        return;
+    TlSync(c);
+    for (size_t v = 0; v < t->V; ++v) {
+        double& s = t->clk[v * kTlPipes + kS];
+        s = std::max(s, t->mmDone[v]);
+    }
+}
+
+void MatmulDuration(
+    const cost::CubeCost& cc, uint64_t gmReadBytes, uint64_t gmWriteBytes, std::vector<double>& duration,
+    double busy[kTlPipes])
+{
+    const Model& m = M();
+    const size_t nt = m.terms.size();
+    PipeCounters w;
+    w.cubeCycles = cc.mCycles;
+    w.mmadCalls = cc.mmadCalls;
+    w.mte1Cycles = cc.mte1Cycles;
+    w.cubeGmReadTransfers = cc.gmReadTransfers;
+    w.cubeGmWriteTransfers = cc.gmWriteTransfers;
+    w.cubeGmReadBytes = gmReadBytes;
+    w.cubeGmWriteBytes = gmWriteBytes;
+    // the pipeline order of the library and the number of units each pipe's work comes in
+    const int order[4] = {
+        static_cast<int>(TlPipe::MTE2), static_cast<int>(TlPipe::MTE1), static_cast<int>(TlPipe::M),
+        static_cast<int>(TlPipe::FIX)};
+    const double units[4] = {
+        static_cast<double>(std::max<uint64_t>(cc.gmReadTransfers, 1)),
+        static_cast<double>(std::max<uint64_t>(cc.mmadCalls, 1)),
+        static_cast<double>(std::max<uint64_t>(cc.mmadCalls, 1)),
+        static_cast<double>(std::max<uint64_t>(cc.gmWriteTransfers, 1))};
+    duration.assign(m.V, 0.0);
+    for (size_t v = 0; v < m.V; ++v) {
+        double p[kTlPipes] = {};
+        for (size_t i = 0; i < nt; ++i) {
+            const uint64_t d = Field(w, m.terms[i].off);
+            if (d)
+                p[m.terms[i].pipe] += static_cast<double>(d) * m.value[v * nt + i];
+        }
+        if (v == 0)
+            std::copy(p, p + kTlPipes, busy);
+        double best = 0;
+        for (int k = 0; k < 4; ++k) {
+            double d = p[order[k]];
+            for (int j = 0; j < 4; ++j)
+                if (j != k)
+                    d += p[order[j]] / units[j];
+            best = std::max(best, d);
+        }
+        duration[v] = best;
+    }
+}
+
+void TlResults(
+    const TimelineCore* t, std::vector<std::vector<double>>& stageTimeline, std::vector<std::vector<double>>& stageBusy,
+    double& endCycles)
+{
+    stageTimeline.clear();
+    stageBusy.clear();
+    endCycles = 0;
+    if (t == nullptr)
+        return;
+    endCycles = *std::max_element(t->clk.begin(), t->clk.begin() + kTlPipes);
+    stageTimeline = t->stages;
+    stageBusy = t->stageBusy;
+}
+
+} // namespace kernel
+} // namespace twin
