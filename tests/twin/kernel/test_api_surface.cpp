@@ -57,7 +57,7 @@ TEST_CASE(cast_compare_select_reduce) {
         for (int i = 0; i < 64; ++i) x.SetValue(i, -3.5f + 0.25f * i);
         PipeBarrier<PIPE_ALL>();
         Cast(xi, x, RoundMode::CAST_FLOOR, 64);
-        PipeBarrier<PIPE_V>();                              // each vector op reads the previous one's result
+        PipeBarrier<PIPE_V>(); // each vector op reads the previous one's result
         Cast(y, xi, RoundMode::CAST_NONE, 64);
         CompareScalar(bits, x, 0.0f, CMPMODE::GE, 64);
         PipeBarrier<PIPE_V>();

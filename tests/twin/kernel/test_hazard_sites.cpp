@@ -16,23 +16,25 @@ using twin::KernelType;
 
 namespace {
 
-GlobalTensor<float> Gm(ktest::Gm<float> &g) {
+GlobalTensor<float> Gm(ktest::Gm<float>& g)
+{
     GlobalTensor<float> t;
-    t.SetGlobalBuffer((__gm__ float *)g.addr(), g.n);
+    t.SetGlobalBuffer((__gm__ float*)g.addr(), g.n);
     return t;
 }
 
 // Sets an environment variable for one scope.
 struct Env {
-    const char *name;
-    Env(const char *n, const std::string &v) : name(n) { setenv(n, v.c_str(), 1); }
+    const char* name;
+    Env(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
     ~Env() { unsetenv(name); }
 };
 
 int g_flagLine = 0, g_barrierLine = 0, g_syncAllLine = 0;
 
 // MTE2 -> V through one SetFlag/WaitFlag pair, then V -> V through a PipeBarrier.
-twin::LaunchResult FlagAndBarrierKernel(ktest::Gm<float> &g) {
+twin::LaunchResult FlagAndBarrierKernel(ktest::Gm<float>& g)
+{
     return ktest::Run(1, KernelType::AIV_ONLY, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> a, b;
@@ -52,9 +54,10 @@ twin::LaunchResult FlagAndBarrierKernel(ktest::Gm<float> &g) {
 
 std::string Site(int line) { return std::string("test_hazard_sites.cpp:") + std::to_string(line); }
 
-}  // namespace
+} // namespace
 
-TEST_CASE(hazard_v_to_v_needs_pipe_barrier) {
+TEST_CASE(hazard_v_to_v_needs_pipe_barrier)
+{
     auto kernel = [](int sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [sync] {
             TPipe pipe;
@@ -63,20 +66,25 @@ TEST_CASE(hazard_v_to_v_needs_pipe_barrier) {
             pipe.InitBuffer(b, 256);
             LocalTensor<float> ta = a.Get<float>(), tb = b.Get<float>();
             Duplicate(ta, 1.0f, 64);
-            if (sync == 1) PipeBarrier<PIPE_V>();
-            if (sync == 2) PipeBarrier<PIPE_ALL>();
-            if (sync == 3) PipeBarrier<PIPE_MTE2>();   // another pipe's barrier does not order V
+            if (sync == 1)
+                PipeBarrier<PIPE_V>();
+            if (sync == 2)
+                PipeBarrier<PIPE_ALL>();
+            if (sync == 3)
+                PipeBarrier<PIPE_MTE2>(); // another pipe's barrier does not order V
             Add(tb, ta, ta, 64);
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(0), {"Add", "core AIV 0", "UB hazard V -> V (read after write in one pipe)", "Duplicate on the same pipe wrote",
-                                             "PipeBarrier<PIPE_V>"}));
+    CHECK(ktest::ExpectViolation(
+        kernel(0), {"Add", "core AIV 0", "UB hazard V -> V (read after write in one pipe)",
+                    "Duplicate on the same pipe wrote", "PipeBarrier<PIPE_V>"}));
     CHECK(ktest::ExpectOk(kernel(1)));
     CHECK(ktest::ExpectOk(kernel(2)));
     CHECK(ktest::ExpectViolation(kernel(3), {"UB hazard V -> V"}));
 }
 
-TEST_CASE(hazard_v_write_after_write_and_in_place) {
+TEST_CASE(hazard_v_write_after_write_and_in_place)
+{
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> a;
@@ -84,13 +92,15 @@ TEST_CASE(hazard_v_write_after_write_and_in_place) {
         LocalTensor<float> ta = a.Get<float>();
         Duplicate(ta, 1.0f, 64);
         PipeBarrier<PIPE_V>();
-        Adds(ta, ta, 1.0f, 64);   // in place: one instruction reads and writes the block
-        Duplicate(ta, 0.0f, 64);  // overwrites the Adds result without a barrier
+        Adds(ta, ta, 1.0f, 64);  // in place: one instruction reads and writes the block
+        Duplicate(ta, 0.0f, 64); // overwrites the Adds result without a barrier
     });
-    CHECK(ktest::ExpectViolation(r, {"Duplicate", "UB hazard V -> V (write after write in one pipe)", "Adds on the same pipe wrote"}));
+    CHECK(ktest::ExpectViolation(
+        r, {"Duplicate", "UB hazard V -> V (write after write in one pipe)", "Adds on the same pipe wrote"}));
 }
 
-TEST_CASE(hazard_v_to_s_wait_orders_v_after_v) {
+TEST_CASE(hazard_v_to_s_wait_orders_v_after_v)
+{
     // WaitFlag<V_S> stalls the scalar unit, which issues every later instruction: V's earlier work is
     // complete before its later instructions start (no PipeBarrier<PIPE_V> needed).
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [] {
@@ -107,7 +117,8 @@ TEST_CASE(hazard_v_to_s_wait_orders_v_after_v) {
     CHECK(ktest::ExpectOk(r));
 }
 
-TEST_CASE(hazard_mte2_write_after_write_needs_barrier) {
+TEST_CASE(hazard_mte2_write_after_write_needs_barrier)
+{
     ktest::Gm<float> g(64, "src");
     auto kernel = [&](int sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [&, sync] {
@@ -116,8 +127,9 @@ TEST_CASE(hazard_mte2_write_after_write_needs_barrier) {
             pipe.InitBuffer(a, 256);
             LocalTensor<float> ta = a.Get<float>();
             DataCopy(ta, Gm(g), 64);
-            if (sync == 1) PipeBarrier<PIPE_MTE2>();
-            if (sync == 2) {   // a round trip MTE2 -> V -> MTE2 orders the two copies too
+            if (sync == 1)
+                PipeBarrier<PIPE_MTE2>();
+            if (sync == 2) { // a round trip MTE2 -> V -> MTE2 orders the two copies too
                 SetFlag<HardEvent::MTE2_V>(0);
                 WaitFlag<HardEvent::MTE2_V>(0);
                 SetFlag<HardEvent::V_MTE2>(0);
@@ -126,39 +138,44 @@ TEST_CASE(hazard_mte2_write_after_write_needs_barrier) {
             DataCopy(ta, Gm(g), 64);
         });
     };
-    CHECK(ktest::ExpectViolation(kernel(0), {"DataCopy(GM->UB)", "UB hazard MTE2 -> MTE2 (write after write in one pipe)", "PipeBarrier<PIPE_MTE2>"}));
+    CHECK(ktest::ExpectViolation(
+        kernel(0),
+        {"DataCopy(GM->UB)", "UB hazard MTE2 -> MTE2 (write after write in one pipe)", "PipeBarrier<PIPE_MTE2>"}));
     CHECK(ktest::ExpectOk(kernel(1)));
     CHECK(ktest::ExpectOk(kernel(2)));
 }
 
-TEST_CASE(drop_sync_site_reports_the_hazard_and_nothing_else) {
+TEST_CASE(drop_sync_site_reports_the_hazard_and_nothing_else)
+{
     ktest::Gm<float> g(64, "src");
     CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
     CHECK(g_flagLine > 0 && g_barrierLine > 0);
     {
-        Env drop("TWIN_DROP_SYNC", Site(g_flagLine));   // the SetFlag: the flag is still set and waited
+        Env drop("TWIN_DROP_SYNC", Site(g_flagLine)); // the SetFlag: the flag is still set and waited
         CHECK(ktest::ExpectViolation(FlagAndBarrierKernel(g), {"Adds", "UB hazard MTE2 -> V (read after write)"}));
     }
     {
-        Env drop("TWIN_DROP_SYNC", Site(g_flagLine + 1));   // the WaitFlag
+        Env drop("TWIN_DROP_SYNC", Site(g_flagLine + 1)); // the WaitFlag
         CHECK(ktest::ExpectViolation(FlagAndBarrierKernel(g), {"Adds", "UB hazard MTE2 -> V (read after write)"}));
     }
     {
         Env drop("TWIN_DROP_SYNC", Site(g_barrierLine));
-        CHECK(ktest::ExpectViolation(FlagAndBarrierKernel(g), {"Muls", "UB hazard V -> V (read after write in one pipe)"}));
+        CHECK(ktest::ExpectViolation(
+            FlagAndBarrierKernel(g), {"Muls", "UB hazard V -> V (read after write in one pipe)"}));
     }
     {
-        Env drop("TWIN_DROP_SYNC", "test_hazard_sites.cpp:1");   // no such site: nothing changes
+        Env drop("TWIN_DROP_SYNC", "test_hazard_sites.cpp:1"); // no such site: nothing changes
         CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
     }
     {
-        Env off("TWIN_HAZARD", "0");   // checker off: nothing is dropped or reported
+        Env off("TWIN_HAZARD", "0"); // checker off: nothing is dropped or reported
         Env drop("TWIN_DROP_SYNC", Site(g_flagLine));
         CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
     }
 }
 
-TEST_CASE(drop_sync_all_site_reports_the_gm_hazard) {
+TEST_CASE(drop_sync_all_site_reports_the_gm_hazard)
+{
     ktest::Gm<float> g(2 * 64, "shared");
     auto kernel = [&] {
         return ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
@@ -175,14 +192,15 @@ TEST_CASE(drop_sync_all_site_reports_the_gm_hazard) {
     CHECK(ktest::ExpectViolation(kernel(), {"GM hazard across cores (read/write)", "GlobalTensor::SetValue writes"}));
 }
 
-TEST_CASE(sync_sites_are_listed_with_kind_key_and_frame) {
+TEST_CASE(sync_sites_are_listed_with_kind_key_and_frame)
+{
     ktest::Gm<float> g(64, "src");
     const std::string path = "twin_test_sync_sites_" + std::to_string(getpid()) + ".txt";
     std::remove(path.c_str());
     {
         Env list("TWIN_SYNC_SITES", path);
         CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
-        CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));   // listed once per key and path
+        CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g))); // listed once per key and path
     }
     std::ifstream in(path);
     std::stringstream all;
@@ -193,7 +211,8 @@ TEST_CASE(sync_sites_are_listed_with_kind_key_and_frame) {
     CHECK(ktest::Contains(text, "WaitFlag<MTE2_V>\t" + Site(g_flagLine + 1) + "#"));
     CHECK(ktest::Contains(text, "PipeBarrier<PIPE_V>\t" + Site(g_barrierLine) + "#"));
     size_t rows = 0;
-    for (char ch : text) rows += ch == '\n';
+    for (char ch : text)
+        rows += ch == '\n';
     CHECK(rows == 3);
 }
 

@@ -80,7 +80,8 @@ static void Acquire(HzThread &t, uint32_t tid, const std::vector<uint32_t> &from
 
 // A dropped SyncAll site (TWIN_DROP_SYNC) still blocks but neither contributes nor acquires a clock.
 void HazardBarrierArrive(CoreContext &c, int barrier) {
-    if (c.hz == nullptr || c.hz->barrierDropped) return;
+    if (c.hz == nullptr || c.hz->barrierDropped)
+        return;
     HazardLaunch &L = *c.hz->launch;
     Join(L.accum[barrier], L.threads[c.hz->tid].vc);
 }
@@ -99,14 +100,15 @@ std::string HazardBarrierComplete(CoreContext &c, int barrier, bool allVectorCor
 void HazardBarrierLeave(CoreContext &c, int barrier) {
     if (c.hz == nullptr) return;
     HazardLaunch &L = *c.hz->launch;
-    if (c.hz->barrierDropped) {   // no edge, but later accesses start a new (unchecked) segment
+    if (c.hz->barrierDropped) { // no edge, but later accesses start a new (unchecked) segment
         L.threads[c.hz->tid].cur = nullptr;
         return;
     }
     Acquire(L.threads[c.hz->tid], c.hz->tid, L.released[barrier]);
 }
 
-void HzMatmulBegin(CoreContext &c, uint8_t atomicOp, bool dropped) {
+void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped)
+{
     if (c.hz == nullptr) return;
     HazardCore &h = *c.hz;
     HzThread &aiv = h.launch->threads[h.tid], &mm = h.launch->threads[h.mmTid];
@@ -125,13 +127,16 @@ static void Complete(HazardCore &h) {
     h.mmPending = false;
 }
 
-void HzMatmulEnd(CoreContext &c, bool completed, bool dropped) {
+void HzMatmulEnd(CoreContext& c, bool completed, bool dropped)
+{
     if (c.hz == nullptr) return;
     HazardCore &h = *c.hz;
     h.inMatmul = false;
     h.mmAtomic = 0;
-    if (dropped) h.mmPending = false;
-    else if (completed) Complete(h);
+    if (dropped)
+        h.mmPending = false;
+    else if (completed)
+        Complete(h);
     else h.mmPending = true;
 }
 
@@ -144,12 +149,16 @@ std::string HazardLaunchEnd(HazardLaunch *hl) {
     return HzGmAnalyse(*hl, true);
 }
 
-HzBarrierDropScope::HzBarrierDropScope(CoreContext &c, bool dropped) : hz_(c.hz) {
-    if (hz_ != nullptr) hz_->barrierDropped = dropped;
+HzBarrierDropScope::HzBarrierDropScope(CoreContext& c, bool dropped) : hz_(c.hz)
+{
+    if (hz_ != nullptr)
+        hz_->barrierDropped = dropped;
 }
 
-HzBarrierDropScope::~HzBarrierDropScope() {
-    if (hz_ != nullptr) hz_->barrierDropped = false;
+HzBarrierDropScope::~HzBarrierDropScope()
+{
+    if (hz_ != nullptr)
+        hz_->barrierDropped = false;
 }
 
 HzGmSuppress::HzGmSuppress(CoreContext &c) : hz_(c.hz) {

@@ -67,7 +67,7 @@ struct HazardCore {
     // flag round trip p -> q -> p).
     uint32_t done[kHzPipes] = {};
     HzTokenSite tokSite[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent];
-    bool barrierDropped = false;   // the SyncAll in flight is the dropped site (TWIN_DROP_SYNC)
+    bool barrierDropped = false; // the SyncAll in flight is the dropped site (TWIN_DROP_SYNC)
     HzBlock *blocks = nullptr;   // calloc'ed, one per 32-B block of UB
     size_t nBlocks = 0;
     // GM
@@ -88,7 +88,7 @@ struct HazardLaunch {
     bool siteMode = false, dropNeedsHash = false;
 };
 
-void HzSitesConfigure(HazardLaunch &L);
+void HzSitesConfigure(HazardLaunch& L);
 // Compares the recorded segments (all threads when `final`, else vector cores and Matmul threads)
 // and returns the lowest conflict as a report ("" = none); then marks them checked.
 std::string HzGmAnalyse(HazardLaunch &L, bool final);

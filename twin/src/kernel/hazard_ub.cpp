@@ -62,14 +62,18 @@ std::string SyncHint(int from, int to) {
 // DataCopy destinations need PipeBarrier<PIPE_MTE2>/<PIPE_MTE3>). Write after read within V is not a
 // hazard here: the pipe issues in order, so a later instruction's writes follow the earlier one's
 // operand reads (a twin assumption; the docs do not state it either way).
-[[noreturn]] void ReportSamePipe(const CoreContext &c, int p, size_t blk, bool write, bool otherWrite, const char *otherApi) {
-    const char *api = c.lastApi ? c.lastApi : "?";
+[[noreturn]] void ReportSamePipe(
+    const CoreContext& c, int p, size_t blk, bool write, bool otherWrite, const char* otherApi)
+{
+    const char* api = c.lastApi ? c.lastApi : "?";
     const std::string kind = otherWrite ? (write ? "write after write" : "read after write") : "write after read";
-    Violation(api, std::string("UB hazard ") + PipeName(p) + " -> " + PipeName(p) + " (" + kind + " in one pipe): " + api + " on pipe " +
-                       PipeName(p) + " " + (write ? "writes" : "reads") + " the 32-B UB block at offset " + std::to_string(blk * 32) + " that " +
-                       (otherApi ? otherApi : "?") + " on the same pipe " + (otherWrite ? "wrote" : "read") + ", with no PipeBarrier<PIPE_" +
-                       PipeName(p) + "> (or PIPE_ALL) in between (PipeBarrier docs: the barrier makes the reads and writes of the earlier "
-                       "instructions complete before the later ones run; without it the pipe overlaps them)");
+    Violation(
+        api, std::string("UB hazard ") + PipeName(p) + " -> " + PipeName(p) + " (" + kind + " in one pipe): " + api +
+                 " on pipe " + PipeName(p) + " " + (write ? "writes" : "reads") + " the 32-B UB block at offset " +
+                 std::to_string(blk * 32) + " that " + (otherApi ? otherApi : "?") + " on the same pipe " +
+                 (otherWrite ? "wrote" : "read") + ", with no PipeBarrier<PIPE_" + PipeName(p) +
+                 "> (or PIPE_ALL) in between (PipeBarrier docs: the barrier makes the reads and writes of the earlier "
+                 "instructions complete before the later ones run; without it the pipe overlaps them)");
 }
 
 }  // namespace
@@ -89,7 +93,8 @@ void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write)
     const bool samePipe = h.pipe == HzPipe::V || (write && h.pipe == HzPipe::MTE2);
     for (size_t b = b0; b <= b1; ++b) {
         HzBlock &k = h.blocks[b];
-        if (samePipe && k.wPipe == p && k.wEpoch > h.done[p] && k.wSeq != seq) ReportSamePipe(c, p, b, write, true, k.wApi);
+        if (samePipe && k.wPipe == p && k.wEpoch > h.done[p] && k.wSeq != seq)
+            ReportSamePipe(c, p, b, write, true, k.wApi);
         if (write)   // reads since the last write first (they are the most recent accesses)
             for (int q = 0; q < kHzPipes; ++q)
                 if (q != p && k.rEpoch[q] > clk[q]) Report(c, h, p, q, b, true, false, k.rApi[q]);
@@ -109,7 +114,8 @@ void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write)
 
 // SetFlag on pipe `src`: the flag carries src's clock (nothing when the site is dropped); src starts
 // a new epoch.
-void HzFlagSet(CoreContext &c, AscendC::HardEvent e, int32_t id, bool dropped) {
+void HzFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id, bool dropped)
+{
     HazardCore &h = *c.hz;
     const int src = Pipes().src[static_cast<int>(e)];
     uint32_t *t = h.tok[static_cast<int>(e)][id];
@@ -135,12 +141,14 @@ void HzFlagWait(CoreContext &c, AscendC::HardEvent e, int32_t id) {
     // epochs the flag covers have completed before its later instructions start.
     h.done[dst] = std::max(h.done[dst], t[dst]);
     const int src = Pipes().src[static_cast<int>(e)];
-    if (dst == static_cast<int>(HzPipe::S) && src >= 0) h.done[src] = std::max(h.done[src], t[src]);
+    if (dst == static_cast<int>(HzPipe::S) && src >= 0)
+        h.done[src] = std::max(h.done[src], t[src]);
 }
 
 // PipeBarrier<p>: p's instructions so far complete before its later ones (a new epoch of p).
-void HzPipeBarrier(CoreContext &c, HzPipe pipe) {
-    HazardCore &h = *c.hz;
+void HzPipeBarrier(CoreContext& c, HzPipe pipe)
+{
+    HazardCore& h = *c.hz;
     const int p = static_cast<int>(pipe);
     h.done[p] = h.cnt[p];
     h.clk[p][p] = ++h.cnt[p];

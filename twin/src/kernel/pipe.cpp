@@ -122,7 +122,8 @@ int QueueCore::IndexOf(const char *api, const void *addr) const {
 
 bool QueueCore::HasIdleBuffer() const { return std::find(state_.begin(), state_.end(), 0) != state_.end(); }
 
-uint8_t *QueueCore::Alloc(const char *api, const SyncLoc &loc) {
+uint8_t* QueueCore::Alloc(const char* api, const SyncLoc& loc)
+{
     auto &c = Core(api);
     CheckQueueLive(api, inited_, epoch_);
     for (size_t n = 0; n < bufs_.size(); ++n) {
@@ -147,7 +148,8 @@ uint8_t *QueueCore::Alloc(const char *api, const SyncLoc &loc) {
                        " buffers are allocated or enqueued (would block forever on the chip; missing FreeTensor?)");
 }
 
-void QueueCore::Free(const char *api, const void *addr, const SyncLoc &loc) {
+void QueueCore::Free(const char* api, const void* addr, const SyncLoc& loc)
+{
     auto &c = Core(api);
     const int i = IndexOf(api, addr);
     if (state_[i] == 0) Violation(api, "FreeTensor of a tensor that is not allocated (double free?)");
@@ -162,7 +164,8 @@ void QueueCore::Free(const char *api, const void *addr, const SyncLoc &loc) {
     --c.liveTensors[static_cast<int>(pos_)];
 }
 
-void QueueCore::EnQue(const char *api, const void *addr, const SyncLoc &loc) {
+void QueueCore::EnQue(const char* api, const void* addr, const SyncLoc& loc)
+{
     auto &c = Core(api);
     const int i = IndexOf(api, addr);
     if (state_[i] != 1) Violation(api, state_[i] == 2 ? "tensor is already enqueued" : "EnQue of a tensor that is not allocated");
@@ -178,7 +181,8 @@ void QueueCore::EnQue(const char *api, const void *addr, const SyncLoc &loc) {
     fifo_.push_back(i);
 }
 
-uint8_t *QueueCore::DeQue(const char *api, const SyncLoc &loc) {
+uint8_t* QueueCore::DeQue(const char* api, const SyncLoc& loc)
+{
     auto &c = Core(api);
     CheckQueueLive(api, inited_, epoch_);
     if (fifo_.empty()) Violation(api, "DeQue on an empty queue (would hang on the chip)");

@@ -14,7 +14,8 @@ static void CheckId(const char *api, int32_t id) {
     if (id < 0 || id >= AscendC::kTwinEventIdsPerEvent) Violation(api, "eventID must be in [0, 7]; got " + std::to_string(id));
 }
 
-void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id, const SyncLoc &loc) {
+void FlagSet(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc)
+{
     CheckId(api, id);
     bool &set = c.flagSet[static_cast<int>(e)][id];
     if (set)
@@ -23,19 +24,23 @@ void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id, 
                            "PIPE_ALL barrier; SetFlag/WaitFlag docs) and its WaitFlag would consume the other owner's flag");
     set = true;
     c.flagSetBy[static_cast<int>(e)][id] = api;
-    if (c.hz != nullptr) HzFlagSet(c, e, id, HzSiteSetDropped(c, api, loc, e, id));
+    if (c.hz != nullptr)
+        HzFlagSet(c, e, id, HzSiteSetDropped(c, api, loc, e, id));
     TlFlagSet(c, e, id);
 }
 
-void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id, const SyncLoc &loc) {
+void FlagWait(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc)
+{
     CheckId(api, id);
     bool &set = c.flagSet[static_cast<int>(e)][id];
     if (!set) Violation(api, std::string("WaitFlag") + FlagName(e, id) + " on a flag that is not set: without a matching SetFlag (would hang on the chip)");
     set = false;
     TlFlagWait(c, e, id);
-    if (c.hz == nullptr) return;
+    if (c.hz == nullptr)
+        return;
     HzSiteConsumed(c, e, id, loc.file != nullptr);
-    if (!HzSiteDropped(c, api, loc, HardEventName(e))) HzFlagWait(c, e, id);
+    if (!HzSiteDropped(c, api, loc, HardEventName(e)))
+        HzFlagWait(c, e, id);
 }
 
 void FlagWaitQuiet(CoreContext &c, AscendC::HardEvent e, int32_t id) {

@@ -75,7 +75,7 @@ struct CoreContext {
     // hazard checker (twin/kernel/hazard.h): nullptr when off; the API last entered (for its reports)
     HazardCore *hz = nullptr;
     const char *lastApi = nullptr;
-    uint32_t apiSeq = 0;           // API calls entered so far (Core()): tells instructions of one pipe apart
+    uint32_t apiSeq = 0;        // API calls entered so far (Core()): tells instructions of one pipe apart
     TimelineCore* tl = nullptr; // per-pipe timeline (twin/kernel/pipe_timeline.h); nullptr: not costed
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;

@@ -67,23 +67,23 @@ void HazardBarrierLeave(CoreContext &c, int barrier);
 // Marks the SyncAll in flight on this core as a dropped site (TWIN_DROP_SYNC) for the hooks above.
 class HzBarrierDropScope {
 public:
-    HzBarrierDropScope(CoreContext &c, bool dropped);
+    HzBarrierDropScope(CoreContext& c, bool dropped);
     ~HzBarrierDropScope();
-    HzBarrierDropScope(const HzBarrierDropScope &) = delete;
-    HzBarrierDropScope &operator=(const HzBarrierDropScope &) = delete;
+    HzBarrierDropScope(const HzBarrierDropScope&) = delete;
+    HzBarrierDropScope& operator=(const HzBarrierDropScope&) = delete;
 
 private:
-    HazardCore *hz_;
+    HazardCore* hz_;
 };
 // After every core has finished: the final comparison; returns the report ("" = none).
 std::string HazardLaunchEnd(HazardLaunch *hl);
 
 // ---- UB (pipes of one core) -------------------------------------------------------------------
 void HzUbAccess(const CoreContext &c, const void *p, size_t bytes, bool write);
-void HzFlagSet(CoreContext &c, AscendC::HardEvent e, int32_t id, bool dropped = false);
+void HzFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id, bool dropped = false);
 void HzFlagWait(CoreContext &c, AscendC::HardEvent e, int32_t id);
 void HzPipeBarrierAll(CoreContext &c);
-void HzPipeBarrier(CoreContext &c, HzPipe p);   // PipeBarrier<PIPE_V/MTE2/MTE3/S>: in-pipe order
+void HzPipeBarrier(CoreContext& c, HzPipe p); // PipeBarrier<PIPE_V/MTE2/MTE3/S>: in-pipe order
 
 // Sets the pipe of the UB accesses of one API call (default V) and restores it at scope end.
 class HzPipeScope {
@@ -103,8 +103,8 @@ void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bo
 // Matmul request of this AIV: accesses until HzMatmulEnd belong to its Matmul thread; `atomicOp` is
 // the IterateAll enAtomic (1 add, 2 max, 3 min). `completed` = the AIV waits for the result now.
 // `dropped` (TWIN_DROP_SYNC on the IterateAll site): neither the request nor the completion orders.
-void HzMatmulBegin(CoreContext &c, uint8_t atomicOp, bool dropped = false);
-void HzMatmulEnd(CoreContext &c, bool completed, bool dropped = false);
+void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped = false);
+void HzMatmulEnd(CoreContext& c, bool completed, bool dropped = false);
 void HzMatmulWait(CoreContext &c);   // WaitIterateAll: completion of the pending request
 // Accesses inside the scope are not recorded (library workspaces used by the twin's own protocols).
 class HzGmSuppress {

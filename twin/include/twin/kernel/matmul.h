@@ -278,9 +278,10 @@ public:
 
     template <bool sync = true>
     // trailing file/line: twin-only call-site parameters (twin/kernel/sync_site.h)
-    __aicore__ inline void IterateAll(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
-                                      bool waitIterateAll = false, bool fakeMsg = false, const char *file = __builtin_FILE(),
-                                      int line = __builtin_LINE()) {
+    __aicore__ inline void IterateAll(
+        const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, bool waitIterateAll = false,
+        bool fakeMsg = false, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
         (void)enSequentialWrite;
         (void)fakeMsg;
         const char *api = "Matmul::IterateAll";
@@ -292,22 +293,24 @@ public:
         shape_.Validate(api, transA_, transB_, MM_CFG.intrinsicsCheck);
         client_->Message("Matmul::IterateAll (KFC client message)");
         const bool hzDropped = twin::kernel::HzSiteDropped(c, api, {file, line});
-        twin::kernel::HzMatmulBegin(c, enAtomic, hzDropped);   // the cube's accesses belong to this AIV's Matmul thread
+        twin::kernel::HzMatmulBegin(c, enAtomic, hzDropped); // the cube's accesses belong to this AIV's Matmul thread
         twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
                                                                gm.TwinAddr(), enAtomic);
-        twin::kernel::HzMatmulEnd(c, sync, hzDropped);         // sync: the AIV waits for the result here
+        twin::kernel::HzMatmulEnd(c, sync, hzDropped); // sync: the AIV waits for the result here
         if (sync)
             twin::kernel::TlMatmulWait(c);
         pendingAsync_ = !sync && waitIterateAll;
         if (!sync && !waitIterateAll) pendingAsync_ = false;
     }
-    __aicore__ inline void WaitIterateAll(const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    __aicore__ inline void WaitIterateAll(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
         Caller("Matmul::WaitIterateAll");
         if (!pendingAsync_)
             twin::kernel::Violation("Matmul::WaitIterateAll", "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
         pendingAsync_ = false;
-        auto &c = twin::kernel::Core("Matmul::WaitIterateAll");
-        if (!twin::kernel::HzSiteDropped(c, "Matmul::WaitIterateAll", {file, line})) twin::kernel::HzMatmulWait(c);
+        auto& c = twin::kernel::Core("Matmul::WaitIterateAll");
+        if (!twin::kernel::HzSiteDropped(c, "Matmul::WaitIterateAll", {file, line}))
+            twin::kernel::HzMatmulWait(c);
         twin::kernel::TlMatmulWait(c);
     }
     __aicore__ inline void End() {

@@ -27,8 +27,8 @@ inline void CheckEventOnCore(const char *api, const CoreContext &c, AscendC::Har
 // Flag state transitions (src/kernel/sync_flags.cpp); `api` names the caller in reports (user
 // SetFlag/WaitFlag, a queue operation, the Matmul client); `loc` is the kernel call site (none for the
 // twin's library internals), see twin/kernel/sync_site.h.
-void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id, const SyncLoc &loc = SyncLoc());
-void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id, const SyncLoc &loc = SyncLoc());
+void FlagSet(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc = SyncLoc());
+void FlagWait(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc = SyncLoc());
 // Clears a flag if set, never reports (destructors: TPipe, TBufPool, the Matmul client on unwind).
 void FlagWaitQuiet(CoreContext &c, AscendC::HardEvent e, int32_t id);
 void CheckFlagsAtKernelEnd(CoreContext &c);
@@ -44,56 +44,76 @@ namespace AscendC {
 // The trailing `file`/`line` parameters of the synchronisation calls are twin-only (kernel call
 // sites for the hazard checker's TWIN_DROP_SYNC / TWIN_SYNC_SITES, twin/kernel/sync_site.h).
 template <HardEvent event>
-__aicore__ inline void SetFlag(int32_t eventID, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+__aicore__ inline void SetFlag(int32_t eventID, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("SetFlag");
     twin::kernel::CheckEventOnCore("SetFlag", c, event);
     twin::kernel::FlagSet("SetFlag", c, event, eventID, {file, line});
 }
 
 template <HardEvent event>
-__aicore__ inline void WaitFlag(int32_t eventID, const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+__aicore__ inline void WaitFlag(int32_t eventID, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("WaitFlag");
     twin::kernel::CheckEventOnCore("WaitFlag", c, event);
     twin::kernel::FlagWait("WaitFlag", c, event, eventID, {file, line});
 }
 
 namespace twin_detail {
-constexpr const char *PipeTypeName(pipe_t p) {
-    return p == PIPE_S ? "PIPE_S" : p == PIPE_V ? "PIPE_V" : p == PIPE_M ? "PIPE_M" : p == PIPE_MTE1 ? "PIPE_MTE1" : p == PIPE_MTE2 ? "PIPE_MTE2"
-         : p == PIPE_MTE3 ? "PIPE_MTE3" : p == PIPE_FIX ? "PIPE_FIX" : p == PIPE_ALL ? "PIPE_ALL" : "PIPE_?";
+constexpr const char* PipeTypeName(pipe_t p)
+{
+    return p == PIPE_S    ? "PIPE_S" :
+           p == PIPE_V    ? "PIPE_V" :
+           p == PIPE_M    ? "PIPE_M" :
+           p == PIPE_MTE1 ? "PIPE_MTE1" :
+           p == PIPE_MTE2 ? "PIPE_MTE2" :
+           p == PIPE_MTE3 ? "PIPE_MTE3" :
+           p == PIPE_FIX  ? "PIPE_FIX" :
+           p == PIPE_ALL  ? "PIPE_ALL" :
+                            "PIPE_?";
 }
-}  // namespace twin_detail
+} // namespace twin_detail
 
 // PipeBarrier<PIPE_ALL> joins all pipes; PipeBarrier<PIPE_V/MTE2/MTE3> orders that pipe's later
 // instructions after its earlier ones (the hazard checker's in-pipe rule).
 template <pipe_t pipe>
-__aicore__ inline void PipeBarrier(const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+__aicore__ inline void PipeBarrier(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("PipeBarrier");
     twin::kernel::CheckPipeOnCore("PipeBarrier", c, pipe);
     if (pipe == PIPE_ALL)
         twin::kernel::TlPipeBarrierAll(c);
-    if (c.hz == nullptr || twin::kernel::HzSiteDropped(c, "PipeBarrier", {file, line}, twin_detail::PipeTypeName(pipe))) return;
-    if (pipe == PIPE_ALL) twin::kernel::HzPipeBarrierAll(c);
-    else if (pipe == PIPE_V) twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::V);
-    else if (pipe == PIPE_MTE2) twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::MTE2);
-    else if (pipe == PIPE_MTE3) twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::MTE3);
+    if (c.hz == nullptr || twin::kernel::HzSiteDropped(c, "PipeBarrier", {file, line}, twin_detail::PipeTypeName(pipe)))
+        return;
+    if (pipe == PIPE_ALL)
+        twin::kernel::HzPipeBarrierAll(c);
+    else if (pipe == PIPE_V)
+        twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::V);
+    else if (pipe == PIPE_MTE2)
+        twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::MTE2);
+    else if (pipe == PIPE_MTE3)
+        twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::MTE3);
 }
 
 // Hard SyncAll starts with PipeBarrier<PIPE_ALL> (8.1.RC1 dav_c220 SyncAllImpl): all pipes of the
 // core drain before the cross-core barrier (an ordering edge for the hazard checker). A dropped site
 // still blocks (the run stays deterministic) but orders nothing.
 template <bool isAIVOnly = true>
-__aicore__ inline void SyncAll(const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+__aicore__ inline void SyncAll(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("SyncAll");
     const bool dropped = twin::kernel::HzSiteDropped(c, "SyncAll", {file, line});
-    if (c.hz != nullptr && !dropped) twin::kernel::HzPipeBarrierAll(c);
+    if (c.hz != nullptr && !dropped)
+        twin::kernel::HzPipeBarrierAll(c);
     twin::kernel::HzBarrierDropScope drop(c, dropped);
     twin::kernel::HardSyncAll("SyncAll", isAIVOnly, 0);
 }
 
 template <bool isAIVOnly = true>
-__aicore__ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace, const int32_t usedCores = 0,
-                               const char *file = __builtin_FILE(), int line = __builtin_LINE()) {
+__aicore__ inline void SyncAll(
+    const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, const int32_t usedCores = 0,
+    const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("SyncAll(soft)");
     const uint32_t n = usedCores > 0 ? static_cast<uint32_t>(usedCores) : c.blockNum * (c.taskRatio ? c.taskRatio : 1);
     {
@@ -102,7 +122,8 @@ __aicore__ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const L
     }
     if (ubWorkspace.TwinAddr() == nullptr) twin::kernel::Violation("SyncAll(soft)", "ubWorkspace is not allocated");
     const bool dropped = twin::kernel::HzSiteDropped(c, "SyncAll(soft)", {file, line});
-    if (c.hz != nullptr && !dropped) twin::kernel::HzPipeBarrierAll(c);
+    if (c.hz != nullptr && !dropped)
+        twin::kernel::HzPipeBarrierAll(c);
     twin::kernel::HzBarrierDropScope drop(c, dropped);
     twin::kernel::HardSyncAll("SyncAll(soft)", isAIVOnly, usedCores > 0 ? static_cast<uint32_t>(usedCores) : 0);
 }
