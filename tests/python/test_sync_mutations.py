@@ -207,7 +207,13 @@ def test_every_kernel_sync_site_is_needed(tmp_path):
     sites, stacks = _list_sites(tmp_path)
     files = {k.split(":")[0] for k in sites}
     assert "op_kernel/deformable_conv2d_backward.cpp" in files, f"no SyncAll site found: {sorted(files)}"
-    mutations = _mutations(sites, stacks, _kernel_callers(sites, stacks))
+    callers = _kernel_callers(sites, stacks)
+    helpers = [k for k in sites if stacks[k.split("#")[0]] > 1]
+    if helpers and not callers:
+        pytest.skip("the kernel library has no debug info or addr2line is missing: helper call stacks "
+                    "(PipeSync) cannot be mapped to kernel lines (build with cmake/twin_op.cmake's -g, "
+                    "installed unstripped)")
+    mutations = _mutations(sites, stacks, callers)
     inputs = {}
     unreported, table = [], []
     for name, (key, kind, cases) in mutations.items():
