@@ -8,9 +8,10 @@ TWIN_DROP_SYNC=<site> keeps the run executing (flags, barriers and queues behave
 that site's ordering edge from the hazard checker.
 
 The test runs a small case matrix that covers the kernel's paths (fp32/fp16/bf16, modulated and
-DCNv1, groups and deformable groups, the stage-2 window with GM fallback, 1, 2 and all vector cores),
-collects every op_kernel/ site, then runs each site dropped on the cheapest case that hits it and
-asserts that the hazard checker reports it. Sites are discovered at run time, so the test follows
+DCNv1, groups and deformable groups, kernel-point chunks (K > 64), the stage-2 window with GM fallback,
+1, 2 and all vector cores),
+collects every op_kernel/ site, then runs each site dropped on the first cases that hit it (at most
+MAX_CASES_PER_MUTATION) and asserts that the hazard checker reports it. Sites are discovered at run time, so the test follows
 whatever kernel is on main.
 
 Granularity: a site is "file:line" (dropping it = deleting that line from the source: every
@@ -26,9 +27,11 @@ import pytest
 
 from test_kernel_common import Case, make_inputs, require_twin, run_twin, set_vector_cores
 
-# (dtype, case, vector cores; 0 = the whole chip). Small shapes: every case runs in ~0.1 s.
+# (dtype, case, vector cores; 0 = the whole chip). Small shapes: every case runs in 0.1-0.3 s.
 MATRIX = [
     ("float32", Case("f32_mod", 1, 8, 8, 5, 5), 0),
+    # K = 65 > 64: kernel-point chunks (kt 64 + 1), the order tables are rebuilt inside a tile loop
+    ("float32", Case("f32_k65_chunks", 1, 8, 4, 2, 68, kh=1, kw=65, padding=(0, 0, 0, 0)), 0),
     ("float16", Case("f16_g2_dg2", 1, 8, 8, 5, 5, groups=2, dg=2), 0),
     ("bfloat16", Case("bf16_v1", 1, 8, 8, 5, 5, modulated=False), 0),
     ("float32", Case("f32_v1_dg2", 2, 8, 4, 5, 5, dg=2, modulated=False), 0),
