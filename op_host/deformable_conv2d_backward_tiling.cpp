@@ -90,8 +90,18 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_wTileN(w.wTileN); td.set_wSplitK(w.wSplitK); td.set_wChunkK(w.wChunkK);
     td.set_winOutRows(w.winOutRows); td.set_winOutCols(w.winOutCols);
     td.set_winRows(w.winRows); td.set_winCols(w.winCols);
+    td.set_chunkImgs(w.chunkImgs);
+    td.set_chunkOutRows(w.chunkOutRows);
+    td.set_chunkOutCols(w.chunkOutCols);
+    td.set_chunkPix(w.chunkPix);
+    td.set_chunkRows(w.chunkRows);
+    td.set_pixChunks(w.pixChunks);
+    td.set_numChunks(w.numChunks);
     const dcn::WorkspaceLayout &ws = plan.ws;
-    td.set_wsXt(ws.xt); td.set_wsGiacc(ws.giacc); td.set_wsG(ws.g); td.set_wsWp(ws.wp); td.set_wsGot(ws.got);
+    td.set_wsXt(ws.xt);
+    td.set_wsGiacc(ws.giacc);
+    td.set_wsG(ws.g);
+    td.set_wsGot(ws.got);
     td.set_wsDcol(ws.dcol); td.set_wsGw(ws.gw); td.set_wsPart(ws.part); td.set_wsUserBytes(ws.userBytes);
     td.set_usedVecCores(plan.cores.usedVecCores);
     td.set_modulated(args.modulated ? 1U : 0U);
@@ -114,9 +124,11 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     platform_ascendc::PlatformAscendC plat(context->GetPlatformInfo());
 
     // Step 3: cores, work split, UB budget, workspace layout (pure; tests/op_host/test_tiling_plan.cpp).
+    uint64_t hbm = 0;
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::HBM, hbm);
     dcn::TilingPlan plan;
     std::string error;
-    if (!dcn::MakeTilingPlan(shape, PlatformOf(plat), plan, error)) {
+    if (!dcn::MakeTilingPlan(shape, PlatformOf(plat), plan, error, dcn::WsBudgetForHbm(hbm))) {
         return Fail(error);
     }
 
@@ -124,7 +136,7 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     FillTilingData(args, shape, plan, td);
     // Step 5: matmul tilings of one output tile each (org shapes = the full matrices).
     const int64_t howo = shape.ho * shape.wo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
-    const int64_t coutG = shape.cout / shape.groups, ka = shape.n * howo;
+    const int64_t coutG = shape.cout / shape.groups, ka = plan.split.chunkRows; // Ka of one pixel chunk
     const dcn::WorkSplit &w = plan.split;
     const uint32_t usedAiv = plan.cores.usedVecCores;
     if (!MatmulTiling(plat, mmType, usedAiv, howo, kcg, coutG, w.gTileM, w.gTileN, coutG, td.gMatmul)) {
@@ -147,8 +159,6 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     context->SetTilingKey(shape.key);
     context->SetScheduleMode(1);  // batch mode: the kernel's SyncAll needs every core resident (SyncAll docs)
     // The workspace must fit the device memory (a larger request can never be allocated).
-    uint64_t hbm = 0;
-    plat.GetCoreMemSize(platform_ascendc::CoreMemType::HBM, hbm);
     uint64_t wsTotal = 0;
     if (!dcn::CheckedAdd(plan.ws.userBytes, static_cast<uint64_t>(plat.GetLibApiWorkSpaceSize()), &wsTotal) ||
         (hbm > 0 && wsTotal > hbm)) {

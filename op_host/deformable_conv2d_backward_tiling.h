@@ -13,10 +13,23 @@
 //               (never for wide blocks)
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
 //   pixelTile = max(1, min(HoWo, R / min(K, 64)))     stage-2 pixels per tile, R = 64 sample points (32 wide)
-//   pixelBands = min(8, HoWo, ceil(48 / (N*numBlocks))) output-pixel bands per (image, block); band j
-//                covers pixels [j*bandLen, (j+1)*bandLen), bandLen = ceil(HoWo/pixelBands) (48 = a constant
-//                target of stage-2 units, not the core count). Each band scatters into its own grad_input
-//                accumulator plane; stage 3 adds the planes in band order.
+//   workspace budget WB = WsBudgetForHbm(HBM) = 60 MiB on every A2/A3 part (min(60 MiB, HBM/512); a plan
+//                input), shared by the grad_input band planes beyond the first and the chunk regions:
+//   pixelBands   wanted = min(8, HoWo, ceil(48 / (N*numBlocks))) (48 = a constant target of stage-2 units, not
+//                the core count); extra = min(wanted - 1, (WB - WB/5) / (N*H*W*Cin*4)) planes beyond the first;
+//                chunk budget B = WB - extra*N*H*W*Cin*4; pixelBands = ceil(chunkPix/bandLen) with
+//                bandLen = ceil(chunkPix / min(1 + extra, chunkPix)). Band j of a chunk covers its pixels
+//                [q0 + j*bandLen, ...) of each image; each band scatters into its own grad_input accumulator
+//                plane (the same plane in every chunk, chunks in order); stage 3 adds the planes in band order.
+//   pixel chunks (the kernel's stage loop; PlanChunks):
+//                rowBytes = K*Cin*(4+E) + Cout*E + numBlocks*3*K*4, rowsBudget = max(1, (B - B/4) / rowBytes).
+//                N*HoWo <= rowsBudget: one chunk (all images, all pixels). Else pix = min(HoWo, max(rowsBudget/N,
+//                min(rowsBudget, 256))) pixels per image, as whole output rows (chunkOutRows = pix/Wo) when
+//                pix >= Wo, else chunkOutCols = pix columns of one row; chunkPix = chunkOutRows*chunkOutCols,
+//                chunkImgs = min(N, max(1, rowsBudget/chunkPix)), chunkRows = chunkImgs*chunkPix,
+//                pixChunks = ceil(Ho/chunkOutRows)*ceil(Wo/chunkOutCols), numChunks = ceil(N/chunkImgs)*pixChunks.
+//                Chunk c = image group c / pixChunks x pixel chunk c % pixChunks (row-major); its pixels are one
+//                contiguous range [q0, q0+qLen) of every image of the group.
 //   winOutRows x winOutCols, winRows x winCols: stage-2 UB window (PlanWindow). A window of R x C output
 //                pixels reaches Ry = (R-1)*strideH + (KH-1)*dilationH + 1 + 2*kWindowMargin input rows and
 //                Cx = (C-1)*strideW + (KW-1)*dilationW + 1 + 2*kWindowMargin input columns (clipped to H, W);
@@ -26,10 +39,14 @@
 //                (not below kWindowMinBlockC) while the window covers fewer than kWindowMinOut output pixels
 //                and the narrower block's window covers more. Corners in the window are read from / added into
 //                UB; the window's grad_input is added to the unit's accumulator plane once per window.
-//   stage-1 G matmul tiles:   gTileM x gTileN = min(HoWo,128) x min(K*CinG,256) over [HoWo, K*CinG] per (n, group)
-//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group,
-//                             Ka = N*HoWo split in wSplitK chunks of wChunkK = min(Ka, 2048) rows (partials
-//                             summed in chunk order in stage 3)
+//   stage-1 G matmul tiles:   gTileM x gTileN = min(chunkPix,128) x min(K*CinG,256) over [qLen, K*CinG] per
+//                             (image of the chunk, group)
+//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group;
+//                             a chunk's rows (<= chunkRows) are split in Ka chunks of wChunkK rows, partial s into
+//                             slot s: wSplitK = min(ceil(chunkRows/2048), 1 + (B/4) / (Cout*CinG*K*4)),
+//                             wChunkK = ceil(chunkRows/wSplitK). Slot 0 is the grad_weight accumulator (written by
+//                             chunk 0, atomically added to by later chunks); slots >= 1 are added to it in slot
+//                             order in the next phase.
 //   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
 //   usedVecCores); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedVecCores, ...).
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
@@ -38,17 +55,22 @@
 // UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 128 KiB, stage 3 ~160 KiB,
 //   stage 2 <= ~181 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
-// User workspace (bytes; every region rounded up to 512 B, in this order):
-//   xt     N*H*W*Cin*4            input as [N,H,W,Cin] fp32
-//   giacc  pixelBands*N*H*W*Cin*4 grad_input accumulator planes [band][N,H,W,Cin] fp32
-//   g      N*HoWo*K*Cin*4         dL/dD as [N][groups][HoWo][K][CinG] fp32
-//   wp     Cout*CinG*K*E          weight as [groups][CoutG][K][CinG] (T)
-//   got    N*HoWo*Cout*E          grad_output as [groups][N*HoWo][CoutG] (T)
-//   dcol   N*HoWo*Cin*K*E         offsetOut as [groups][N*HoWo][CinG*K] (T)
-//   gw     wSplitK*Cout*CinG*K*4  grad_weight partials fp32
-//   part   N*numBlocks*3*K*HoWo*4 per-block partial offset/mask gradients fp32
-// Total workspace = GetLibApiWorkSpaceSize() + sum of the regions; the same formula in Python is
-// tests/python/test_kernel_common.workspace_formula, checked by tests/python/test_workspace.py.
+// User workspace (bytes; every region rounded up to 512 B, in this order). R = chunkRows (one chunk;
+// rows r = image-in-chunk * qLen + pixel-in-chunk), X = 0 for fp32 I/O (the input copy then lives in the
+// grad_input output, NHWC fp32, overwritten only by the final stage), N otherwise:
+//   xt     X*H*W*Cin*4              input as [N,H,W,Cin] fp32
+//   giacc  pixelBands*N*H*W*Cin*4   grad_input accumulator planes [band][N,H,W,Cin] fp32
+//   g      R*K*Cin*4                dL/dD of the chunk as [image][groups][chunkPix][K][CinG] fp32
+//   got    R*Cout*E                 grad_output of the chunk as [groups][R][CoutG] (T)
+//   dcol   R*Cin*K*E                offsetOut of the chunk as [groups][R][CinG*K] (T)
+//   gw     wSplitK*Cout*CinG*K*4    grad_weight accumulator (slot 0) and the chunk's Ka partials fp32
+//   part   R*numBlocks*3*K*4        per-block partial offset/mask gradients of the chunk
+//                                   [image][block][3][K][chunkPix] fp32
+// The weight rearranged as [groups][CoutG][K][CinG] (T) lives in the grad_weight output until the final
+// stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 7*512 for
+// fp32 (16-bit I/O adds the N*H*W*Cin*4 input copy). Total workspace = GetLibApiWorkSpaceSize() + sum of the
+// regions; the same formula in Python is tests/python/test_kernel_common.workspace_formula, checked by
+// tests/python/test_workspace.py.
 #ifndef DEFORMABLE_CONV2D_BACKWARD_TILING_H
 #define DEFORMABLE_CONV2D_BACKWARD_TILING_H
 
@@ -101,11 +123,17 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(int64_t, winOutCols);
     TILING_DATA_FIELD_DEF(int64_t, winRows);
     TILING_DATA_FIELD_DEF(int64_t, winCols);
+    TILING_DATA_FIELD_DEF(int64_t, chunkImgs);
+    TILING_DATA_FIELD_DEF(int64_t, chunkOutRows);
+    TILING_DATA_FIELD_DEF(int64_t, chunkOutCols);
+    TILING_DATA_FIELD_DEF(int64_t, chunkPix);
+    TILING_DATA_FIELD_DEF(int64_t, chunkRows);
+    TILING_DATA_FIELD_DEF(int64_t, pixChunks);
+    TILING_DATA_FIELD_DEF(int64_t, numChunks);
     // ---- 64-bit: user-workspace byte offsets (from the user workspace base)
     TILING_DATA_FIELD_DEF(uint64_t, wsXt);
     TILING_DATA_FIELD_DEF(uint64_t, wsGiacc);
     TILING_DATA_FIELD_DEF(uint64_t, wsG);
-    TILING_DATA_FIELD_DEF(uint64_t, wsWp);
     TILING_DATA_FIELD_DEF(uint64_t, wsGot);
     TILING_DATA_FIELD_DEF(uint64_t, wsDcol);
     TILING_DATA_FIELD_DEF(uint64_t, wsGw);

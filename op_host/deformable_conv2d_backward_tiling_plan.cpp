@@ -122,7 +122,13 @@ bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &er
     return true;
 }
 
-WorkSplit PlanWorkSplit(const TilingShape &s, uint64_t ubLimit)
+uint64_t WsBudgetForHbm(uint64_t hbmBytes)
+{
+    const uint64_t full = static_cast<uint64_t>(kWsBudget);
+    return hbmBytes == 0 ? full : std::min(full, hbmBytes / static_cast<uint64_t>(kHbmPerWsBudget));
+}
+
+WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudget)
 {
     WorkSplit w;
     const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
@@ -150,19 +156,65 @@ WorkSplit PlanWorkSplit(const TilingShape &s, uint64_t ubLimit)
     w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
     w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
     w.pixelTile = PixelTile(s, w.blockC);
-    // Pixel bands: enough stage-2 units for a full chip (a constant target, not the core count).
-    const int64_t bands = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, s.n * w.numBlocks))});
-    w.bandLen = CeilDiv(howo, bands);
-    w.pixelBands = CeilDiv(howo, w.bandLen);  // no empty band
-    // Stage 1 matmul tiles and grad_weight Ka chunks.
-    const int64_t kcg = k * cinG, ka = s.n * howo;
-    w.gTileM = std::min(howo, kGTileM);
+    // Pixel bands: enough stage-2 units for a full chip (a constant target, not the core count). Each
+    // band plane beyond the first (N*H*W*Cin fp32) comes out of the workspace budget, which leaves at
+    // least budget / kChunkShareDiv to the chunk regions; the chunks take the rest.
+    const uint64_t plane = static_cast<uint64_t>(s.n) * static_cast<uint64_t>(s.h) * static_cast<uint64_t>(s.w) *
+                           static_cast<uint64_t>(s.cin) * 4;
+    const int64_t wanted = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, s.n * w.numBlocks))});
+    const uint64_t bandRoom = wsBudget - wsBudget / static_cast<uint64_t>(kChunkShareDiv);
+    const int64_t extraPlanes = std::min(wanted - 1, static_cast<int64_t>(bandRoom / plane));
+    const uint64_t chunkBudget = wsBudget - static_cast<uint64_t>(extraPlanes) * plane;
+    PlanChunks(s, chunkBudget, w);
+    const int64_t bands = std::min(1 + extraPlanes, w.chunkPix);
+    w.bandLen = CeilDiv(w.chunkPix, bands);
+    w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
+    // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0
+    // is the grad_weight accumulator itself), as many as kWChunkK-row chunks need while the slots beyond
+    // the first fit a quarter of the chunk budget (then the chunks grow instead).
+    const int64_t kcg = k * cinG;
+    w.gTileM = std::min(w.chunkPix, kGTileM);
     w.gTileN = std::min(kcg, kGTileN);
     w.wTileM = std::min(coutG, kWTileM);
     w.wTileN = std::min(kcg, kWTileN);
-    w.wChunkK = std::min(ka, kWChunkK);
-    w.wSplitK = CeilDiv(ka, w.wChunkK);
+    const int64_t slotBytes = s.cout * kcg * 4;
+    const int64_t slots = 1 + static_cast<int64_t>((chunkBudget / 4) / static_cast<uint64_t>(slotBytes));
+    const int64_t split = std::min(CeilDiv(w.chunkRows, kWChunkK), slots);
+    w.wChunkK = CeilDiv(w.chunkRows, split);
+    w.wSplitK = CeilDiv(w.chunkRows, w.wChunkK);
     return w;
+}
+
+void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)
+{
+    // Bytes per chunk row (one output pixel of one image): G (K*Cin fp32), dcol (K*Cin T), got (Cout T) and
+    // the offset/mask partials (numBlocks*3*K fp32). Three quarters of the budget go to rows, one quarter
+    // to the grad_weight partial slots (PlanWorkSplit).
+    const int64_t k = s.kh * s.kw, howo = s.ho * s.wo;
+    const int64_t rowBytes = k * s.cin * (4 + s.elt) + s.cout * s.elt + w.numBlocks * 3 * k * 4;
+    const int64_t rowsBudget =
+        std::max<int64_t>(1, static_cast<int64_t>((chunkBudget - chunkBudget / 4) / static_cast<uint64_t>(rowBytes)));
+    int64_t pix = howo;
+    if (s.n * howo > rowsBudget) {
+        // as many images as keep kChunkMinPix pixels each (more images = more stage-2 units), whole rows
+        // when a row fits, else a piece of one row
+        pix = std::min(howo, std::max(rowsBudget / s.n, std::min(rowsBudget, kChunkMinPix)));
+    }
+    if (pix >= howo) {
+        w.chunkOutRows = s.ho;
+        w.chunkOutCols = s.wo;
+    } else if (pix >= s.wo) {
+        w.chunkOutRows = pix / s.wo;
+        w.chunkOutCols = s.wo;
+    } else {
+        w.chunkOutRows = 1;
+        w.chunkOutCols = pix;
+    }
+    w.chunkPix = w.chunkOutRows * w.chunkOutCols;
+    w.chunkImgs = std::min(s.n, std::max<int64_t>(1, rowsBudget / w.chunkPix));
+    w.chunkRows = w.chunkImgs * w.chunkPix;
+    w.pixChunks = CeilDiv(s.ho, w.chunkOutRows) * CeilDiv(s.wo, w.chunkOutCols);
+    w.numChunks = CeilDiv(s.n, w.chunkImgs) * w.pixChunks;
 }
 
 void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
@@ -193,7 +245,9 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
 {
     // Every size product and the running offset overflow-checked (dcn_checked_math.h): caller sizes
     // that pass the contract can still make a region exceed 2^64 bytes.
-    const int64_t hw = s.h * s.w, howo = s.ho * s.wo, k = s.kh * s.kw, cinG = s.cin / s.groups;
+    const int64_t hw = s.h * s.w, k = s.kh * s.kw, cinG = s.cin / s.groups;
+    // fp32 I/O: the input copy xt lives in the grad_input output (written only by the final stage)
+    const int64_t xtImages = s.key == DCN_TILING_KEY_FLOAT32 ? 0 : s.n;
     WorkspaceLayout ws;
     uint64_t off = 0;
     auto region = [&off, &ws](std::initializer_list<int64_t> factors) {
@@ -203,28 +257,28 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
                   CheckedAdd(off, bytes, &off);
         return at;
     };
-    ws.xt = region({s.n, hw, s.cin, 4});
+    ws.xt = region({xtImages, hw, s.cin, 4});
     ws.giacc = region({w.pixelBands, s.n, hw, s.cin, 4});
-    ws.g = region({s.n, howo, k, s.cin, 4});
-    ws.wp = region({s.cout, cinG, k, s.elt});
-    ws.got = region({s.n, howo, s.cout, s.elt});
-    ws.dcol = region({s.n, howo, s.cin, k, s.elt});
+    ws.g = region({w.chunkRows, k, s.cin, 4});
+    ws.got = region({w.chunkRows, s.cout, s.elt});
+    ws.dcol = region({w.chunkRows, s.cin, k, s.elt});
     ws.gw = region({w.wSplitK, s.cout, cinG, k, 4});
-    ws.part = region({s.n, w.numBlocks, 3, k, howo, 4});
+    ws.part = region({w.chunkRows, w.numBlocks, 3, k, 4});
     ws.userBytes = off;
     return ws;
 }
 
-bool MakeTilingPlan(const TilingShape &shape, const TilingPlatform &platform, TilingPlan &plan, std::string &error)
+bool MakeTilingPlan(
+    const TilingShape& shape, const TilingPlatform& platform, TilingPlan& plan, std::string& error, uint64_t wsBudget)
 {
     if (!PlanCores(platform, plan.cores, error)) {
         return false;
     }
     const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
-    plan.split = PlanWorkSplit(shape, ubLimit);
-    const int64_t howo = shape.ho * shape.wo, ka = shape.n * howo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
-    if (ka > INT32_MAX || howo > INT32_MAX || kcg > INT32_MAX) {
-        error = "gradOutput: N*Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(ka);
+    plan.split = PlanWorkSplit(shape, ubLimit, wsBudget);
+    const int64_t howo = shape.ho * shape.wo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
+    if (howo > INT32_MAX || kcg > INT32_MAX || plan.split.chunkRows > INT32_MAX) {
+        error = "gradOutput: Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(howo);
         return false;
     }
     plan.ub = PlanUbBytes(shape, plan.split);

@@ -5,8 +5,11 @@
 //
 // Steps (each a pure function of its arguments):
 //   PlanCores(platform)           blockDim, usedVecCores            (the only step that sees the core count)
-//   PlanWorkSplit(shape, ub)      stage-2 channel blocks (narrowed for a useful UB window), pixel tile and
-//                                 bands, matmul tiles, Ka chunks (platform UB, never the core count)
+//   PlanWorkSplit(shape, ub, wb)  stage-2 channel blocks (narrowed for a useful UB window), pixel bands
+//                                 and pixel chunks (PlanChunks) sharing the workspace budget wb, pixel tile,
+//                                 matmul tiles, Ka chunks (platform UB and wb, never the core count)
+//   PlanChunks(shape, cb, split)  the pixel chunks of the kernel's stage loop: images x output rows (or
+//                                 columns of one row) whose per-chunk workspace fits cb bytes
 //   PlanWindow(shape, ub, split)  stage-2 UB window from the UB left over by the stage-2 tile buffers
 //   PlanUbBytes(shape, split)     peak UB bytes of stage 0 / 2 / 3  (mirror the kernel's InitBuffer calls)
 //   PlanWorkspace(shape, split)   user-workspace regions (byte offsets, 512-B aligned, in layout order)
@@ -16,6 +19,8 @@
 
 #include <cstdint>
 #include <string>
+
+#include "../op_kernel/dcn_tiling_constants.h"
 
 namespace dcn {
 
@@ -46,11 +51,17 @@ struct WorkSplit {
     // Stage-2 UB window (PlanWindow): output rows x columns per window, input rows x columns it holds
     // (capacity); 0 = no window.
     int64_t winOutRows = 0, winOutCols = 0, winRows = 0, winCols = 0;
+    // Pixel chunks (PlanChunks): a chunk is chunkImgs images x chunkOutRows output rows x chunkOutCols output
+    // columns (chunkOutCols < Wo only when chunkOutRows == 1); chunkPix = chunkOutRows * chunkOutCols pixels
+    // per image, chunkRows = chunkImgs * chunkPix. Chunk c: image group c / pixChunks, pixel chunk
+    // c % pixChunks (row-major over ceil(Ho/chunkOutRows) x ceil(Wo/chunkOutCols)).
+    int64_t chunkImgs = 0, chunkOutRows = 0, chunkOutCols = 0, chunkPix = 0, chunkRows = 0;
+    int64_t pixChunks = 0, numChunks = 0;
 };
 
 // User-workspace regions: byte offsets from the user workspace base, in layout order.
 struct WorkspaceLayout {
-    uint64_t xt = 0, giacc = 0, g = 0, wp = 0, got = 0, dcol = 0, gw = 0, part = 0;
+    uint64_t xt = 0, giacc = 0, g = 0, got = 0, dcol = 0, gw = 0, part = 0;
     uint64_t userBytes = 0;   // end of the last region
     bool fits = true;         // false: a region size or the running offset overflowed uint64 (checked math)
 };
@@ -68,15 +79,22 @@ struct TilingPlan {
 };
 
 bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &error);
-WorkSplit PlanWorkSplit(const TilingShape &shape, uint64_t ubLimit);
+// The workspace budget (band planes beyond the first + chunk regions) for a device of hbmBytes of memory:
+// dcn_tiling::kWsBudget, or hbmBytes / 512 on a device with less than 30 GiB (0 = unknown: kWsBudget).
+// Every A2/A3 part has >= 32 GiB; the twin's TWIN_HBM_BYTES makes small budgets (many chunks) testable.
+uint64_t WsBudgetForHbm(uint64_t hbmBytes);
+WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget);
+void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
 void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
 UbBudget PlanUbBytes(const TilingShape &shape, const WorkSplit &split);
 WorkspaceLayout PlanWorkspace(const TilingShape &shape, const WorkSplit &split);
 
 // All steps plus the checks (int32 matmul fields, UB budget). false + error text when the shape cannot
-// be tiled on the platform.
-bool MakeTilingPlan(const TilingShape &shape, const TilingPlatform &platform, TilingPlan &plan,
-                    std::string &error);
+// be tiled on the platform. wsBudget: bytes of the band planes beyond the first plus the per-chunk regions
+// (the TilingFunc passes WsBudgetForHbm(HBM); tests pass small budgets to force many chunks).
+bool MakeTilingPlan(
+    const TilingShape& shape, const TilingPlatform& platform, TilingPlan& plan, std::string& error,
+    uint64_t wsBudget = static_cast<uint64_t>(dcn_tiling::kWsBudget));
 
 }  // namespace dcn
 

@@ -5,7 +5,8 @@
 // GM layouts (element units; T = I/O dtype):
 //   input [N,Cin,H,W] T; gradOutput [N,Cout,Ho,Wo] T; offsetOut D [N,Cin,Ho*KH,Wo*KW] T;
 //   weight [Cout,CinG,KH,KW] T; offset [N,(3|2)*dg*K,Ho,Wo] T; outputs have the shapes of the inputs.
-//   Workspace regions: see op_host/deformable_conv2d_backward_tiling.h.
+//   Workspace regions: see op_host/deformable_conv2d_backward_tiling.h (G, dcol, got and part hold one pixel
+//   chunk; ChunkRange gives the chunk's images and pixels).
 #ifndef DCN_COMMON_H
 #define DCN_COMMON_H
 
@@ -32,6 +33,10 @@ struct DcnParams {
     int64_t segLen, blockC, blocksPerSeg, numBlocks, pixelTile, pixelBands, bandLen, giaccPlane;
     int64_t gTileM, gTileN, wTileM, wTileN, wSplitK, wChunkK;
     int64_t winOutRows, winOutCols, winRows, winCols;  // stage-2 UB window (0 = none)
+    int64_t chunkImgs, chunkOutRows, chunkOutCols, chunkPix, chunkRows, pixChunks, numChunks; // pixel chunks
+    // the current chunk (SetChunk): images [cN0, cN0+cImgs), pixels [cQ0, cQ0+cQLen) of each, output rows
+    // [cRow0, cRow0+cRows) x columns [cCol0, cCol0+cCols); cR = cImgs*cQLen rows; cIdx = chunk index
+    int64_t cIdx, cN0, cImgs, cQ0, cQLen, cRow0, cRows, cCol0, cCols, cR;
     int64_t usedVecCores;
     bool modulated;
 };
@@ -53,6 +58,54 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.winOutCols = td.winOutCols;
     p.winRows = td.winRows;
     p.winCols = td.winCols;
+    p.chunkImgs = td.chunkImgs;
+    p.chunkOutRows = td.chunkOutRows;
+    p.chunkOutCols = td.chunkOutCols;
+    p.chunkPix = td.chunkPix;
+    p.chunkRows = td.chunkRows;
+    p.pixChunks = td.pixChunks;
+    p.numChunks = td.numChunks;
+    p.cIdx = -1;
+    p.cN0 = 0;
+    p.cImgs = 0;
+    p.cQ0 = 0;
+    p.cQLen = 0;
+    p.cRow0 = 0;
+    p.cRows = 0;
+    p.cCol0 = 0;
+    p.cCols = 0;
+    p.cR = 0;
+}
+
+// Chunk c (0 <= c < numChunks; tiling header "pixel chunks") -> the current-chunk fields of p. Its pixels
+// form one contiguous range of every image: whole output rows (chunkOutCols == Wo) or a piece of one row.
+__aicore__ inline void SetChunk(DcnParams& p, int64_t c)
+{
+    const int64_t grp = c / p.pixChunks, pc = c - grp * p.pixChunks;
+    const int64_t colChunks = CeilDiv(p.wo, p.chunkOutCols);
+    const int64_t rc = pc / colChunks, cc = pc - rc * colChunks;
+    p.cIdx = c;
+    p.cN0 = grp * p.chunkImgs;
+    p.cImgs = MinI(p.chunkImgs, p.n - p.cN0);
+    p.cRow0 = rc * p.chunkOutRows;
+    p.cRows = MinI(p.chunkOutRows, p.ho - p.cRow0);
+    p.cCol0 = cc * p.chunkOutCols;
+    p.cCols = MinI(p.chunkOutCols, p.wo - p.cCol0);
+    p.cQ0 = p.cRow0 * p.wo + p.cCol0;
+    p.cQLen = (p.cRows - 1) * p.wo + p.cCols;
+    p.cR = p.cImgs * p.cQLen;
+}
+
+// Row of the chunk's G region for image n, conv group gc, output pixel q (of the current chunk).
+__aicore__ inline int64_t ChunkGRow(const DcnParams& p, int64_t n, int64_t gc, int64_t q)
+{
+    return ((n - p.cN0) * p.groups + gc) * p.chunkPix + (q - p.cQ0);
+}
+
+// Element of the chunk's part region: image n, block b, partial j (dx, dy, mask), kernel point k, pixel q.
+__aicore__ inline int64_t ChunkPartAt(const DcnParams& p, int64_t n, int64_t b, int64_t j, int64_t k, int64_t q)
+{
+    return ((((n - p.cN0) * p.numBlocks + b) * 3 + j) * p.k + k) * p.chunkPix + (q - p.cQ0);
 }
 
 // All GM views used by the stages.

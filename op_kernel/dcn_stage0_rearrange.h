@@ -1,11 +1,18 @@
-// Stage 0 (vector): rearrange the inputs into the user workspace and zero the grad_input accumulator.
-//   xt    [N,H,W,Cin] fp32      <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin], cast)
-//   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG])
-//   got   [groups][N*HoWo][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][HoWo] -> [HoWo][CoutG])
-//   dcol  [groups][N*HoWo][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]
-//                                    (per (n,c,ho): [KH][Wo][KW] -> [Wo][KH*KW] in row (n*HoWo+ho*Wo), col cl*K)
+// Stage 0 (vector): rearrange the inputs of one pixel chunk (DcnParams cN0.., SetChunk; chunk rows
+// r = i*qLen + (q - q0) for image n = cN0+i, pixel q) into the user workspace; the first chunk also
+// rearranges the whole-run inputs and zeroes the grad_input accumulator.
+//   first chunk only:
+//   xt    [N,H,W,Cin] fp32      <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin], cast; for
+//                                   fp32 I/O xt is the grad_input output, overwritten only by stage 3)
+//   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG]; wp is the
+//                                   grad_weight output, overwritten only by stage 3)
 //   giacc [pixelBands][N,H,W,Cin] fp32 = 0
-// Work units: tiles of those transposes and 4096-element zero chunks, enumerated in that order; vector
+//   every chunk:
+//   got   [groups][chunkRows][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][qLen] -> [qLen][CoutG])
+//   dcol  [groups][chunkRows][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]
+//                                    (per (n,c,ho) of the chunk: [KH][cols][KW] -> [cols][KH*KW] in row
+//                                    (i*qLen + (ho-row0)*Wo), col cl*K)
+// Work units: tiles of those transposes and 12288-element zero chunks, enumerated in that order; vector
 // core i takes units i, i+usedVecCores, ... Every unit writes a disjoint GM range, so the result is
 // independent of the assignment.
 #ifndef DCN_STAGE0_REARRANGE_H
@@ -22,17 +29,22 @@ public:
     __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
     {
         runner_.Init(pipe);
-        pipe.InitBuffer(zeroBuf_, dcn_tiling::kZeroChunk * 4);
-        AscendC::LocalTensor<float> zeros = zeroBuf_.Get<float>();
-        AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(dcn_tiling::kZeroChunk));
-        PipeSync<AscendC::HardEvent::V_MTE3>();
+        const bool first = p.cIdx == 0;
+        AscendC::LocalTensor<float> zeros;
+        if (first) {
+            pipe.InitBuffer(zeroBuf_, dcn_tiling::kZeroChunk * 4);
+            zeros = zeroBuf_.Get<float>();
+            AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(dcn_tiling::kZeroChunk));
+            PipeSync<AscendC::HardEvent::V_MTE3>();
+        }
 
-        TransposeJob jx = XtJob(p, 0), jw = WpJob(p, 0), jg = GotJob(p, 0, 0), jd = DcolJob(p, 0, 0, 0);
+        TransposeJob jx = XtJob(p, 0), jw = WpJob(p, 0), jg = GotJob(p, p.cN0, 0), jd = DcolJob(p, p.cN0, 0, p.cRow0);
         const int64_t tx = TransposeTileCount(jx), tw = TransposeTileCount(jw);
         const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
-        const int64_t nX = p.n * tx, nW = p.cout * tw, nG = p.n * p.groups * tg, nD = p.n * p.cin * p.ho * td;
+        const int64_t nX = first ? p.n * tx : 0, nW = first ? p.cout * tw : 0;
+        const int64_t nG = p.cImgs * p.groups * tg, nD = p.cImgs * p.cin * p.cRows * td;
         const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
-        const int64_t nZ = CeilDiv(accElems, dcn_tiling::kZeroChunk);
+        const int64_t nZ = first ? CeilDiv(accElems, dcn_tiling::kZeroChunk) : 0;
         const int64_t total = nX + nW + nG + nD + nZ;
 
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
@@ -49,15 +61,15 @@ public:
             v -= nW;
             if (v < nG) {
                 int64_t m = v / tg;
-                runner_.RunTile(t.gradOutput, t.got, GotJob(p, m / p.groups, m % p.groups), v % tg);
+                runner_.RunTile(t.gradOutput, t.got, GotJob(p, p.cN0 + m / p.groups, m % p.groups), v % tg);
                 continue;
             }
             v -= nG;
             if (v < nD) {
                 int64_t m = v / td;
-                int64_t ho = m % p.ho;
-                int64_t nc = m / p.ho;
-                runner_.RunTile(t.offsetOut, t.dcol, DcolJob(p, nc / p.cin, nc % p.cin, ho), v % td);
+                int64_t ho = p.cRow0 + m % p.cRows;
+                int64_t nc = m / p.cRows;
+                runner_.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + nc / p.cin, nc % p.cin, ho), v % td);
                 continue;
             }
             v -= nD;
@@ -91,24 +103,35 @@ private:
         j.rows = p.cinG; j.cols = p.k; j.group = 1; j.srcRowStride = p.k; j.dstRowStride = p.cinG;
         return j;
     }
+    // image n, conv group g: the chunk's pixels [q0, q0+qLen) -> got rows i*qLen + (q - q0)
     __aicore__ static inline TransposeJob GotJob(const DcnParams &p, int64_t n, int64_t g)
     {
         TransposeJob j;
         j.planes = 1; j.planeStride = 0;
-        j.srcOffset = (n * p.cout + g * p.coutG) * p.howo;
-        j.dstOffset = (g * p.n + n) * p.howo * p.coutG;
-        j.rows = p.coutG; j.cols = p.howo; j.group = 1; j.srcRowStride = p.howo; j.dstRowStride = p.coutG;
+        j.srcOffset = (n * p.cout + g * p.coutG) * p.howo + p.cQ0;
+        j.dstOffset = (g * p.chunkRows + (n - p.cN0) * p.cQLen) * p.coutG;
+        j.rows = p.coutG;
+        j.cols = p.cQLen;
+        j.group = 1;
+        j.srcRowStride = p.howo;
+        j.dstRowStride = p.coutG;
         return j;
     }
+    // image n, channel c, output row ho of the chunk: columns [col0, col0+cols) -> dcol rows
+    // i*qLen + (ho - row0)*Wo + (ow - col0)
     __aicore__ static inline TransposeJob DcolJob(const DcnParams &p, int64_t n, int64_t c, int64_t ho)
     {
         const int64_t gc = c / p.cinG, cl = c - gc * p.cinG;
         const int64_t rowLen = p.cinG * p.k;
         TransposeJob j;
         j.planes = 1; j.planeStride = 0;
-        j.srcOffset = ((n * p.cin + c) * p.ho + ho) * p.kh * p.wo * p.kw;
-        j.dstOffset = (gc * p.n * p.howo + n * p.howo + ho * p.wo) * rowLen + cl * p.k;
-        j.rows = p.kh; j.cols = p.wo; j.group = p.kw; j.srcRowStride = p.wo * p.kw; j.dstRowStride = rowLen;
+        j.srcOffset = (((n * p.cin + c) * p.ho + ho) * p.kh * p.wo + p.cCol0) * p.kw;
+        j.dstOffset = (gc * p.chunkRows + (n - p.cN0) * p.cQLen + (ho - p.cRow0) * p.wo) * rowLen + cl * p.k;
+        j.rows = p.kh;
+        j.cols = p.cCols;
+        j.group = p.kw;
+        j.srcRowStride = p.wo * p.kw;
+        j.dstRowStride = rowLen;
         return j;
     }
 

@@ -1,16 +1,18 @@
 // Stage 2 (vector): bilinear scatter of G into the grad_input accumulator and per-block partial
 // offset/mask gradients.
 //
-// Work unit (n, b, j): image n, channel block b = [c0, c0+len) (inside one conv group gc and one deformable
-// group dgi; see BlockRange), output-pixel band j. The unit exclusively owns the accumulator plane slice
-// giacc[j][n, :, :, c0:c0+len] and the partial slots part[n][b][*][*][band j pixels]; it visits the
+// Work unit (n, b, j) of the current pixel chunk (DcnParams cN0.., SetChunk): image n of the chunk, channel
+// block b = [c0, c0+len) (inside one conv group gc and one deformable group dgi; see BlockRange), band j =
+// chunk pixels [cQ0 + j*bandLen, ...). In this chunk the unit exclusively owns the accumulator plane slice
+// giacc[j][n, :, :, c0:c0+len] (chunks run in order, SyncAll between) and the chunk's partial slots
+// part[n][b][*][*][band j pixels] (ChunkPartAt; G rows: ChunkGRow); it visits the
 // (pixel tile, kernel-point chunk, pixel, kernel point) of its band in a fixed order:
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (never rounded as a sum)
 //   y0 = base + floor(dy) (Cast CAST_FLOOR; exact integers), ly = dy - floor(dy) (exact), hy = 1 - ly
 //   (x likewise; vector, per tile)
-//   whole-sample rule: only -1 < y < H and -1 < x < W contribute (decided exactly from y0 and ly); corners (yc, xc) outside the image
-//   (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample points;
-//   32 for wide, 128 for narrow blocks of <= 16 channels):
+//   whole-sample rule: only -1 < y < H and -1 < x < W contribute (decided exactly from y0 and ly); corners (yc, xc)
+//   outside the image (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample
+//   points; 32 for wide, 128 for narrow blocks of <= 16 channels):
 //     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
 //     adjacent corners in one transfer), then per corner ONE masked Mul X_c*G over all rows and ONE
 //     WholeReduceSum -> s_c[row] = sum_block G*X(n, yc, xc, block)
@@ -119,10 +121,10 @@ public:
         PipeSync<AscendC::HardEvent::S_V>();
         AscendC::PipeBarrier<PIPE_V>();
 
-        const int64_t total = p.n * p.numBlocks * p.pixelBands;
+        const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
             const int64_t nb = u / p.pixelBands;
-            ProcessUnit(nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
+            ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }
         AscendC::PipeBarrier<PIPE_ALL>();
         pipe.Reset();
@@ -135,7 +137,10 @@ private:
         int64_t c0, len;
         BlockRange(p, b, c0, len);
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
-        const int64_t pBegin = band * p.bandLen, pEnd = MinI(p.howo, pBegin + p.bandLen);
+        const int64_t pBegin = p.cQ0 + band * p.bandLen, pEnd = MinI(p.cQ0 + p.cQLen, pBegin + p.bandLen);
+        if (pBegin >= pEnd) {
+            return; // a band past the end of a short (last) chunk
+        }
         giaccBase_ = band * p.giaccPlane;
         if (p.winRows == 0) {
             ProcessPixels(n, b, gc, cl0, dgi, c0, len, pBegin, pEnd);
@@ -311,7 +316,7 @@ private:
                                                  dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<float> noPad;
-            int64_t src = (((n * p.groups + gc) * p.howo + p0 + i) * p.k + k0) * p.cinG + cl0;
+            int64_t src = (ChunkGRow(p, n, gc, p0 + i) * p.k + k0) * p.cinG + cl0;
             AscendC::DataCopyPad(gt[i * kt * lp_], t.g[src], cp, noPad);
         }
         gQue_.EnQue(gt);
@@ -530,9 +535,9 @@ private:
             cp.blockCount = static_cast<uint16_t>(kt);
             cp.blockLen = static_cast<uint32_t>(pt * 4);
             cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
-            cp.dstStride = static_cast<uint32_t>((p.howo - pt) * 4);
+            cp.dstStride = static_cast<uint32_t>((p.chunkPix - pt) * 4);
             cp.rsv = 0;
-            int64_t dst = (((n * p.numBlocks + b) * 3 + j) * p.k + k0) * p.howo + p0;
+            int64_t dst = ChunkPartAt(p, n, b, j, k0, p0);
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
         PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter and the partials store have read UB

@@ -1,13 +1,18 @@
-// Stage 3 (vector): combine and convert to the output dtype T.
-//   grad_offset[n][j*dg*K + dgi*K + k][p] = sum over the blocks b of deformable group dgi, in block order,
-//                                           of part[n][b][j][k][p]            (j = dx, dy[, mask])
+// Stage 3 (vector): fold one pixel chunk's partials (DcnParams cN0.., SetChunk) and, in the final call,
+// combine and convert to the output dtype T.
+//   fold (every chunk; for chunk c it runs in the first phase of chunk c+1, for the last chunk in the final
+//   call):
+//   grad_offset[n][j*dg*K + dgi*K + k][q] = sum over the blocks b of deformable group dgi, in block order,
+//                                           of part[n][b][j][k][q]     (j = dx, dy[, mask]; q in the chunk)
+//   gw[0] = sum over the chunk's Ka chunks s, in order, of gw[s] (slot 0 first: the accumulator, which stage 1
+//           of this chunk already added its Ka chunk 0 to); in the final call the sum is cast into grad_weight
+//   final call only:
 //   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j][n][y][x][c]   (transpose + cast)
-//   grad_weight = sum over the Ka chunks s, in chunk order, of gw[s]        (+ cast)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
-// Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): offset rows x pixel chunks,
-// grad_input transpose tiles, grad_weight chunks, grad_bias channels. Each unit writes a disjoint range
-// and its summation order is fixed by the shape, so results do not depend on the core count.
+// Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): offset rows x pixel pieces,
+// grad_weight pieces, then (final) grad_input transpose tiles and grad_bias channels. Each unit writes a
+// disjoint range and its summation order is fixed by the shape, so results do not depend on the core count.
 #ifndef DCN_STAGE3_FINALIZE_H
 #define DCN_STAGE3_FINALIZE_H
 
@@ -19,7 +24,8 @@ namespace dcn_kernel {
 template <typename T>
 class Stage3Finalize {
 public:
-    __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
+    __aicore__ inline void Run(
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, bool final)
     {
         runner_.Init(pipe);
         pipe.InitBuffer(inQue_, 2, dcn_tiling::kReduceChunk * 4);
@@ -29,41 +35,49 @@ public:
         pipe.InitBuffer(redBuf_, 64 * 4);
 
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
-        const int64_t pixChunks = CeilDiv(p.howo, dcn_tiling::kReduceChunk);
-        const int64_t nOff = p.n * offCh * pixChunks;
+        const int64_t pixPieces = CeilDiv(p.cQLen, dcn_tiling::kReduceChunk);
+        const int64_t nOff = p.cImgs * offCh * pixPieces;
+        const int64_t wElems = p.cout * p.cinG * p.k;
+        const int64_t splitK = CeilDiv(p.cR, p.wChunkK); // Ka chunks (gw slots) of this chunk
+        const int64_t nW = (final || splitK > 1) ? CeilDiv(wElems, dcn_tiling::kReduceChunk) : 0;
         TransposeJob jt = GradInputJob(p, 0);
         const int64_t tt = TransposeTileCount(jt);
-        const int64_t nIn = p.n * tt;
-        const int64_t wElems = p.cout * p.cinG * p.k;
-        const int64_t nW = CeilDiv(wElems, dcn_tiling::kReduceChunk);
-        const int64_t total = nOff + nIn + nW + p.cout;
+        const int64_t nIn = final ? p.n * tt : 0;
+        const int64_t nB = final ? p.cout : 0;
+        const int64_t total = nOff + nW + nIn + nB;
         const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
 
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
             int64_t v = u;
             if (v < nOff) {
-                int64_t chunk = v % pixChunks, row = v / pixChunks;
-                int64_t n = row / offCh, r = row % offCh;
+                int64_t piece = v % pixPieces, row = v / pixPieces;
+                int64_t n = p.cN0 + row / offCh, r = row % offCh;
                 int64_t j = r / (p.dg * p.k), rem = r % (p.dg * p.k);
                 int64_t dgi = rem / p.k, k = rem % p.k;
-                int64_t p0 = chunk * dcn_tiling::kReduceChunk;
-                int64_t cnt = MinI(dcn_tiling::kReduceChunk, p.howo - p0);
-                int64_t first = (((n * p.numBlocks + dgi * blocksPerDg) * 3 + j) * p.k + k) * p.howo + p0;
-                SumRows(t.part, first, 3 * p.k * p.howo, blocksPerDg, cnt, t.gradOffset, (n * offCh + r) * p.howo + p0);
+                int64_t q = p.cQ0 + piece * dcn_tiling::kReduceChunk;
+                int64_t cnt = MinI(dcn_tiling::kReduceChunk, p.cQ0 + p.cQLen - q);
+                int64_t first = ChunkPartAt(p, n, dgi * blocksPerDg, j, k, q);
+                SumRows(
+                    t.part, first, 3 * p.k * p.chunkPix, blocksPerDg, cnt, t.gradOffset, (n * offCh + r) * p.howo + q);
                 continue;
             }
             v -= nOff;
+            if (v < nW) {
+                int64_t e0 = v * dcn_tiling::kReduceChunk;
+                const int64_t cnt = MinI(dcn_tiling::kReduceChunk, wElems - e0);
+                if (final) {
+                    SumRows(t.gw, e0, wElems, splitK, cnt, t.gradWeight, e0);
+                } else {
+                    SumRows(t.gw, e0, wElems, splitK, cnt, t.gw, e0); // reads every slot before writing slot 0
+                }
+                continue;
+            }
+            v -= nW;
             if (v < nIn) {
                 runner_.RunTile(t.giacc, t.gradInput, GradInputJob(p, v / tt), v % tt);
                 continue;
             }
             v -= nIn;
-            if (v < nW) {
-                int64_t e0 = v * dcn_tiling::kReduceChunk;
-                SumRows(t.gw, e0, wElems, p.wSplitK, MinI(dcn_tiling::kReduceChunk, wElems - e0), t.gradWeight, e0);
-                continue;
-            }
-            v -= nW;
             GradBias(p, t, v);
         }
         AscendC::PipeBarrier<PIPE_ALL>();
@@ -91,9 +105,12 @@ private:
         return cp;
     }
 
-    // dst[dstOff + i] = T( sum_{r < rows, in order} src[first + r*stride + i] ), i < cnt (cnt <= dcn_tiling::kReduceChunk)
-    __aicore__ inline void SumRows(const AscendC::GlobalTensor<float> &src, int64_t first, int64_t stride, int64_t rows,
-                                   int64_t cnt, const AscendC::GlobalTensor<T> &dst, int64_t dstOff)
+    // dst[dstOff + i] = D( sum_{r < rows, in order} src[first + r*stride + i] ), i < cnt (cnt <=
+    // dcn_tiling::kReduceChunk)
+    template <typename D>
+    __aicore__ inline void SumRows(
+        const AscendC::GlobalTensor<float>& src, int64_t first, int64_t stride, int64_t rows, int64_t cnt,
+        const AscendC::GlobalTensor<D>& dst, int64_t dstOff)
     {
         AscendC::DataCopyPadExtParams<float> noPad;
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
@@ -114,18 +131,19 @@ private:
         WriteOut(acc, cnt, dst, dstOff);
     }
 
-    __aicore__ inline void WriteOut(const AscendC::LocalTensor<float> &acc, int64_t cnt, const AscendC::GlobalTensor<T> &dst,
-                                    int64_t dstOff)
+    template <typename D>
+    __aicore__ inline void WriteOut(
+        const AscendC::LocalTensor<float>& acc, int64_t cnt, const AscendC::GlobalTensor<D>& dst, int64_t dstOff)
     {
-        AscendC::LocalTensor<T> out = outQue_.AllocTensor<T>();
-        if constexpr (IsSameType<T, float>::value) {
+        AscendC::LocalTensor<D> out = outQue_.AllocTensor<D>();
+        if constexpr (IsSameType<D, float>::value) {
             AscendC::Adds(out, acc, 0.0f, static_cast<int32_t>(cnt));
         } else {
             AscendC::Cast(out, acc, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(cnt));
         }
         outQue_.EnQue(out);
-        out = outQue_.DeQue<T>();
-        AscendC::DataCopyPad(dst[dstOff], out, Contig(cnt * static_cast<int64_t>(sizeof(T))));
+        out = outQue_.DeQue<D>();
+        AscendC::DataCopyPad(dst[dstOff], out, Contig(cnt * static_cast<int64_t>(sizeof(D))));
         outQue_.FreeTensor(out);
     }
 

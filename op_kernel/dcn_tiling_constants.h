@@ -50,7 +50,15 @@ constexpr int64_t kGTileM = 128;          // G tile rows (output pixels)
 constexpr int64_t kGTileN = 256;          // G tile columns (K*CinG)
 constexpr int64_t kWTileM = 128;          // grad_weight tile rows (CoutG)
 constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
-constexpr int64_t kWChunkK = 2048;        // rows (N*HoWo) of one grad_weight partial (Ka chunk)
+constexpr int64_t kWChunkK = 2048;        // rows of one grad_weight partial (Ka chunk inside a pixel chunk)
+
+// ---- pixel chunks (the kernel's stage loop) and pixel bands, op_host PlanWorkSplit / PlanChunks
+constexpr int64_t kWsBudget = 60ll << 20; // default bytes of the workspace beyond the fp32 accumulators: the
+                                          // grad_input band planes beyond the first + the per-chunk regions
+                                          // (G, dcol, got, part, grad_weight Ka slots); a tiling-plan input
+constexpr int64_t kHbmPerWsBudget = 512;  // the budget is at most the device memory / 512
+constexpr int64_t kChunkShareDiv = 5;     // band planes leave at least budget / 5 to the chunk regions
+constexpr int64_t kChunkMinPix = 256;     // output pixels per image a chunk keeps before it drops images
 
 // ---- workspace and UB budget
 constexpr int64_t kWsAlign = 512;         // every user-workspace region starts 512-B aligned

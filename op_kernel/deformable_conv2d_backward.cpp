@@ -1,32 +1,39 @@
 // DeformableConv2dBackward kernel entry (AscendC, MIX mode AIC:AIV = 1:2).
 //
-// Scheme (fp32 accumulation throughout; T = I/O dtype chosen by the tiling key (dcn_tiling_constants.h): float, half, bfloat16):
-//   stage 0 (vector) rearrange inputs into the user workspace, zero the grad_input accumulator
-//                    (dcn_stage0_rearrange.h)
-//   stage 1 (cube)   G = GO^T x Wp per (image, conv group), grad_weight partials = GOt^T x Dcol per
+// Scheme (fp32 accumulation throughout; T = I/O dtype chosen by the tiling key (dcn_tiling_constants.h): float, half,
+// bfloat16). The output pixels are cut into pixel chunks (tiling "pixel chunks": images x output rows, a function of
+// the shape and a fixed workspace budget), so the workspace holds one chunk of G, dcol, got and partials.
+// For each chunk c, in order:
+//   phase A (vector) fold chunk c-1 (its offset/mask partials -> grad_offset, its grad_weight Ka partials ->
+//                    the grad_weight accumulator; dcn_stage3_finalize.h), then rearrange chunk c's inputs
+//                    into the user workspace; chunk 0 also rearranges the input and the weight and zeroes
+//                    the grad_input accumulator (dcn_stage0_rearrange.h)
+//   phase B (cube)   G = GO^T x Wp per (image, conv group) of the chunk, grad_weight += GOt^T x Dcol per
 //                    (conv group, Ka chunk), via the Matmul high-level API called from AIV code
 //                    (dcn_stage1_matmul.h)
-//   stage 2 (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per output-pixel
-//                    band) and per-block offset/mask partials (dcn_stage2_sample.h)
-//   stage 3 (vector) combine partials / band planes in fixed order, transpose, cast (dcn_stage3_finalize.h)
-// Stages are separated by SyncAll() over the vector cores.
+//   phase C (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per pixel band of a
+//                    chunk) and per-block offset/mask partials (dcn_stage2_sample.h)
+// then stage 3 (vector): fold the last chunk, combine band planes in fixed order, transpose, cast
+// (dcn_stage3_finalize.h). Every phase ends with SyncAll() over the vector cores.
 // Event IDs: the Matmul client of REGIST_MATMUL_OBJ owns an MTE3_S event ID and its flag for the
-// lifetime of its scope (MatmulStages); TPipe::Reset frees all IDs. Rule for kernel code: no TPipe::Reset
-// followed by an MTE3_S FetchEventID/AllocEventID while the client lives (see MatmulStages).
+// lifetime of its scope (ChunkLoop); TPipe::Reset frees all IDs. Rule for kernel code: no TPipe::Reset
+// followed by an MTE3_S FetchEventID/AllocEventID while the client lives (see ChunkLoop).
 //
-// Determinism: every stage's work units are a function of the shape only (tile sizes and block sizes
+// Determinism: every stage's work units are a function of the shape only (chunks, tile sizes and block sizes
 // come from the tiling, never from the core count); vector core i processes units i, i+usedVecCores, ...;
-// every unit writes a disjoint output range, and every reduction (matmul K loop, scatter into one
-// (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one unit
-// in a fixed order. The only atomic adds (stage 2, grad_input) target addresses owned by the issuing
-// unit alone and are issued in program order. Hence results are bitwise identical across runs and
-// core counts (tests/python/test_determinism.py: 1, 2, 7 and 48 vector cores).
+// every unit writes a disjoint output range within its phase, and every reduction (matmul K loop, scatter
+// into one (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one
+// unit in a fixed order; accumulations across chunks (grad_input band planes, the grad_weight
+// accumulator) run in chunk order, one phase per chunk. The only atomic adds (stage 2 grad_input, the
+// matmul's grad_weight accumulation) target addresses owned by the issuing unit alone within the phase
+// and are issued in program order. Hence results are bitwise identical across runs and core counts
+// (tests/python/test_determinism.py: 1, 2, 7 and 48 vector cores).
 // Idle vector cores: a block always has two vector cores, but the tiling may give work to fewer
 // (usedVecCores < 2*blockDim when the platform exposes an odd or reduced count); a vector core with
 // GetBlockIdx() >= usedVecCores does no unit work but joins every SyncAll and ends both matmuls.
 //
-// Limits beyond the contract's validation: N*Ho*Wo <= INT32_MAX (matmul tiling fields are int32);
-// UB per vector core >= ~181 KiB + 8 KiB reserve (stage 2 with K >= 64 and 64-channel blocks; A2/A3: 192 KiB).
+// Limits beyond the contract's validation: Ho*Wo and one chunk's rows <= INT32_MAX (matmul tiling fields are
+// int32); UB per vector core >= ~181 KiB + 8 KiB reserve (stage 2 with K >= 64 and 64-channel blocks; A2/A3: 192 KiB).
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
 #include "dcn_common.h"
@@ -57,44 +64,41 @@ public:
         t_.gradWeight.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradWeight), p_.cout * p_.cinG * p_.k);
         t_.gradOffset.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradOffset), p_.n * offCh * p_.howo);
         t_.gradBias.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradBias), p_.cout);
-        t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsXt), p_.n * hw * p_.cin);
+        // fp32 I/O: the input copy lives in the grad_input output until stage 3 (the tiling gives it no region)
+        GM_ADDR xt = IsSameType<T, float>::value ? gradInput : userWs + td->wsXt;
+        t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(xt), p_.n * hw * p_.cin);
         t_.giacc.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGiacc), p_.pixelBands * p_.giaccPlane);
-        t_.g.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsG), p_.n * p_.howo * p_.k * p_.cin);
-        t_.wp.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(userWs + td->wsWp), p_.cout * p_.cinG * p_.k);
-        t_.got.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(userWs + td->wsGot), p_.n * p_.howo * p_.cout);
-        t_.dcol.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(userWs + td->wsDcol), p_.n * p_.howo * p_.cin * p_.k);
+        t_.g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(userWs + td->wsG), p_.chunkRows * p_.k * p_.cin);
+        // the rearranged weight lives in the grad_weight output until stage 3
+        t_.wp.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradWeight), p_.cout * p_.cinG * p_.k);
+        t_.got.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(userWs + td->wsGot), p_.chunkRows * p_.cout);
+        t_.dcol.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(userWs + td->wsDcol), p_.chunkRows * p_.cin * p_.k);
         t_.gw.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGw), p_.wSplitK * p_.cout * p_.cinG * p_.k);
-        t_.part.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsPart),
-                                p_.n * p_.numBlocks * 3 * p_.k * p_.howo);
+        t_.part.SetGlobalBuffer(
+            reinterpret_cast<__gm__ float*>(userWs + td->wsPart), p_.chunkRows * p_.numBlocks * 3 * p_.k);
     }
 
     __aicore__ inline void Process()
     {
-        MatmulStages();
+        ChunkLoop();
         if ASCEND_IS_AIC {
             return;
         }
-        AscendC::SyncAll();
-        if (active_) {
-            Stage2Sample<T> s2;
-            s2.Run(pipe_, p_, t_, idx_);
-        }
-        AscendC::SyncAll();
         if (active_) {
             Stage3Finalize<T> s3;
-            s3.Run(pipe_, p_, t_, idx_);
+            s3.Run(pipe_, p_, t_, idx_, true); // p_ still describes the last chunk
         }
     }
 
 private:
-    // Stages 0 and 1 run inside the scope of the Matmul client that REGIST_MATMUL_OBJ declares (on the
+    // The chunk loop runs inside the scope of the Matmul client that REGIST_MATMUL_OBJ declares (on the
     // AIC the macro serves the matmuls and returns from here). The client takes an MTE3_S event ID from
     // the pipe at registration and holds its flag set between messages until this scope ends.
-    // TPipe::Reset frees every event ID, the client's included, so after stage 0's pipe.Reset() nothing
-    // may take an MTE3_S ID (FetchEventID/AllocEventID, e.g. PipeSync<MTE3_S>) until the client is gone:
-    // stage 1 sends only Matmul messages, and stage 2 (which uses PipeSync<MTE3_S>) starts after the
-    // client's quit at the end of this function.
-    __aicore__ inline void MatmulStages()
+    // TPipe::Reset frees every event ID, the client's included, so after the first stage's pipe.Reset()
+    // nothing may take an MTE3_S ID (FetchEventID/AllocEventID, e.g. PipeSync<MTE3_S>) until the client is
+    // gone: the stages inside the loop synchronise with V_MTE3 / MTE3_V / V_S / S_V / V_MTE2 / MTE2_V only,
+    // and both matmuls end after the last chunk.
+    __aicore__ inline void ChunkLoop()
     {
         typename Stage1Matmul<T>::Mm mmG;
         typename Stage1Matmul<T>::Mm mmW;
@@ -102,18 +106,30 @@ private:
         REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mmG, &td_->gMatmul, mmW, &td_->wMatmul);
         idx_ = AscendC::GetBlockIdx();
         active_ = idx_ < p_.usedVecCores;
-        if (active_) {
-            Stage0Rearrange<T> s0;
-            s0.Run(pipe_, p_, t_, idx_);
+        for (int64_t c = 0; c < p_.numChunks; ++c) {
+            if (active_ && c > 0) {
+                Stage3Finalize<T> fold;
+                fold.Run(pipe_, p_, t_, idx_, false); // p_ still describes chunk c-1
+            }
+            SetChunk(p_, c);
+            if (active_) {
+                Stage0Rearrange<T> s0;
+                s0.Run(pipe_, p_, t_, idx_);
+            }
+            AscendC::SyncAll();
+            if (active_) {
+                Stage1Matmul<T> s1;
+                s1.Run(mmG, mmW, p_, t_, idx_);
+            }
+            AscendC::SyncAll();
+            if (active_) {
+                Stage2Sample<T> s2;
+                s2.Run(pipe_, p_, t_, idx_);
+            }
+            AscendC::SyncAll();
         }
-        AscendC::SyncAll();
-        Stage1Matmul<T> s1;
-        if (active_) {
-            s1.Run(mmG, mmW, p_, t_, idx_);
-        } else {
-            mmG.End();
-            mmW.End();
-        }
+        mmG.End();
+        mmW.End();
     }
 
     AscendC::TPipe pipe_;

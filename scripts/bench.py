@@ -27,7 +27,11 @@ Method:
   ratios  ours / peer of the medians (< 1: ours is faster / smaller); geometric mean over the rows.
 
 Usage: python scripts/bench.py [--scale 8] [--rows 1-12] [--repeats 5] [--dtype float32]
-                               [--with-torchvision] [--twin-aiv N] [--write-doc docs/performance.md]
+                               [--with-torchvision] [--twin-aiv N] [--twin-hazard]
+                               [--write-doc docs/performance.md]
+The twin's hazard checker (a synchronisation-correctness instrument, on by default for users) is
+turned off in the workers (TWIN_HAZARD=0, as twin/README.md prescribes for benchmarks) unless
+--twin-hazard is given: it roughly doubles the backward's time and adds its shadow state to memory.
 Needs the installed package (`pip install .`, or `bash scripts/setup_env.sh`).
 """
 import argparse
@@ -64,13 +68,14 @@ class WorkerError(RuntimeError):
 class Worker:
     """A bench_worker.py process; messages are the stdout lines starting with '@@ '."""
 
-    def __init__(self, python, impl, case_file, out_file, twin_aiv, timeout):
+    def __init__(self, python, impl, case_file, out_file, twin_aiv, twin_hazard, timeout):
         self.impl, self.out_file, self.timeout = impl, out_file, timeout
         self.stderr = tempfile.TemporaryFile(mode="w+")
         cmd = [python, os.path.join(HERE, "bench_worker.py"), "--impl", impl, "--case", case_file,
                "--out", out_file, "--twin-aiv", str(twin_aiv)]
+        env = dict(os.environ, TWIN_HAZARD="1" if twin_hazard else "0")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                     text=True, bufsize=1)
+                                     text=True, bufsize=1, env=env)
         self.messages = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -157,7 +162,7 @@ def bench_case(case, sides, args, pythons, workdir, log):
     started = {}
     for side in sides:  # load in parallel (imports, warm-up) ...
         started[side] = Worker(pythons[side], side, case_file, os.path.join(workdir, f"{side}.pt"),
-                               args.twin_aiv, args.timeout)
+                               args.twin_aiv, args.twin_hazard, args.timeout)
     for side in sides:  # ... but run the memory windows one at a time, each alone
         w = started[side]
         try:
@@ -245,7 +250,8 @@ def render(rows, sides, args, command, facts, versions):
              f"Scale: about 1/{args.scale} of the pixels N*H*W of each suite layer (ascend_dcn/suite.py; batch "
              f"first, then H and W; channels, groups, dg, stride kept); dtype {args.dtype} (torchvision: float32); "
              f"{args.repeats} alternating repeats per side; times are median (min–max) in ms; twin vector cores: "
-             f"{args.twin_aiv or 'default (Ascend910B2: 48 AIV + 24 AIC threads)'}.",
+             f"{args.twin_aiv or 'default (Ascend910B2: 48 AIV + 24 AIC threads)'}; twin hazard checker "
+             f"{'on' if args.twin_hazard else 'off (TWIN_HAZARD=0)'}.",
              "Versions (torch intra-op threads): " + ", ".join(f"{s}: torch {v}" for s, v in versions.items()) + ".", ""]
     for phase in PHASES:
         title = {"forward": "Forward time", "backward": "Backward time",
@@ -324,6 +330,8 @@ def parse_args(argv=None):
                     help="add the torchvision peer (creates .venv-tv on first use: several GiB)")
     ap.add_argument("--tv-venv", default=os.path.join(REPO, ".venv-tv"), help="venv of the torchvision peer")
     ap.add_argument("--twin-aiv", type=int, default=0, help="twin vector cores (0 = the twin's default platform)")
+    ap.add_argument("--twin-hazard", action="store_true",
+                    help="keep the twin's hazard checker on in the workers (default: TWIN_HAZARD=0)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds a worker may take for one answer")
     ap.add_argument("--write-doc", default="", help="also replace the generated block of this markdown file")
     args = ap.parse_args(argv)

@@ -12,16 +12,20 @@ Layouts (Ascend, torch_npu):
 
 Numerics: math in float32 (float64 stays float64, for gradcheck); results are returned in the input
 dtype. Sampling: true floor, per-corner validity (0 <= yc < H, 0 <= xc < W), invalid corners
-contribute 0 (they read a zero row, never the image); corner weights are multiplied by the mask and
+contribute 0 (the image is never read there); corner weights are multiplied by the mask and
 accumulated in the order (y0,x0), (y0,x1), (y1,x0), (y1,x1) (KRN-A2, op-semantics §7).
 
-Streaming (bounded memory): one image and one band of output rows at a time. Per band the sampled
-values are built as columns [pixels, K, Cin] (pixel-major: one row gather of Cin/dg contiguous
-values per corner, from the image transposed to [H*W (+1 zero row), Cin/dg]); the band's output is
-columns x weight (one GEMM per conv group), and the band's deformOut rows are written only when
-deformOut is wanted. Peak working memory beyond the outputs: one transposed image plus one band
-(about BAND_BYTES; the scratch of a band also serves the channel-major copy of deformOut's rows). Bands depend on the shape only, so results are deterministic run to run. No
-Python loop runs over pixels or channels; loops are over images, bands, groups and the 4 corners.
+Streaming (bounded memory): one image and one band of output rows at a time. Per band the native
+sampling stage (ascend_dcn._C.deform_columns, csrc/cpu_forward.cpp: one parallel region over
+(deformable group, kernel point, row) items, corner positions and weights computed once per sample
+point for all its channels) writes the columns [Cin*K, rows*Wo] and, when wanted, the band's
+deformOut rows; the output is then one batched GEMM over the conv groups, weight
+[g, Cout/g, Cin/g*K] x columns [g, Cin/g*K, rows*Wo], written straight into the output. Peak
+working memory beyond the outputs: one band of columns (at most BAND_BYTES and a quarter of all
+images' columns, i.e. of deformOut's size; plus a math-dtype band of deformOut rows for fp16/bf16)
+and, for non-fp32 inputs, one image converted to the math dtype. Every value is computed by one
+thread in a fixed order and the bands depend on the shape only, so results are deterministic run to
+run and the sampled values (deformOut) do not depend on the thread count (the GEMM is torch's).
 
 On NPU tensors the forward is torch_npu.npu_deformable_conv2d (DCNv1 runs it with a mask of ones,
 which yields the identical deformOut); its outputs are cast back to the input dtype.
@@ -32,11 +36,14 @@ from typing import Optional, Sequence, Tuple
 
 import torch
 
-# working-set target of one band (bytes): its columns and scratch (2 x rows*Wo*K*Cin elements) plus
-# the sampling coordinates and weights (about COORD_BYTES per sample point and deformable group);
-# bands are whole output rows, at least one row
-BAND_BYTES = 2 << 20
-COORD_BYTES = 64
+# working-set target of one band (bytes): its columns [C, K, rows*Wo] in the math dtype (plus, for a
+# deformOut in fp16/bf16, a band of deformOut rows in the math dtype before the cast); bands are
+# whole output rows, at least one row. Few, large bands: each band costs two parallel regions (its
+# sampling and its GEMM), and on a loaded machine every region can wait a scheduler time slice.
+BAND_BYTES = 16 << 20
+# sample-channel values (one bilinear sample of one channel, a few ns each) per sampling thread:
+# smaller bands are sampled by fewer threads (one parallel step must pay for its synchronisation)
+SAMPLES_PER_THREAD = 1 << 20
 
 
 def math_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -53,99 +60,15 @@ def output_size(H: int, W: int, kernel_size: Sequence[int], stride: Sequence[int
     return Ho, Wo
 
 
-def band_rows(C: int, K: int, Wo: int, dg: int, elem_bytes: int, budget: Optional[int] = None) -> int:
-    """Output rows per band, so that one band's working set (columns + scratch + coordinates) stays
-    near `budget` (default BAND_BYTES)."""
+def band_rows(N: int, C: int, K: int, Ho: int, Wo: int, elem_bytes: int,
+              budget: Optional[int] = None) -> int:
+    """Output rows per band: one band's columns (C*K*rows*Wo elements) stay within `budget` (default
+    BAND_BYTES) and within a quarter of the columns of all N images (rounded up to whole rows), so
+    that next to a kept deformOut (the same size as those columns) the band adds at most about a
+    quarter."""
     budget = BAND_BYTES if budget is None else budget
-    per_row = max(1, Wo * K * (2 * C * elem_bytes + COORD_BYTES * dg))
-    return max(1, budget // per_row)
-
-
-class _Sampler:
-    """Columns [pixels, K, C] of one image and one band of output rows, in the math dtype.
-
-    The image is kept as rows of channels: row g*(H*W+1) + h*W + w holds input[g*Cg:(g+1)*Cg, h, w]
-    for deformable group g, and row g*(H*W+1) + H*W is zero (every invalid corner of group g reads
-    it). One row gather per corner then yields the columns in (pixel, k, g, c) order = [P, K, C]."""
-
-    def __init__(self, input_n: torch.Tensor, offset_n: torch.Tensor, kernel_size, stride, padding,
-                 dilation, deformable_groups: int, modulated: bool, mdt: torch.dtype):
-        C, H, W = input_n.shape
-        dg = deformable_groups
-        self.KH, self.KW = kernel_size
-        self.H, self.W, self.C, self.dg = H, W, C, dg
-        self.modulated = modulated
-        self.mdt = mdt
-        blocks = 3 if modulated else 2
-        K = self.KH * self.KW
-        # offset of this image: [blocks, dg, K, Ho, Wo] in the math dtype
-        self.off = offset_n.to(mdt).reshape(blocks, dg, K, *offset_n.shape[-2:])
-        x = input_n.to(mdt).reshape(dg, C // dg, H * W)
-        self.rows = torch.empty((dg, H * W + 1, C // dg), dtype=mdt)
-        self.rows[:, : H * W].copy_(x.transpose(1, 2))
-        self.rows[:, H * W].zero_()
-        self.rows = self.rows.view(dg * (H * W + 1), C // dg)
-        dev = offset_n.device
-        kh = torch.arange(self.KH, device=dev).view(self.KH, 1)
-        kw = torch.arange(self.KW, device=dev).view(1, self.KW)
-        # integer base positions (exact) per kernel point, [K, 1, 1, 1]; output rows/columns are
-        # added per band, and the sum is converted to the math dtype once
-        self.base_y_k = (kh * dilation[2] - padding[0]).expand(self.KH, self.KW).reshape(K, 1, 1, 1)
-        self.base_x_k = (kw * dilation[3] - padding[2]).expand(self.KH, self.KW).reshape(K, 1, 1, 1)
-        self.group_row0 = (torch.arange(dg, device=dev, dtype=torch.int32) * (H * W + 1)).view(1, 1, 1, dg)
-        self.zero_row = self.group_row0 + H * W
-        self.sH, self.sW = stride[2], stride[3]
-
-    def columns(self, oh0: int, oh1: int, out: torch.Tensor, tmp: torch.Tensor) -> torch.Tensor:
-        """Fills `out` [(oh1-oh0)*Wo, K, C] with deformOut's values of output rows oh0..oh1-1;
-        `tmp` is scratch of the same size."""
-        Wo = self.off.shape[-1]
-        rows_n = oh1 - oh0
-        K = self.KH * self.KW
-        L = rows_n * Wo * K * self.dg
-        dev = self.off.device
-        oh = torch.arange(oh0, oh1, device=dev).view(1, 1, rows_n, 1)
-        ow = torch.arange(Wo, device=dev).view(1, 1, 1, Wo)
-        off = self.off[:, :, :, oh0:oh1]                                # [blocks, dg, K, rows, Wo]
-        # order (pixel, k, g) of the columns: [rows, Wo, K, dg]
-        base_y = (self.base_y_k + oh * self.sH).to(self.mdt)          # [K, 1, rows, 1]
-        base_x = (self.base_x_k + ow * self.sW).to(self.mdt)          # [K, 1, 1, Wo]
-        y = (base_y + off[1].transpose(0, 1)).permute(2, 3, 0, 1)     # [rows, Wo, K, dg]
-        x = (base_x + off[0].transpose(0, 1)).permute(2, 3, 0, 1)
-        mask = off[2].permute(2, 3, 1, 0) if self.modulated else None
-        y0 = torch.floor(y)
-        x0 = torch.floor(x)
-        ly, lx = y - y0, x - x0
-        hy, hx = (y0 + 1) - y, (x0 + 1) - x                           # KRN-A2 forms (y1 - y), (x1 - x)
-        H, W = self.H, self.W
-        y0i = y0.to(torch.int32)      # |coordinates| < 2**31 is guaranteed by the validation limits
-        x0i = x0.to(torch.int32)
-        # per-axis validity of the two corner rows / columns; a corner is valid iff both of its are
-        vy = ((y0i >= 0) & (y0i < H), (y0i >= -1) & (y0i < H - 1))
-        vx = ((x0i >= 0) & (x0i < W), (x0i >= -1) & (x0i < W - 1))
-        row = (y0i * W + self.group_row0, None)
-        row = (row[0], row[0] + W)                                     # first element of rows y0, y0+1
-        col = (x0i, x0i + 1)
-        wy = (hy, ly)
-        wx = (hx, lx)
-        zero = torch.zeros((), dtype=self.mdt, device=dev)
-        acc = out.view(L, self.C // self.dg)
-        scratch = tmp.view(-1)[: acc.numel()].view(L, self.C // self.dg)
-        for i, (a, b) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):  # the 4 corners (not a data loop)
-            valid = vy[a] & vx[b]
-            wgt = wy[a] * wx[b]
-            if mask is not None:
-                wgt = wgt * mask
-            wgt = torch.where(valid, wgt, zero).reshape(L, 1)
-            idx = torch.where(valid, row[a] + col[b], self.zero_row).reshape(L)
-            if i == 0:
-                torch.index_select(self.rows, 0, idx, out=acc)
-                acc.mul_(wgt)
-            else:
-                torch.index_select(self.rows, 0, idx, out=scratch)
-                scratch.mul_(wgt)
-                acc.add_(scratch)
-        return out
+    per_row = max(1, Wo * K * C * elem_bytes)
+    return max(1, min(budget // per_row, -(-N * Ho // 4), Ho))
 
 
 def _bands(Ho: int, rows: int):
@@ -153,26 +76,8 @@ def _bands(Ho: int, rows: int):
         yield oh0, min(Ho, oh0 + rows)
 
 
-def _write_deform_out(deform_out_n: torch.Tensor, cols: torch.Tensor, oh0: int, oh1: int,
-                      KH: int, KW: int, scratch: torch.Tensor):
-    """deformOut[n][:, oh0*KH:oh1*KH, :] <- columns [rows*Wo, K, C] (row oh*KH+kh, col ow*KW+kw).
-    Two passes (a blocked 2-D transpose to channel-major, then a swap of ow and kh with KW-long
-    contiguous runs) are far cheaper than one 5-D permuted copy with the channel innermost."""
-    C = cols.shape[-1]
-    rows_n = oh1 - oh0
-    Wo = cols.shape[0] // rows_n
-    chan_major = scratch[: C * cols.shape[0] * KH * KW].view(C, cols.shape[0] * KH * KW)
-    chan_major.copy_(cols.view(-1, C).t())                                  # [C, rows*Wo*KH*KW]
-    src = chan_major.view(C, rows_n, Wo, KH, KW).permute(0, 1, 3, 2, 4)   # [C, rows, KH, Wo, KW]
-    dst = deform_out_n[:, oh0 * KH:oh1 * KH, :].view(C, rows_n, KH, Wo, KW)
-    dst.copy_(src)
-
-
-def _grouped_weight(weight: torch.Tensor, groups: int, mdt: torch.dtype) -> torch.Tensor:
-    """weight [Cout, Cin/g, KH, KW] -> [g, K*Cin/g, Cout/g] matching the columns' (k, c) order."""
-    Cout, Cg, KH, KW = weight.shape
-    w = weight.to(mdt).reshape(groups, Cout // groups, Cg, KH * KW)
-    return w.permute(0, 3, 2, 1).reshape(groups, KH * KW * Cg, Cout // groups).contiguous()
+def _dtype_name(mdt: torch.dtype) -> str:
+    return "float64" if mdt == torch.float64 else "float32"
 
 
 def _cpu_forward(input, weight, offset, bias, kernel_size, stride, padding, dilation, groups,
@@ -191,31 +96,48 @@ def _cpu_forward(input, weight, offset, bias, kernel_size, stride, padding, dila
         elif out is not None:
             out.zero_()
         return out, deform_out
-    w = _grouped_weight(weight, groups, mdt) if want_out else None
-    b = None if bias is None else bias.to(mdt)
-    Cgc, Coutg = C // groups, Cout // groups
-    rows = band_rows(C, K, Wo, deformable_groups, torch.finfo(mdt).bits // 8)
-    cols_buf = torch.empty((min(rows, Ho) * Wo, K, C), dtype=mdt)
-    scratch = torch.empty(cols_buf.numel(), dtype=mdt)
+    from ._backend import load_extension
+    native = load_extension()
+    Cg, Coutg = C // groups, Cout // groups
+    # weight [Cout, Cin/g, KH, KW] -> [g, Cout/g, (Cin/g)*K]: the columns' (c, k) row order
+    w = weight.to(mdt).reshape(groups, Coutg, Cg * K).contiguous() if want_out else None
+    rows = band_rows(N, C, K, Ho, Wo, torch.finfo(mdt).bits // 8)
+    cols_buf = input.new_empty((C * K * rows * Wo,), dtype=mdt) if want_out else None
+    # deformOut in another dtype than the math one: its band is sampled in the math dtype, then cast
+    cast_buf = input.new_empty((C * rows * KH * Wo * KW,), dtype=mdt) \
+        if want_deform_out and input.dtype != mdt else None
+    samples = C * K * rows * Wo
+    threads = max(1, min(torch.get_num_threads(), samples // SAMPLES_PER_THREAD))
+    fields = dict(channels=C, height=H, width=W, kernel_h=KH, kernel_w=KW, out_h=Ho, out_w=Wo,
+                  stride_h=stride[2], stride_w=stride[3], pad_top=padding[0], pad_left=padding[2],
+                  dilation_h=dilation[2], dilation_w=dilation[3], deformable_groups=deformable_groups,
+                  modulated=bool(modulated), threads=threads)
     for n in range(N):
-        sampler = _Sampler(input[n], offset[n], kernel_size, stride, padding, dilation,
-                           deformable_groups, modulated, mdt)
+        image = input[n].to(mdt).contiguous()
+        off = offset[n].to(mdt).contiguous()
         out_n = out[n].view(Cout, Ho * Wo) if want_out else None
         for oh0, oh1 in _bands(Ho, rows):
             P = (oh1 - oh0) * Wo
-            cols = sampler.columns(oh0, oh1, cols_buf[:P], scratch)
-            if want_deform_out:
-                _write_deform_out(deform_out[n], cols, oh0, oh1, KH, KW, scratch)
-            if want_out:
-                flat = cols.view(P, K * C)
-                for g in range(groups):
-                    a = flat if groups == 1 else \
-                        cols[:, :, g * Cgc:(g + 1) * Cgc].reshape(P, K * Cgc)
-                    res = torch.mm(a, w[g])                                  # [P, Cout/g]
-                    out_n[g * Coutg:(g + 1) * Coutg, oh0 * Wo:oh1 * Wo].copy_(res.t())
-        del sampler
-    if out is not None and b is not None:
-        out.add_(b.view(1, Cout, 1, 1))
+            cols = cols_buf[: C * K * P].view(C * K, P) if want_out else None
+            if want_deform_out and cast_buf is None:
+                d_ptr, d_stride = deform_out[n, :, oh0 * KH].data_ptr(), Ho * KH * Wo * KW
+            elif want_deform_out:
+                d_ptr, d_stride = cast_buf.data_ptr(), (oh1 - oh0) * KH * Wo * KW
+            else:
+                d_ptr, d_stride = 0, 0
+            native.deform_columns(_dtype_name(mdt), image_ptr=image.data_ptr(),
+                                  offset_ptr=off.data_ptr(),
+                                  columns_ptr=cols.data_ptr() if want_out else 0,
+                                  deform_out_ptr=d_ptr, deform_out_channel_stride=d_stride,
+                                  row_begin=oh0, row_end=oh1, **fields)
+            if cast_buf is not None:
+                band = cast_buf[: C * (oh1 - oh0) * KH * Wo * KW].view(C, (oh1 - oh0) * KH, Wo * KW)
+                deform_out[n, :, oh0 * KH:oh1 * KH].copy_(band)
+            if want_out:   # [g, Cout/g, Cg*K] x [g, Cg*K, P] -> the band's columns of the output
+                torch.bmm(w, cols.view(groups, Cg * K, P),
+                          out=out_n.view(groups, Coutg, Ho * Wo)[:, :, oh0 * Wo:oh1 * Wo])
+    if out is not None and bias is not None:
+        out.add_(bias.to(mdt).view(1, Cout, 1, 1))
     return out, deform_out
 
 

@@ -17,48 +17,110 @@ namespace {
 struct Row {
     const char *name;
     dcn::TilingShape shape;  // n cin h w cout kh kw ho wo groups dg strideH dilationH strideW dilationW elt key
+    uint64_t wsBudget;       // 0: the default dcn_tiling::kWsBudget; small budgets force many chunks
     int64_t split[17];       // segLen blockC blocksPerSeg numBlocks pixelTile pixelBands bandLen
                              // gTileM gTileN wTileM wTileN wSplitK wChunkK winOutRows winOutCols winRows winCols
-    uint64_t ws[9];          // xt giacc g wp got dcol gw part userBytes
+    int64_t chunk[7];        // chunkImgs chunkOutRows chunkOutCols chunkPix chunkRows pixChunks numChunks
+    uint64_t ws[8];          // xt giacc g got dcol gw part userBytes
 };
 
 const Row kRows[] = {
-    {"r3_c4", {2, 256, 50, 84, 256, 3, 3, 50, 84, 1, 1, 1, 1, 1, 1, 4, 0},
-     {256, 32, 8, 8, 7, 3, 1400, 128, 256, 128, 256, 5, 2048, 11, 11, 21, 21},
-     {0, 8601600, 34406400, 111820800, 114180096, 122781696, 200196096, 211992576, 219250176}},
-    {"r6_g32", {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 1, 1, 1, 1, 2, 1},
-     {16, 16, 1, 32, 14, 1, 4200, 128, 144, 16, 144, 5, 2048, 18, 18, 28, 28},
-     {0, 17203200, 34406400, 189235200, 189382656, 197984256, 275398656, 276873216, 305903616}},
-    {"r11_dg16", {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 1, 1, 2, 2},
-     {8, 8, 1, 16, 14, 1, 4096, 128, 256, 64, 256, 16, 2048, 20, 64, 30, 64},
-     {0, 16777216, 33554432, 184549376, 184696832, 188891136, 264388608, 269107200, 325730304}},
-    {"r1_s2", {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 2, 1, 2, 1, 4, 0},
-     {128, 32, 4, 4, 7, 6, 2800, 128, 256, 128, 256, 17, 2048, 6, 6, 21, 21},
-     {0, 68812800, 481689600, 636518400, 637108224, 654311424, 809140224, 819167232, 833682432}},
-    {"r8_up3", {32, 128, 64, 64, 64, 3, 3, 64, 64, 1, 1, 1, 1, 1, 1, 4, 0},
-     {128, 32, 4, 4, 7, 1, 4096, 128, 256, 64, 256, 64, 2048, 11, 11, 21, 21},
-     {0, 67108864, 134217728, 738197504, 738492416, 772046848, 1376026624, 1394900992, 1451524096}},
-    {"r12_c5", {8, 512, 19, 19, 512, 3, 3, 19, 19, 1, 1, 1, 1, 1, 1, 2, 1},
-     {512, 32, 16, 16, 7, 1, 361, 128, 256, 128, 256, 2, 2048, 19, 19, 19, 19},
-     {0, 5914624, 11829248, 65060864, 69779456, 72736768, 99352576, 118226944, 123217408}},
-    {"odd_small", {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 1, 1, 4, 0},
+    {"r3_c4",
+     {2, 256, 50, 84, 256, 3, 3, 50, 84, 1, 1, 1, 1, 1, 1, 4, 0},
+     0,
+     {256, 32, 8, 8, 7, 3, 280, 128, 256, 128, 256, 1, 1680, 11, 11, 21, 21},
+     {2, 10, 84, 840, 1680, 5, 5},
+     {0, 0, 25804800, 41287680, 43008000, 58490880, 60850176, 62301696}},
+    {"r6_g32",
+     {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 1, 1, 1, 1, 2, 1},
+     0,
+     {16, 16, 1, 32, 14, 1, 672, 128, 144, 16, 144, 1, 1344, 18, 18, 28, 28},
+     {2, 8, 84, 672, 1344, 7, 7},
+     {0, 17203200, 34406400, 59179008, 60555264, 72941568, 73236480, 77881344}},
+    {"r11_dg16",
+     {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 1, 1, 2, 2},
+     0,
+     {8, 8, 1, 16, 14, 1, 640, 128, 256, 64, 256, 3, 1707, 20, 64, 30, 64},
+     {8, 10, 64, 640, 5120, 7, 7},
+     {0, 16777216, 33554432, 57147392, 57802752, 69599232, 70483968, 79331328}},
+    {"r1_s2",
+     {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 2, 1, 2, 1, 4, 0},
+     0,
+     {128, 32, 4, 4, 7, 1, 2184, 128, 256, 128, 256, 3, 1456, 6, 6, 21, 21},
+     {2, 13, 168, 2184, 4368, 8, 8},
+     {0, 0, 68812800, 88940544, 91176960, 111304704, 113074176, 114961408}},
+    {"r8_up3",
+     {32, 128, 64, 64, 64, 3, 3, 64, 64, 1, 1, 1, 1, 1, 1, 4, 0},
+     0,
+     {128, 32, 4, 4, 7, 1, 256, 128, 256, 64, 256, 3, 1536, 11, 11, 21, 21},
+     {18, 4, 64, 256, 4608, 16, 32},
+     {0, 0, 67108864, 88342528, 89522176, 110755840, 111640576, 113631232}},
+    {"r12_c5",
+     {8, 512, 19, 19, 512, 3, 3, 19, 19, 1, 1, 1, 1, 1, 1, 2, 1},
+     0,
+     {512, 32, 16, 16, 7, 1, 247, 128, 256, 128, 256, 1, 1482, 19, 19, 19, 19},
+     {6, 13, 19, 247, 1482, 2, 4},
+     {0, 5914624, 11829248, 39145472, 40663040, 54321152, 63758336, 66319360}},
+    {"odd_small",
+     {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 1, 1, 4, 0},
+     0,
      {2, 2, 1, 6, 14, 7, 4, 25, 54, 4, 54, 1, 25, 5, 5, 5, 5},
-     {0, 1536, 10240, 21504, 23552, 24576, 35840, 37888, 54272}},
-    {"k5_long_ka", {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 1, 1, 4, 0},
-     {8, 8, 1, 1, 5, 8, 113, 128, 200, 8, 200, 2, 2048, 30, 30, 30, 30},
-     {0, 86528, 777728, 2937856, 2944512, 3031040, 5191168, 5203968, 6014464}},
-    {"wide_k7", {1, 256, 9, 9, 64, 7, 7, 9, 9, 1, 1, 1, 1, 1, 1, 2, 1},
+     {1, 5, 5, 25, 25, 1, 1},
+     {0, 0, 8704, 19968, 20992, 32256, 34304, 50688}},
+    {"k5_long_ka",
+     {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 1, 1, 4, 0},
+     0,
+     {8, 8, 1, 1, 5, 8, 113, 128, 200, 8, 200, 2, 1350, 30, 30, 30, 30},
+     {3, 30, 30, 900, 2700, 1, 1},
+     {0, 0, 691200, 2851328, 2937856, 5097984, 5110784, 5921280}},
+    {"wide_k7",
+     {1, 256, 9, 9, 64, 7, 7, 9, 9, 1, 1, 1, 1, 1, 1, 2, 1},
+     0,
      {256, 64, 4, 4, 1, 8, 11, 81, 256, 64, 256, 1, 81, 9, 9, 9, 9},
-     {0, 82944, 746496, 4810752, 6416384, 6427136, 8459264, 11670528, 11861504}},
-    {"win_k1_c64", {48, 64, 12, 16, 8, 1, 1, 12, 16, 1, 1, 1, 1, 1, 1, 4, 0},
-     {64, 64, 1, 1, 64, 1, 192, 128, 64, 8, 64, 5, 2048, 12, 3, 12, 11},
-     {0, 2359296, 4718592, 7077888, 7079936, 7374848, 9734144, 9744384, 9854976}},
-    {"win_k3_s2", {1, 16, 60, 90, 8, 3, 3, 30, 45, 1, 1, 2, 1, 2, 1, 4, 0},
+     {1, 9, 9, 81, 81, 1, 1},
+     {0, 82944, 746496, 4810752, 4821504, 6853632, 10064896, 10255872}},
+    {"win_k1_c64",
+     {48, 64, 12, 16, 8, 1, 1, 12, 16, 1, 1, 1, 1, 1, 1, 4, 0},
+     0,
+     {64, 64, 1, 1, 64, 1, 192, 128, 64, 8, 64, 5, 1844, 12, 3, 12, 11},
+     {48, 12, 16, 192, 9216, 1, 1},
+     {0, 0, 2359296, 4718592, 5013504, 7372800, 7383040, 7493632}},
+    {"win_k3_s2",
+     {1, 16, 60, 90, 8, 3, 3, 30, 45, 1, 1, 2, 1, 2, 1, 4, 0},
+     0,
      {16, 16, 1, 1, 14, 8, 169, 128, 144, 8, 144, 1, 1350, 9, 10, 27, 29},
-     {0, 345600, 3110400, 3888128, 3892736, 3936256, 4713984, 4718592, 4864512}},
-    {"win_dil2_dg2", {1, 32, 40, 120, 8, 3, 3, 40, 120, 1, 2, 1, 2, 1, 2, 4, 0},
-     {16, 16, 1, 2, 14, 8, 600, 128, 256, 8, 256, 3, 2048, 40, 7, 40, 19},
-     {0, 614400, 5529600, 11059200, 11068416, 11222016, 16751616, 16779264, 17816064}},
+     {1, 30, 45, 1350, 1350, 1, 1},
+     {0, 0, 2764800, 3542528, 3586048, 4363776, 4368384, 4514304}},
+    {"win_dil2_dg2",
+     {1, 32, 40, 120, 8, 3, 3, 40, 120, 1, 2, 1, 2, 1, 2, 4, 0},
+     0,
+     {16, 16, 1, 2, 14, 8, 600, 128, 256, 8, 256, 3, 1600, 40, 7, 40, 19},
+     {1, 40, 120, 4800, 4800, 1, 1},
+     {0, 0, 4915200, 10444800, 10598400, 16128000, 16155648, 17192448}},
+    {"r3_c3_n16",
+     {16, 128, 100, 168, 128, 3, 3, 100, 168, 1, 1, 1, 1, 1, 1, 4, 0},
+     0,
+     {128, 32, 4, 4, 7, 1, 168, 128, 256, 128, 256, 2, 1344, 11, 11, 21, 21},
+     {16, 1, 168, 168, 2688, 100, 100},
+     {0, 0, 137625600, 150011904, 151388160, 163774464, 164954112, 166115328}},
+    {"chunk_rows_small",
+     {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 1, 1, 4, 0},
+     200000,
+     {8, 8, 1, 1, 5, 2, 15, 30, 200, 8, 200, 1, 30, 30, 30, 30, 30},
+     {1, 1, 30, 30, 30, 30, 90},
+     {0, 0, 173056, 197120, 198144, 222208, 228864, 238080}},
+    {"chunk_cols_tiny",
+     {2, 16, 9, 40, 12, 3, 3, 9, 40, 2, 2, 1, 1, 1, 1, 2, 1},
+     30000,
+     {8, 8, 1, 2, 14, 1, 20, 20, 72, 6, 72, 1, 20, 9, 40, 9, 40},
+     {1, 1, 20, 20, 20, 18, 36},
+     {0, 46080, 92160, 103936, 104448, 110592, 114176, 118784}},
+    {"chunk_imgs",
+     {5, 12, 6, 7, 8, 3, 3, 6, 7, 1, 3, 1, 1, 1, 1, 4, 0},
+     90000,
+     {4, 4, 1, 3, 14, 4, 9, 35, 108, 8, 108, 1, 35, 6, 7, 6, 7},
+     {1, 5, 7, 35, 35, 2, 10},
+     {0, 0, 40448, 55808, 57344, 72704, 76288, 88064}},
 };
 
 struct Platform {
@@ -86,11 +148,29 @@ void CheckSplit(const Row &r, const dcn::WorkSplit &w)
     }
 }
 
+void CheckChunks(const Row& r, const dcn::WorkSplit& w)
+{
+    const int64_t got[7] = {w.chunkImgs, w.chunkOutRows, w.chunkOutCols, w.chunkPix,
+                            w.chunkRows, w.pixChunks,    w.numChunks};
+    const char* names[7] = {"chunkImgs", "chunkOutRows", "chunkOutCols", "chunkPix",
+                            "chunkRows", "pixChunks",    "numChunks"};
+    for (int i = 0; i < 7; ++i) {
+        if (got[i] != r.chunk[i]) {
+            std::fprintf(
+                stderr, "%s: %s = %lld, expected %lld\n", r.name, names[i], static_cast<long long>(got[i]),
+                static_cast<long long>(r.chunk[i]));
+        }
+        CHECK(got[i] == r.chunk[i]);
+    }
+}
+
+uint64_t BudgetOf(const Row& r) { return r.wsBudget != 0 ? r.wsBudget : static_cast<uint64_t>(dcn_tiling::kWsBudget); }
+
 void CheckWorkspace(const Row &r, const dcn::WorkspaceLayout &ws)
 {
-    const uint64_t got[9] = {ws.xt, ws.giacc, ws.g, ws.wp, ws.got, ws.dcol, ws.gw, ws.part, ws.userBytes};
-    const char *names[9] = {"xt", "giacc", "g", "wp", "got", "dcol", "gw", "part", "userBytes"};
-    for (int i = 0; i < 9; ++i) {
+    const uint64_t got[8] = {ws.xt, ws.giacc, ws.g, ws.got, ws.dcol, ws.gw, ws.part, ws.userBytes};
+    const char* names[8] = {"xt", "giacc", "g", "got", "dcol", "gw", "part", "userBytes"};
+    for (int i = 0; i < 8; ++i) {
         if (got[i] != r.ws[i]) {
             std::fprintf(stderr, "%s: ws.%s = %llu, expected %llu\n", r.name, names[i],
                          static_cast<unsigned long long>(got[i]), static_cast<unsigned long long>(r.ws[i]));
@@ -112,7 +192,7 @@ TEST_CASE(plan_table_shapes_x_platforms)
             platform.ubBytes = kUb;
             dcn::TilingPlan plan;
             std::string error;
-            const bool ok = dcn::MakeTilingPlan(r.shape, platform, plan, error);
+            const bool ok = dcn::MakeTilingPlan(r.shape, platform, plan, error, BudgetOf(r));
             if (!ok) {
                 std::fprintf(stderr, "%s: %s\n", r.name, error.c_str());
             }
@@ -120,6 +200,7 @@ TEST_CASE(plan_table_shapes_x_platforms)
             CHECK(plan.cores.blockDim == pf.blockDim);
             CHECK(plan.cores.usedVecCores == pf.usedVecCores);
             CheckSplit(r, plan.split);        // identical on every platform: the split is shape-only
+            CheckChunks(r, plan.split);
             CheckWorkspace(r, plan.ws);
             CHECK(plan.ub.need <= kUb - dcn_tiling::kUbReserved);
             CHECK(plan.ub.need >= plan.ub.stage0 && plan.ub.need >= plan.ub.stage2 && plan.ub.need >= plan.ub.stage3);
@@ -151,10 +232,22 @@ TEST_CASE(no_cores_or_small_ub_is_an_error)
     CHECK(error.find("UB budget") != std::string::npos);
 }
 
+TEST_CASE(chunk_budget_follows_small_device_memory_only)
+{
+    const uint64_t full = static_cast<uint64_t>(dcn_tiling::kWsBudget);
+    CHECK(dcn::WsBudgetForHbm(0) == full);
+    CHECK(dcn::WsBudgetForHbm(32ull << 30) == full); // Ascend910B4
+    CHECK(dcn::WsBudgetForHbm(64ull << 30) == full); // Ascend910B2 / A3
+    CHECK(dcn::WsBudgetForHbm(32ull << 20) == (64ull << 10));
+}
+
 TEST_CASE(matmul_int32_limit_is_an_error)
 {
     dcn::TilingShape s = kRows[0].shape;
-    s.n = (int64_t{1} << 31) / (s.ho * s.wo) + 1;  // N*Ho*Wo > INT32_MAX
+    s.ho = 65536;
+    s.wo = 32769; // Ho*Wo > INT32_MAX
+    s.h = s.ho;
+    s.w = s.wo;
     dcn::TilingPlatform platform;
     platform.aicNum = 24;
     platform.aivNum = 48;
@@ -163,6 +256,63 @@ TEST_CASE(matmul_int32_limit_is_an_error)
     std::string error;
     CHECK(!dcn::MakeTilingPlan(s, platform, plan, error));
     CHECK(error.find("2147483647") != std::string::npos);
+}
+
+// Issue 11: workspace <= 4 B x (|grad_input| + |grad_weight|) + 64 MiB (user part; the library's 16 MiB come
+// on top) for fp32 I/O, whatever N and Ho*Wo; the chunks cover every pixel of every image exactly once.
+TEST_CASE(workspace_is_bounded_and_chunks_cover_the_output)
+{
+    struct Sweep {
+        int64_t n, cin, hw, cout, k, groups, dg;
+    };
+    const Sweep sweeps[] = {{1, 64, 1024, 64, 3, 1, 1},   {4096, 64, 56, 64, 3, 1, 1}, {16, 128, 168, 128, 3, 1, 1},
+                            {1, 2048, 64, 2048, 3, 1, 1}, {2, 16, 2048, 16, 1, 1, 1},  {64, 256, 13, 256, 5, 4, 8},
+                            {1, 8, 4000, 8, 7, 1, 1},     {100000, 8, 3, 8, 3, 1, 1}};
+    dcn::TilingPlatform platform;
+    platform.aicNum = 24;
+    platform.aivNum = 48;
+    platform.ubBytes = kUb;
+    for (const Sweep& w : sweeps) {
+        dcn::TilingShape s;
+        s.n = w.n;
+        s.cin = w.cin;
+        s.h = w.hw;
+        s.w = w.hw;
+        s.cout = w.cout;
+        s.kh = w.k;
+        s.kw = w.k;
+        s.ho = w.hw;
+        s.wo = w.hw;
+        s.groups = w.groups;
+        s.dg = w.dg;
+        dcn::TilingPlan plan;
+        std::string error;
+        const bool ok = dcn::MakeTilingPlan(s, platform, plan, error);
+        if (!ok) {
+            std::fprintf(
+                stderr, "sweep n=%lld hw=%lld: %s\n", static_cast<long long>(w.n), static_cast<long long>(w.hw),
+                error.c_str());
+        }
+        CHECK(ok);
+        const uint64_t gi = static_cast<uint64_t>(s.n * s.cin * s.h * s.w);
+        const uint64_t gw = static_cast<uint64_t>(s.cout * (s.cin / s.groups) * s.kh * s.kw);
+        const uint64_t bound = 4 * (gi + gw) + (64ull << 20);
+        if (plan.ws.userBytes > bound) {
+            std::fprintf(
+                stderr, "sweep n=%lld hw=%lld: workspace %llu > bound %llu\n", static_cast<long long>(w.n),
+                static_cast<long long>(w.hw), static_cast<unsigned long long>(plan.ws.userBytes),
+                static_cast<unsigned long long>(bound));
+        }
+        CHECK(plan.ws.userBytes <= bound);
+        const dcn::WorkSplit& p = plan.split;
+        CHECK(p.chunkOutCols == s.wo || p.chunkOutRows == 1);
+        CHECK(p.chunkImgs >= 1 && p.chunkImgs <= s.n && p.chunkPix == p.chunkOutRows * p.chunkOutCols);
+        CHECK(p.numChunks == (s.n + p.chunkImgs - 1) / p.chunkImgs * p.pixChunks);
+        CHECK(
+            p.pixChunks ==
+            (s.ho + p.chunkOutRows - 1) / p.chunkOutRows * ((s.wo + p.chunkOutCols - 1) / p.chunkOutCols));
+        CHECK(p.wChunkK * p.wSplitK >= p.chunkRows && p.pixelBands * p.bandLen >= p.chunkPix);
+    }
 }
 
 TEST_MAIN()

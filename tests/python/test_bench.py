@@ -103,8 +103,9 @@ def test_render_ratios_and_spreads_from_unrounded_medians():
                          "err": 1e-6, "pass": True},
            "torch": {"time": {p: (2.0, 3.0, 4.0) for p in bench.PHASES}, "fwd_mib": 2.0, "step_mib": 4.0,
                      "err": 2e-6, "pass": True}}
-    args = argparse.Namespace(scale=64, dtype="float32", repeats=5, twin_aiv=0)
+    args = argparse.Namespace(scale=64, dtype="float32", repeats=5, twin_aiv=0, twin_hazard=False)
     text = bench.render([(10, case, res)], ["ours", "ours-lean", "torch"], args, "cmd", "facts", {})
+    assert "twin hazard checker off (TWIN_HAZARD=0)" in text
     fwd = text.split("**Forward time**")[1].split("**Backward time**")[0]
     row = [line for line in fwd.splitlines() if line.startswith("| 10 r10")][0]
     cells = [x.strip() for x in row.strip("|").split("|")]

@@ -200,26 +200,71 @@ def stage2_split(case, dtype):
     return {"seg": seg, "block_c": block_c, "pixel_tile": tile(block_c), "window": win}
 
 
-def workspace_formula(case, dtype):
-    """Workspace bytes = GetLibApiWorkSpaceSize() + sum of the 512-B aligned user regions
-    (op_host/deformable_conv2d_backward_tiling.h)."""
+WS_BUDGET = 60 << 20  # dcn_tiling::kWsBudget: extra grad_input band planes + the per-chunk regions
+
+
+def chunk_plan(case, dtype, budget=WS_BUDGET):
+    """Pixel bands, pixel chunks and grad_weight Ka chunks of the tiling (PlanWorkSplit / PlanChunks,
+    deformable_conv2d_backward_tiling.h) for a workspace budget, derived independently of the C++ plan."""
     elt = 4 if dtype == "float32" else 2
     ho, wo = case.out_hw
     howo, k = ho * wo, case.kh * case.kw
-    cin_g = case.cin // case.groups
     split = stage2_split(case, dtype)
     seg, block_c = split["seg"], split["block_c"]
-    num_blocks = (case.cin // seg) * (-(-seg // block_c))
-    bands = min(8, howo, max(1, -(-48 // (case.n * num_blocks))))
-    bands = -(-howo // -(-howo // bands))
-    ka = case.n * howo
-    w_split = -(-ka // min(ka, 2048))
+    num_blocks = (case.cin // seg) * _cdiv(seg, block_c)
+    plane = case.n * case.h * case.w * case.cin * 4
+    wanted = min(8, howo, max(1, _cdiv(48, case.n * num_blocks)))
+    extra = min(wanted - 1, (budget - budget // 5) // plane)
+    budget -= extra * plane  # what the chunk regions get
+    row_bytes = k * case.cin * (4 + elt) + case.cout * elt + num_blocks * 3 * k * 4
+    rows_budget = max(1, (budget - budget // 4) // row_bytes)
+    pix = howo
+    if case.n * howo > rows_budget:
+        pix = min(howo, max(rows_budget // case.n, min(rows_budget, 256)))
+    if pix >= howo:
+        out_rows, out_cols = ho, wo
+    elif pix >= wo:
+        out_rows, out_cols = pix // wo, wo
+    else:
+        out_rows, out_cols = 1, pix
+    chunk_pix = out_rows * out_cols
+    imgs = min(case.n, max(1, rows_budget // chunk_pix))
+    chunk_rows = imgs * chunk_pix
+    num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
+    bands = min(1 + extra, chunk_pix)
+    band_len = _cdiv(chunk_pix, bands)
+    bands = _cdiv(chunk_pix, band_len)
+    slot_bytes = case.cout * (case.cin // case.groups) * k * 4
+    w_split = min(_cdiv(chunk_rows, 2048), 1 + (budget // 4) // slot_bytes)
+    w_chunk = _cdiv(chunk_rows, w_split)
+    w_split = _cdiv(chunk_rows, w_chunk)
+    return {"num_blocks": num_blocks, "imgs": imgs, "out_rows": out_rows, "out_cols": out_cols,
+            "chunk_pix": chunk_pix, "chunk_rows": chunk_rows, "num_chunks": num_chunks, "bands": bands,
+            "band_len": band_len, "w_split": w_split, "w_chunk": w_chunk}
 
-    def al(v):
-        return -(-v // 512) * 512
 
+def workspace_regions(case, dtype, budget=WS_BUDGET):
+    """The user-workspace regions in layout order (bytes before the 512-B alignment):
+    xt, giacc, g, got, dcol, gw, part (op_host/deformable_conv2d_backward_tiling.h)."""
+    elt = 4 if dtype == "float32" else 2
+    k = case.kh * case.kw
+    cp = chunk_plan(case, dtype, budget)
+    rows = cp["chunk_rows"]
     hw = case.h * case.w
-    regions = [case.n * hw * case.cin * 4, bands * case.n * hw * case.cin * 4, case.n * howo * k * case.cin * 4,
-               case.cout * cin_g * k * elt, case.n * howo * case.cout * elt, case.n * howo * case.cin * k * elt,
-               w_split * case.cout * cin_g * k * 4, case.n * num_blocks * 3 * k * howo * 4]
-    return LIB_API_WORKSPACE + sum(al(r) for r in regions)
+    xt_images = 0 if dtype == "float32" else case.n  # fp32: the input copy lives in grad_input
+    return [xt_images * hw * case.cin * 4, cp["bands"] * case.n * hw * case.cin * 4, rows * k * case.cin * 4,
+            rows * case.cout * elt, rows * case.cin * k * elt,
+            cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4]
+
+
+def workspace_formula(case, dtype, budget=WS_BUDGET):
+    """Workspace bytes = GetLibApiWorkSpaceSize() + sum of the 512-B aligned user regions
+    (op_host/deformable_conv2d_backward_tiling.h)."""
+    return LIB_API_WORKSPACE + sum(-(-r // 512) * 512 for r in workspace_regions(case, dtype, budget))
+
+
+def workspace_bound(case, dtype):
+    """Issue 11's bound: 16 MiB (Matmul library) + 4 B x (|grad_input| + |grad_weight|) + 64 MiB."""
+    gi = case.n * case.cin * case.h * case.w
+    gw = case.cout * (case.cin // case.groups) * case.kh * case.kw
+    return LIB_API_WORKSPACE + 4 * (gi + gw) + (64 << 20)

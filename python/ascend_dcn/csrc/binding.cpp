@@ -19,6 +19,8 @@
 //   not; otherwise the runtime frees it at the end of phase 2 (an unexecuted one cannot be freed).
 //   OpApi.twin_set_platform(soc, aiv_cores); module twin_set_platform(soc, aiv_cores)
 //   check_backward_args(inputs, attrs, outputs) -> (status, argument, message)
+//   deform_columns(...)  sampling stage of the CPU forward (cpu_forward.h): addresses of contiguous
+//       float32/float64 buffers; columns_ptr / deform_out_ptr 0 = not wanted
 // Failures of the C API raise AclnnCallError (a RuntimeError) with .status, .api, .argument and
 // the aclGetRecentErrMsg() text in .message. The GIL is released while the C API runs.
 #include <pybind11/pybind11.h>
@@ -31,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_forward.h"
 #include "deformable_conv2d_backward_check.h"
 #include "opapi_library.h"
 #include "tensor_spec.h"
@@ -443,6 +446,51 @@ py::tuple ModuleCheckBackwardArgs(const py::sequence &inputs, const py::sequence
     return py::make_tuple(r.status, r.argument, r.message);
 }
 
+template <typename T>
+void RunDeformColumns(const py::dict& kw)
+{
+    DeformColumnsArgs<T> a;
+    auto ptr = [&kw](const char* key) { return reinterpret_cast<T*>(kw[key].cast<uintptr_t>()); };
+    auto num = [&kw](const char* key) { return kw[key].cast<int64_t>(); };
+    a.image = ptr("image_ptr");
+    a.offset = ptr("offset_ptr");
+    a.columns = ptr("columns_ptr");
+    a.deformOut = ptr("deform_out_ptr");
+    a.deformOutChannelStride = num("deform_out_channel_stride");
+    a.channels = num("channels");
+    a.height = num("height");
+    a.width = num("width");
+    a.kernelH = num("kernel_h");
+    a.kernelW = num("kernel_w");
+    a.outH = num("out_h");
+    a.outW = num("out_w");
+    a.strideH = num("stride_h");
+    a.strideW = num("stride_w");
+    a.padTop = num("pad_top");
+    a.padLeft = num("pad_left");
+    a.dilationH = num("dilation_h");
+    a.dilationW = num("dilation_w");
+    a.deformGroups = num("deformable_groups");
+    a.modulated = kw["modulated"].cast<bool>();
+    a.rowBegin = num("row_begin");
+    a.rowEnd = num("row_end");
+    const int threads = static_cast<int>(num("threads"));
+    py::gil_scoped_release release;
+    DeformColumns(a, threads);
+}
+
+// deform_columns(dtype="float32"|"float64", **fields of DeformColumnsArgs in snake case, threads)
+void ModuleDeformColumns(const std::string& dtype, const py::kwargs& kw)
+{
+    if (dtype == "float32") {
+        RunDeformColumns<float>(kw);
+    } else if (dtype == "float64") {
+        RunDeformColumns<double>(kw);
+    } else {
+        throw std::invalid_argument("deform_columns: dtype must be float32 or float64; got " + dtype);
+    }
+}
+
 }  // namespace
 }  // namespace ascend_dcn
 
@@ -478,6 +526,7 @@ PYBIND11_MODULE(_C, m)
 
     m.def("twin_set_platform", &ModuleTwinSetPlatform, py::arg("soc"), py::arg("aiv_cores") = 0);
     m.def("check_backward_args", &ModuleCheckBackwardArgs, py::arg("inputs"), py::arg("attrs"), py::arg("outputs"));
+    m.def("deform_columns", &ModuleDeformColumns, py::arg("dtype"));
     m.attr("ACLNN_ERR_PARAM_NULLPTR") = dcn::kStatusParamNullptr;
     m.attr("ACLNN_ERR_PARAM_INVALID") = dcn::kStatusParamInvalid;
 }

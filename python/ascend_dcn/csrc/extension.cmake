@@ -30,6 +30,7 @@ endif()
 set(_ascend_dcn_csrc ${CMAKE_CURRENT_LIST_DIR})
 pybind11_add_module(_C MODULE
   ${_ascend_dcn_csrc}/binding.cpp
+  ${_ascend_dcn_csrc}/cpu_forward.cpp
   ${_ascend_dcn_csrc}/opapi_library.cpp
   ${_ascend_dcn_csrc}/library_trust.cpp
   ${_ascend_dcn_csrc}/tensor_spec.cpp
@@ -41,7 +42,8 @@ if(DEFINED ASCEND_DCN_WARN)
 else()
   target_compile_options(_C PRIVATE -Wall -Wextra -Werror)
 endif()
-target_link_libraries(_C PRIVATE ${CMAKE_DL_LIBS})
+find_package(Threads REQUIRED)
+target_link_libraries(_C PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 set_target_properties(_C PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ascend_dcn_ext)
 install(TARGETS _C LIBRARY DESTINATION ascend_dcn)
 

@@ -56,6 +56,38 @@ TEST_CASE(mmad_formula_by_hand) {
     CHECK(cost::MatmulCost(16, 16, 9, 16, 16, 16, 4).mCycles == 4);
 }
 
+TEST_CASE(matmul_l1_reuse_follows_the_norm_scheduler)
+{
+    // 256 x 256 x 128 fp32 in 64 x 64 x 32 blocks: 4 m blocks, 4 n blocks, kIters = 4
+    cost::CubeTiling t;
+    t.baseM = 64;
+    t.baseN = 64;
+    t.baseK = 32;
+    t.depthA1 = 8;
+    t.depthB1 = 8; // >= kIters: each matrix's full K fits in its L1 cache
+    // ORDER_M, stepN = 1: A's row block is loaded for every n block, B's column block once
+    cost::CubeCost c = cost::MatmulCost(256, 256, 128, t, 4);
+    CHECK(c.gmReadTransfers == 4 * 4 * 4 + 4 * 4 * 1);
+    CHECK(c.gmLoadBytes == (4ull * 256 * 128 + 1ull * 128 * 256) * 4);
+    // stepN = 2: A stays in L1 over two n blocks
+    t.stepN = 2;
+    c = cost::MatmulCost(256, 256, 128, t, 4);
+    CHECK(c.gmLoadBytes == (2ull * 256 * 128 + 1ull * 128 * 256) * 4);
+    // ORDER_N: the mirror image
+    t.stepN = 1;
+    t.iterateOrder = 1;
+    c = cost::MatmulCost(256, 256, 128, t, 4);
+    CHECK(c.gmLoadBytes == (1ull * 256 * 128 + 4ull * 128 * 256) * 4);
+    // caches smaller than the full K: both reloaded for every (m, n) block
+    t.iterateOrder = 0;
+    t.depthA1 = t.depthB1 = 2;
+    c = cost::MatmulCost(256, 256, 128, t, 4);
+    CHECK(c.gmReadTransfers == 2 * 4 * 4 * 4);
+    CHECK(c.gmLoadBytes == (4ull * 256 * 128 + 4ull * 128 * 256) * 4);
+    // the Mmads and L1->L0 moves do not depend on the L1 reuse
+    CHECK(c.mmadCalls == 4 * 4 * 4 && c.mCycles == cost::MatmulCost(256, 256, 128, 64, 64, 32, 4).mCycles);
+}
+
 TEST_CASE(pipe_terms_name_known_counters_and_constants) {
     size_t nt = 0, nk = 0, np = 0;
     const cost::PipeTerm *terms = cost::PipeTerms(nt);

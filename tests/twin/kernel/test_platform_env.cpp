@@ -2,6 +2,7 @@
 // main, then check the preset numbers, the ceil(N/2) AIC rule and that launches respect the override.
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
@@ -43,6 +44,24 @@ TEST_CASE(override_limits_mix_launch_and_waves) {
     bool once = true;
     for (int i = 0; i < 20; ++i) once = once && hits[i] == 1;
     CHECK(once && w.cores.size() == 20);
+}
+
+TEST_CASE(hbm_env_replaces_the_preset_memory_size)
+{
+    setenv("TWIN_HBM_BYTES", "33554432", 1);
+    twin::SetPlatform("Ascend910B3", 7);
+    CHECK(twin::CurrentPlatform().hbmBytes == 32ull * 1024 * 1024 && twin::CurrentPlatform().aivCores == 7);
+    setenv("TWIN_HBM_BYTES", "32M", 1);
+    bool threw = false;
+    try {
+        twin::SetPlatform("Ascend910B3", 7);
+    } catch (const std::invalid_argument& e) {
+        threw = ktest::Contains(e.what(), "TWIN_HBM_BYTES");
+    }
+    CHECK(threw);
+    unsetenv("TWIN_HBM_BYTES");
+    twin::SetPlatform("Ascend910B3", 7);
+    CHECK(twin::CurrentPlatform().hbmBytes == 64ull * 1024 * 1024 * 1024);
 }
 
 TEST_CASE(counters_report_waits_and_ub_peak) {

@@ -48,6 +48,7 @@ struct PipeCounters {
     uint64_t cubeMacs = 0;         // cube multiply-accumulates executed (AIC; Matmul work is credited to the serving AIC)
     uint64_t cubeGmReadBytes = 0;  // Matmul A/B/bias bytes read from GM, each element once per IterateAll (lower bound; AIC)
     uint64_t cubeGmWriteBytes = 0; // Matmul C bytes written to GM (AIC)
+    uint64_t cubeGmLoadBytes = 0;  // Matmul GM->L1 bytes of A and B with the library's reloads (AIC MTE2; cost_table.h)
     uint64_t cubeMacsIssued = 0;   // Matmul MACs requested by this core (AIV side of the same work)
     uint64_t cubeCycles = 0;       // PIPE_M cycles of the Mmads (cost table, without head overhead; AIC)
     uint64_t mmadCalls = 0;        // Mmad instructions = Matmul base blocks (AIC)

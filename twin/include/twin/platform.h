@@ -5,7 +5,8 @@
 // Initial value: env TWIN_SOC (default "Ascend910B2") and TWIN_AIV_CORES (vector-core override N:
 // aivCores = N, aicCores = ceil(N/2), physicalAivCores = 2 * aicCores because every AI core has two
 // vector cores — a MIX 1:2 block always gets two AIV; launches are checked against the physical
-// counts). SetPlatform() changes it at run time (not while a Launch is running).
+// counts). TWIN_HBM_BYTES (positive decimal bytes) replaces the preset's HBM size (memory_size) in every
+// preset, also for SetPlatform. SetPlatform() changes it at run time (not while a Launch is running).
 #pragma once
 #include <cstdint>
 #include <string>

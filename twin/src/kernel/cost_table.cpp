@@ -1,6 +1,7 @@
 // Cost table of the twin (see twin/kernel/cost_table.h and twin/README.md "Cost model").
 #include "twin/kernel/cost_table.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -92,7 +93,7 @@ const PipeTerm kPipeTerms[] = {
     {"MTE2", "gmToUbCopies", "dma_transfer_cycles"},
     {"MTE2", "gmToUbBytes", "gm_read_cycles_per_byte"},
     {"MTE2", "cubeGmReadTransfers", "dma_transfer_cycles"},
-    {"MTE2", "cubeGmReadBytes", "gm_read_cycles_per_byte"},
+    {"MTE2", "cubeGmLoadBytes", "gm_read_cycles_per_byte"},
     {"MTE3", "ubToGmCopies", "dma_transfer_cycles"},
     {"MTE3", "ubToGmBytes", "gm_write_cycles_per_byte"},
     {"M", "cubeCycles", nullptr},
@@ -188,6 +189,8 @@ bool CounterByName(const PipeCounters &c, const std::string &n, uint64_t &v) {
     else if (n == "mmadCalls") v = c.mmadCalls;
     else if (n == "mte1Cycles") v = c.mte1Cycles;
     else if (n == "cubeGmReadBytes") v = c.cubeGmReadBytes;
+    else if (n == "cubeGmLoadBytes")
+        v = c.cubeGmLoadBytes;
     else if (n == "cubeGmWriteBytes") v = c.cubeGmWriteBytes;
     else if (n == "cubeGmReadTransfers") v = c.cubeGmReadTransfers;
     else if (n == "cubeGmWriteTransfers") v = c.cubeGmWriteTransfers;
@@ -243,11 +246,18 @@ VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {
 }
 
 CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, uint64_t baseM, uint64_t baseN, uint64_t baseK, uint32_t elemBytes) {
+    CubeTiling t;
+    t.baseM = baseM;
+    t.baseN = baseN;
+    t.baseK = baseK;
+    return MatmulCost(M, N, K, t, elemBytes);
+}
+
+CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, const CubeTiling& t, uint32_t elemBytes)
+{
     CubeCost c;
     if (M == 0 || N == 0 || K == 0) return c;
-    baseM = baseM ? baseM : M;
-    baseN = baseN ? baseN : N;
-    baseK = baseK ? baseK : K;
+    const uint64_t baseM = t.baseM ? t.baseM : M, baseN = t.baseN ? t.baseN : N, baseK = t.baseK ? t.baseK : K;
     // CUBE table 1 (NPU arch 2201): half/bf16 cube_k = k0 = 16; float cube_k = 4, k0 = 8.
     const uint64_t cubeK = elemBytes == 4 ? 4 : 16, k0 = elemBytes == 4 ? 8 : 16;
     const uint64_t sm = AlignedBlockSum(M, baseM, 16), sn = AlignedBlockSum(N, baseN, 16), sk = AlignedBlockSum(K, baseK, k0);
@@ -258,7 +268,20 @@ CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, uint64_t baseM, uint64_t
     // every Mmad loads its A block into L0A and its B block into L0B (no L0 reuse across blocks)
     const uint64_t l0aBytes = tn * sm * sk * elemBytes, l0bBytes = tm * sk * sn * elemBytes;
     c.mte1Cycles = CeilDiv(l0aBytes, 256) + CeilDiv(l0bBytes, 128);
-    c.gmReadTransfers = tm * tk + tk * tn;
+    // Norm scheduler L1 reuse (see cost_table.h): visits = how often a row block of A (column block
+    // of B) is loaded with its full K.
+    const uint64_t stepM = std::max<uint64_t>(t.stepM, 1), stepN = std::max<uint64_t>(t.stepN, 1);
+    const bool fullA = t.depthA1 >= tk * stepM, fullB = t.depthB1 >= tk * stepN;
+    uint64_t visitsA, visitsB; // per row block of A / column block of B
+    if (t.iterateOrder == 0) { // ORDER_M: A kept over the stepN inner n blocks, B over all m
+        visitsA = fullA ? CeilDiv(tn, stepN) : tn;
+        visitsB = fullB ? 1 : tm;
+    } else { // ORDER_N: B kept over the stepM inner m blocks, A over all n
+        visitsB = fullB ? CeilDiv(tm, stepM) : tm;
+        visitsA = fullA ? 1 : tn;
+    }
+    c.gmReadTransfers = tm * tk * visitsA + tn * tk * visitsB;
+    c.gmLoadBytes = (visitsA * M * K + visitsB * K * N) * elemBytes;
     c.gmWriteTransfers = tm * tn;
     return c;
 }

@@ -250,6 +250,7 @@ static void AddCubeWork(PipeCounters &p, const cost::CubeCost &cost, uint64_t ma
     p.mte1Cycles += cost.mte1Cycles;
     p.cubeGmReadTransfers += cost.gmReadTransfers;
     p.cubeGmWriteTransfers += cost.gmWriteTransfers;
+    p.cubeGmLoadBytes += cost.gmLoadBytes;
 }
 
 void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t gmReadBytes, uint64_t gmWriteBytes) {
@@ -469,8 +470,12 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
         cores[i]->tl = nullptr;
         if (i < ls.numAic) {
             const PipeCounters &w = ls.aicCounters[i];
-            AddCubeWork(cc, cost::CubeCost{w.cubeCycles, w.mmadCalls, w.mte1Cycles, w.cubeGmReadTransfers, w.cubeGmWriteTransfers},
-                        w.cubeMacs, w.cubeGmReadBytes, w.cubeGmWriteBytes);
+            AddCubeWork(
+                cc,
+                cost::CubeCost{
+                    w.cubeCycles, w.mmadCalls, w.mte1Cycles, w.cubeGmReadTransfers, w.cubeGmWriteTransfers,
+                    w.cubeGmLoadBytes},
+                w.cubeMacs, w.cubeGmReadBytes, w.cubeGmWriteBytes);
             // An AIC that only served Matmul has no SyncAll of its own: its snapshot k is the work its
             // AIV cores requested before their SyncAll k (per-stage costs by differences, as on AIV).
             const bool servedOnly = cc.atSyncAll.empty() && ls.aivPerAic != 0;
@@ -479,9 +484,12 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
                 const std::vector<PipeCounters> &st = ls.aicStageWork[i];
                 for (uint64_t k = 0; k < aivStages; ++k) {
                     if (k < st.size())
-                        AddCubeWork(cum, cost::CubeCost{st[k].cubeCycles, st[k].mmadCalls, st[k].mte1Cycles, st[k].cubeGmReadTransfers,
-                                                        st[k].cubeGmWriteTransfers},
-                                    st[k].cubeMacs, st[k].cubeGmReadBytes, st[k].cubeGmWriteBytes);
+                        AddCubeWork(
+                            cum,
+                            cost::CubeCost{
+                                st[k].cubeCycles, st[k].mmadCalls, st[k].mte1Cycles, st[k].cubeGmReadTransfers,
+                                st[k].cubeGmWriteTransfers, st[k].cubeGmLoadBytes},
+                            st[k].cubeMacs, st[k].cubeGmReadBytes, st[k].cubeGmWriteBytes);
                     cc.atSyncAll.push_back(cum);
                 }
             }

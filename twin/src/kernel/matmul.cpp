@@ -52,6 +52,11 @@ void MatmulShape::Init(const char *api, const TCubeTiling *t) {
     baseM = t->baseM;
     baseN = t->baseN;
     baseK = t->baseK;
+    costTiling.stepM = static_cast<uint64_t>(t->stepM > 0 ? t->stepM : 1);
+    costTiling.stepN = static_cast<uint64_t>(t->stepN > 0 ? t->stepN : 1);
+    costTiling.depthA1 = static_cast<uint64_t>(t->depthA1 > 0 ? t->depthA1 : 1);
+    costTiling.depthB1 = static_cast<uint64_t>(t->depthB1 > 0 ? t->depthB1 : 1);
+    costTiling.iterateOrder = t->iterateOrder;
     inited = true;
 }
 

@@ -347,6 +347,7 @@ void MatmulDuration(
     w.cubeGmReadTransfers = cc.gmReadTransfers;
     w.cubeGmWriteTransfers = cc.gmWriteTransfers;
     w.cubeGmReadBytes = gmReadBytes;
+    w.cubeGmLoadBytes = cc.gmLoadBytes;
     w.cubeGmWriteBytes = gmWriteBytes;
     // the pipeline order of the library and the number of units each pipe's work comes in
     const int order[4] = {

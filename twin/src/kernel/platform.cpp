@@ -28,10 +28,15 @@ const std::vector<Platform> &Presets() {
     return presets;
 }
 
+uint64_t ParseHbmBytesEnv(const char* text);
+
 Platform MakePlatform(const std::string &soc, uint32_t aivOverride) {
     for (const auto &p : Presets()) {
         if (p.soc != soc) continue;
         Platform r = p;
+        const char* hbm = std::getenv("TWIN_HBM_BYTES");
+        if (hbm != nullptr && *hbm != '\0')
+            r.hbmBytes = ParseHbmBytesEnv(hbm);
         if (aivOverride != 0) {
             if (aivOverride > p.aivCores)
                 throw std::invalid_argument("aivCoresOverride: must be <= " + std::to_string(p.aivCores) + " vector cores of " + soc +
@@ -57,6 +62,21 @@ uint32_t ParseAivCoresEnv(const char *text) {
         throw std::invalid_argument("TWIN_AIV_CORES: must be a positive decimal number of vector cores (or unset); got '" +
                                     value + "'");
     return static_cast<uint32_t>(n);
+}
+
+// TWIN_HBM_BYTES: a positive decimal byte count replacing every preset's memory_size (a test knob of the
+// twin: tilings that scale with the device memory can be exercised small); anything else is an error.
+uint64_t ParseHbmBytesEnv(const char* text)
+{
+    const std::string value(text);
+    bool digits = !value.empty() && value.size() <= 18;
+    for (char c : value)
+        digits = digits && c >= '0' && c <= '9';
+    const unsigned long long n = digits ? std::strtoull(value.c_str(), nullptr, 10) : 0;
+    if (n == 0)
+        throw std::invalid_argument(
+            "TWIN_HBM_BYTES: must be a positive decimal number of bytes (or unset); got '" + value + "'");
+    return static_cast<uint64_t>(n);
 }
 
 std::mutex g_mu;

@@ -69,13 +69,29 @@ const VecRate *VectorRates(size_t &count);
 // ---- cube (AIC: PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_FIX) ---------------------------------------
 // One Matmul IterateAll of M x N x K split into base blocks baseM x baseN x baseK (TCubeTiling), one
 // Mmad per block, A and B elements of elemBytes (fp32: 4, half/bf16: 2).
+// GM->L1 loads follow the Norm scheduler of the Matmul library (asc-devkit impl/adv_api/detail/matmul/
+// scheduler/base/scheduler_norm_base.h MoveOnIterateOrderM/N, resource/cube_in_buffer/
+// cube_in_buffer_normal.h): one load per base block (baseM x baseK of A, baseK x baseN of B) and visit;
+// iterateOrder 0 (ORDER_M) walks n groups of stepN outside, m inside, and the stepN n blocks innermost:
+// A's blocks of one m stay in L1 over those stepN n blocks and B's over the whole m range, each only
+// if its L1 cache holds the full K ("k full load": depthA1 >= kIters x stepM, depthB1 >= kIters x
+// stepN, kIters = ceil(K / baseK)), else they are loaded again for every (m, n) block; iterateOrder 1
+// (ORDER_N) is the mirror image. MDL and other schedulers are costed the same way (not modelled).
+struct CubeTiling {
+    uint64_t baseM = 0, baseN = 0, baseK = 0; // 0: the whole dimension
+    uint64_t stepM = 1, stepN = 1, depthA1 = 1, depthB1 = 1;
+    int iterateOrder = 0;
+};
 struct CubeCost {
     uint64_t mCycles = 0;        // sum of the Mmad formula without its head overhead (CUBE table 1)
     uint64_t mmadCalls = 0;      // Mmad instructions (head overhead: assumed constant)
     uint64_t mte1Cycles = 0;     // L1->L0A at 256 B/cycle + L1->L0B at 128 B/cycle (CUBE table 3)
-    uint64_t gmReadTransfers = 0;   // GM->L1 block loads (each A and B block once)
+    uint64_t gmReadTransfers = 0;   // GM->L1 block loads (reloads included)
     uint64_t gmWriteTransfers = 0;  // L0C->GM block stores
+    uint64_t gmLoadBytes = 0;       // GM->L1 bytes of A and B, reloads included (MTE2)
 };
+CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, const CubeTiling& t, uint32_t elemBytes);
+// Every block loaded once per visit without L1 reuse across blocks (stepM = stepN = depth = 1).
 CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, uint64_t baseM, uint64_t baseN, uint64_t baseK, uint32_t elemBytes);
 
 }  // namespace cost

@@ -116,6 +116,15 @@ public:
     int orgM = 0, orgN = 0, orgKa = 0, orgKb = 0, orgKc = 0;
     int singleM = 0, singleN = 0, singleK = 0;
     int baseM = 0, baseN = 0, baseK = 0;   // TCubeTiling base block: one Mmad each (cost model)
+    cost::CubeTiling costTiling;           // base blocks, steps, L1 depths, iterate order (cost model)
+    cost::CubeTiling CostTiling() const
+    {
+        cost::CubeTiling t = costTiling;
+        t.baseM = static_cast<uint64_t>(baseM);
+        t.baseN = static_cast<uint64_t>(baseN);
+        t.baseK = static_cast<uint64_t>(baseK);
+        return t;
+    }
 };
 
 template <typename AT, typename BT, typename CT, typename BiasT>
@@ -141,9 +150,11 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
                     for (int i = 0; i < M; ++i)
                         for (int j = 0; j < N; ++j) out[int64_t(i) * ldc + j] = bias ? static_cast<float>(bias[j]) : 0.0f;
                     if (BlasSgemmStrided(ta, tb, M, N, K, a, lda, b, ldb, out, ldc)) {
-                        AddCubeWorkToServingAic(cost::MatmulCost(M, N, K, s.baseM, s.baseN, s.baseK, sizeof(AT)), uint64_t(M) * N * K,
-                                                uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) + (bias ? uint64_t(N) * sizeof(BiasT) : 0),
-                                                uint64_t(M) * N * sizeof(CT));
+                        AddCubeWorkToServingAic(
+                            cost::MatmulCost(M, N, K, s.CostTiling(), sizeof(AT)), uint64_t(M) * N * K,
+                            uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) +
+                                (bias ? uint64_t(N) * sizeof(BiasT) : 0),
+                            uint64_t(M) * N * sizeof(CT));
                         return;
                     }
                 }
@@ -205,9 +216,10 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
         }
     }
     if (enAtomic) GmAtomicUnlock(out);
-    AddCubeWorkToServingAic(cost::MatmulCost(M, N, K, s.baseM, s.baseN, s.baseK, sizeof(AT)), uint64_t(M) * N * K,
-                            uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) + (bias ? uint64_t(N) * sizeof(BiasT) : 0),
-                            uint64_t(M) * N * sizeof(CT));
+    AddCubeWorkToServingAic(
+        cost::MatmulCost(M, N, K, s.CostTiling(), sizeof(AT)), uint64_t(M) * N * K,
+        uint64_t(M) * K * sizeof(AT) + uint64_t(K) * N * sizeof(BT) + (bias ? uint64_t(N) * sizeof(BiasT) : 0),
+        uint64_t(M) * N * sizeof(CT));
 }
 
 }  // namespace kernel

@@ -1,0 +1,120 @@
+"""The kernel's pixel-chunk loop (issue 11) on small shapes: many chunks forced through the tiling's
+workspace budget (band planes + chunk regions), which follows the device memory (WsBudgetForHbm:
+min(60 MiB, HBM / 512)). The twin's
+TWIN_HBM_BYTES (a twin-only test knob, re-read by twin_set_platform) makes the device small, so the budget
+and the chunks are small. Checks: the workspace the tiling reports equals the Python formula for that
+budget (so the chunks really are the ones test_kernel_common.chunk_plan derives), precision against the
+float64 reference, and bitwise equality across runs and 1 / 7 / 48 vector cores."""
+import os
+
+import pytest
+import torch
+
+from ascend_dcn.precision import check_precision
+from test_kernel_common import (Case, DTYPES, chunk_plan, make_inputs, require_twin, run_reference, run_twin,
+                                set_vector_cores, workspace_formula)
+
+HBM_PER_BUDGET = 512  # dcn_tiling::kHbmPerWsBudget (budgets >= 34 KiB: the workspace must fit the device)
+
+# (case, workspace budget in bytes): every chunk form of PlanChunks, several pixel bands each
+CASES = [
+    # whole output rows of one image per chunk (12 rows in chunks of 2)
+    (Case("rows_of_one_image", 2, 8, 8, 12, 10), 64 << 10),
+    # pieces of one output row (12 + 12 + 12 + 4 columns), conv groups and deformable groups
+    (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 60 << 10),
+    # two whole images per chunk, 3 chunks (2 + 2 + 1 images), channel blocks of 4
+    (Case("image_pairs_dg3", 5, 12, 8, 6, 7, dg=3), 164 << 10),
+    # 1x1 kernel: 2160-row chunks (the last short), two grad_weight Ka chunks per chunk (slot 1 folded
+    # into slot 0)
+    (Case("ka_slots_k1", 2, 4, 4, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 544 << 10),
+    # DCNv1 (no mask), stride 2, row chunks (10 rows in chunks of 3)
+    (Case("v1_stride2_rows", 2, 8, 8, 20, 12, stride=(2, 2), modulated=False), 36 << 10),
+]
+NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")
+
+
+@pytest.fixture
+def chunk_budget():
+    """Set the twin's device memory so the tiling's chunk budget is the requested one; restore after."""
+    old = os.environ.get("TWIN_HBM_BYTES")
+
+    def apply(budget):
+        os.environ["TWIN_HBM_BYTES"] = str(budget * HBM_PER_BUDGET)
+        set_vector_cores(0)  # twin_set_platform re-reads TWIN_HBM_BYTES
+
+    yield apply
+    if old is None:
+        os.environ.pop("TWIN_HBM_BYTES", None)
+    else:
+        os.environ["TWIN_HBM_BYTES"] = old
+    set_vector_cores(0)
+
+
+def workspace_size(case, inputs):
+    from ascend_dcn import ops
+    a = case.attrs
+    outs = [torch.empty_like(inputs["input"]), torch.empty_like(inputs["weight"]), torch.empty_like(inputs["offset"]),
+            torch.empty(case.cout, dtype=inputs["input"].dtype)]
+    size, _executor = ops.get_workspace_size(inputs["input"], inputs["grad_output"], inputs["offset_out"],
+                                             inputs["weight"], inputs["offset"], a["kernel_size"], a["stride"],
+                                             a["padding"], a["dilation"], a["groups"], a["deformable_groups"],
+                                             a["modulated"], *outs)
+    return int(size)
+
+
+def test_cases_are_multi_chunk():
+    # the table exercises what it claims (derived from the formula, independent of the C++ plan)
+    plans = {c.name: chunk_plan(c, "float32", b) for c, b in CASES}
+    assert all(p["num_chunks"] > 1 for p in plans.values())
+    assert all(p["bands"] > 1 for p in plans.values())
+    assert plans["rows_of_one_image"]["imgs"] == 1 and plans["rows_of_one_image"]["out_rows"] < 12
+    assert plans["row_pieces_g2_dg2"]["out_rows"] == 1 and 40 % plans["row_pieces_g2_dg2"]["out_cols"] != 0
+    assert plans["image_pairs_dg3"]["imgs"] == 2 and plans["image_pairs_dg3"]["out_rows"] == 6
+    assert plans["ka_slots_k1"]["w_split"] == 2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("case,budget", CASES, ids=[c.name for c, _ in CASES])
+def test_multi_chunk_precision(case, budget, dtype, chunk_budget):
+    require_twin()
+    chunk_budget(budget)
+    inputs = make_inputs(case, dtype)
+    assert inputs["input"].dtype == DTYPES[dtype]
+    assert workspace_size(case, inputs) == workspace_formula(case, dtype, budget)
+    got = run_twin(case, inputs)
+    want = run_reference(case, inputs)
+    report = []
+    for name, a, g in zip(NAMES, got, want):
+        r = check_precision(a, g, dtype)
+        if not r.passed:
+            report.append(r.summary(name))
+    assert not report, f"{case.name} {dtype}:\n" + "\n".join(report)
+
+
+@pytest.mark.parametrize("index", [0, 3])
+def test_multi_chunk_bitwise_across_runs_and_core_counts(index, chunk_budget):
+    require_twin()
+    case, budget = CASES[index]
+    chunk_budget(budget)
+    inputs = make_inputs(case, "float32")
+    runs = []
+    for cores in (48, 1, 7, 48):
+        set_vector_cores(cores)
+        runs.append(run_twin(case, inputs))
+    for other in runs[1:]:
+        for name, a, b in zip(NAMES, runs[0], other):
+            assert torch.equal(a.view(torch.int32), b.view(torch.int32)), name
+
+
+def test_one_chunk_equals_many_chunks_up_to_rounding(chunk_budget):
+    # chunking changes only the fp32 summation order of grad_weight (Ka chunks) and nothing else of
+    # grad_input's per-plane order within a band's pixels; the results stay within fp32 rounding
+    require_twin()
+    case, budget = CASES[0]
+    inputs = make_inputs(case, "float32")
+    chunk_budget(budget)
+    many = run_twin(case, inputs)
+    chunk_budget(60 << 20)
+    one = run_twin(case, inputs)
+    for name, a, b in zip(NAMES, many, one):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-5), name
