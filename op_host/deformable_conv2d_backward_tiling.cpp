@@ -23,6 +23,11 @@ ge::graphStatus Fail(const std::string &msg)
     return ge::GRAPH_FAILED;
 }
 
+// Fixed base block of one tile (SetFixSplit): dcn_tiling::kMmBaseM x kMmBaseN where the tile is at least
+// that large, else -1 (the tiling's own choice; the API requires baseM <= singleM rounded up to 16 and
+// baseN <= singleN rounded up to C0 elements).
+int32_t FixedBase(int64_t base, int64_t single) { return single >= base ? static_cast<int32_t>(base) : -1; }
+
 bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::DataType dt, uint32_t aivNum,
                   int64_t m, int64_t n, int64_t k, int64_t sm, int64_t sn, int64_t sk, TCubeTiling &out)
 {
@@ -41,6 +46,9 @@ bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::
     mm.SetSingleShape(static_cast<int32_t>(sm), static_cast<int32_t>(sn), static_cast<int32_t>(sk));
     mm.SetBias(false);
     mm.SetBufferSpace(-1, -1, -1);
+    if (mm.SetFixSplit(FixedBase(dcn_tiling::kMmBaseM, sm), FixedBase(dcn_tiling::kMmBaseN, sn), -1) != 0) {
+        return false;
+    }
     return mm.GetTiling(out) != -1;
 }
 
@@ -48,17 +56,32 @@ bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::
 dcn::TilingShape ShapeOf(const dcn::BackwardArgs &args, matmul_tiling::DataType &mmType)
 {
     dcn::TilingShape s;
-    s.n = args.input.shape[0]; s.cin = args.input.shape[1]; s.h = args.input.shape[2]; s.w = args.input.shape[3];
-    s.cout = args.weight.shape[0]; s.kh = args.kernelSize[0]; s.kw = args.kernelSize[1];
-    s.ho = args.gradOutput.shape[2]; s.wo = args.gradOutput.shape[3];
-    s.groups = args.groups; s.dg = args.deformableGroups;
-    s.strideH = args.stride[2]; s.dilationH = args.dilation[2];
-    s.strideW = args.stride[3]; s.dilationW = args.dilation[3];
-    s.key = DCN_TILING_KEY_FLOAT32; s.elt = 4; mmType = matmul_tiling::DataType::DT_FLOAT;
+    s.n = args.input.shape[0];
+    s.cin = args.input.shape[1];
+    s.h = args.input.shape[2];
+    s.w = args.input.shape[3];
+    s.cout = args.weight.shape[0];
+    s.kh = args.kernelSize[0];
+    s.kw = args.kernelSize[1];
+    s.ho = args.gradOutput.shape[2];
+    s.wo = args.gradOutput.shape[3];
+    s.groups = args.groups;
+    s.dg = args.deformableGroups;
+    s.strideH = args.stride[2];
+    s.dilationH = args.dilation[2];
+    s.strideW = args.stride[3];
+    s.dilationW = args.dilation[3];
+    s.key = DCN_TILING_KEY_FLOAT32;
+    s.elt = 4;
+    mmType = matmul_tiling::DataType::DT_FLOAT;
     if (args.input.dtype == ge::DT_FLOAT16) {
-        s.key = DCN_TILING_KEY_FLOAT16; s.elt = 2; mmType = matmul_tiling::DataType::DT_FLOAT16;
+        s.key = DCN_TILING_KEY_FLOAT16;
+        s.elt = 2;
+        mmType = matmul_tiling::DataType::DT_FLOAT16;
     } else if (args.input.dtype == ge::DT_BF16) {
-        s.key = DCN_TILING_KEY_BFLOAT16; s.elt = 2; mmType = matmul_tiling::DataType::DT_BF16;
+        s.key = DCN_TILING_KEY_BFLOAT16;
+        s.elt = 2;
+        mmType = matmul_tiling::DataType::DT_BF16;
     }
     return s;
 }
@@ -77,19 +100,41 @@ dcn::TilingPlatform PlatformOf(const platform_ascendc::PlatformAscendC &plat)
 void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, const dcn::TilingPlan &plan,
                     DeformableConv2dBackwardTilingData &td)
 {
-    td.set_n(s.n); td.set_cin(s.cin); td.set_h(s.h); td.set_w(s.w); td.set_cout(s.cout); td.set_kh(s.kh);
-    td.set_kw(s.kw); td.set_ho(s.ho); td.set_wo(s.wo);
-    td.set_strideH(args.stride[2]); td.set_strideW(args.stride[3]);
-    td.set_padTop(args.padding[0]); td.set_padLeft(args.padding[2]);
-    td.set_dilationH(args.dilation[2]); td.set_dilationW(args.dilation[3]);
-    td.set_groups(s.groups); td.set_deformableGroups(s.dg);
+    td.set_n(s.n);
+    td.set_cin(s.cin);
+    td.set_h(s.h);
+    td.set_w(s.w);
+    td.set_cout(s.cout);
+    td.set_kh(s.kh);
+    td.set_kw(s.kw);
+    td.set_ho(s.ho);
+    td.set_wo(s.wo);
+    td.set_strideH(args.stride[2]);
+    td.set_strideW(args.stride[3]);
+    td.set_padTop(args.padding[0]);
+    td.set_padLeft(args.padding[2]);
+    td.set_dilationH(args.dilation[2]);
+    td.set_dilationW(args.dilation[3]);
+    td.set_groups(s.groups);
+    td.set_deformableGroups(s.dg);
     const dcn::WorkSplit &w = plan.split;
-    td.set_segLen(w.segLen); td.set_blockC(w.blockC); td.set_blocksPerSeg(w.blocksPerSeg);
-    td.set_numBlocks(w.numBlocks); td.set_pixelTile(w.pixelTile); td.set_pixelBands(w.pixelBands);
-    td.set_bandLen(w.bandLen); td.set_gTileM(w.gTileM); td.set_gTileN(w.gTileN); td.set_wTileM(w.wTileM);
-    td.set_wTileN(w.wTileN); td.set_wSplitK(w.wSplitK); td.set_wChunkK(w.wChunkK);
-    td.set_winOutRows(w.winOutRows); td.set_winOutCols(w.winOutCols);
-    td.set_winRows(w.winRows); td.set_winCols(w.winCols);
+    td.set_segLen(w.segLen);
+    td.set_blockC(w.blockC);
+    td.set_blocksPerSeg(w.blocksPerSeg);
+    td.set_numBlocks(w.numBlocks);
+    td.set_pixelTile(w.pixelTile);
+    td.set_pixelBands(w.pixelBands);
+    td.set_bandLen(w.bandLen);
+    td.set_gTileM(w.gTileM);
+    td.set_gTileN(w.gTileN);
+    td.set_wTileM(w.wTileM);
+    td.set_wTileN(w.wTileN);
+    td.set_wSplitK(w.wSplitK);
+    td.set_wChunkK(w.wChunkK);
+    td.set_winOutRows(w.winOutRows);
+    td.set_winOutCols(w.winOutCols);
+    td.set_winRows(w.winRows);
+    td.set_winCols(w.winCols);
     td.set_chunkImgs(w.chunkImgs);
     td.set_chunkOutRows(w.chunkOutRows);
     td.set_chunkOutCols(w.chunkOutCols);
@@ -102,7 +147,10 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_wsGiacc(ws.giacc);
     td.set_wsG(ws.g);
     td.set_wsGot(ws.got);
-    td.set_wsDcol(ws.dcol); td.set_wsGw(ws.gw); td.set_wsPart(ws.part); td.set_wsUserBytes(ws.userBytes);
+    td.set_wsDcol(ws.dcol);
+    td.set_wsGw(ws.gw);
+    td.set_wsPart(ws.part);
+    td.set_wsUserBytes(ws.userBytes);
     td.set_usedVecCores(plan.cores.usedVecCores);
     td.set_modulated(args.modulated ? 1U : 0U);
 }

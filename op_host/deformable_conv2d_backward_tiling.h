@@ -39,16 +39,17 @@
 //                (not below kWindowMinBlockC) while the window covers fewer than kWindowMinOut output pixels
 //                and the narrower block's window covers more. Corners in the window are read from / added into
 //                UB; the window's grad_input is added to the unit's accumulator plane once per window.
-//   stage-1 G matmul tiles:   gTileM x gTileN = min(chunkPix,128) x min(K*CinG,256) over [qLen, K*CinG] per
+//   stage-1 G matmul tiles:   gTileM x gTileN = min(chunkPix,512) x min(K*CinG,512) over [qLen, K*CinG] per
 //                             (image of the chunk, group)
-//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,128) x min(CinG*K,256) over [CoutG, CinG*K] per group;
+//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,256) x min(CinG*K,256) over [CoutG, CinG*K] per group;
 //                             a chunk's rows (<= chunkRows) are split in Ka chunks of wChunkK rows, partial s into
 //                             slot s: wSplitK = min(ceil(chunkRows/2048), 1 + (B/4) / (Cout*CinG*K*4)),
 //                             wChunkK = ceil(chunkRows/wSplitK). Slot 0 is the grad_weight accumulator (written by
 //                             chunk 0, atomically added to by later chunks); slots >= 1 are added to it in slot
 //                             order in the next phase.
 //   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
-//   usedVecCores); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedVecCores, ...).
+//   usedVecCores; SetFixSplit base block kMmBaseM x kMmBaseN = 128 x 256 on axes the tile covers, baseK the
+//   tiling's choice); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedVecCores, ...).
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.

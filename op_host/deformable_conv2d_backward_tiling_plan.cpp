@@ -42,7 +42,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t rs = RoundUp(rows, kRedAlign);
     const int64_t sums = 4 * rs * 4;
     const int64_t rowVecs = kStage2RowVecs * rs * 4;
-    const int64_t broadcast = 4 * rows * hpr * kBrcLanes * 4;
+    const int64_t broadcast = 4 * std::max(rows * hpr, rs) * kBrcLanes * 4; // Gather path: rows*hpr, Brcb: rs blocks
     const int64_t table = rows * hpr * kBrcLanes * 4;
     const int64_t orderTables = rs * 4 + plane * 4;
     return static_cast<uint64_t>(gTiles + rawOffsets + cornerPlanes + coords + partials + sums + rowVecs + broadcast +

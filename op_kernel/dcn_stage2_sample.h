@@ -10,20 +10,26 @@
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (never rounded as a sum)
 //   y0 = base + floor(dy) (Cast CAST_FLOOR; exact integers), ly = dy - floor(dy) (exact), hy = 1 - ly
 //   (x likewise; vector, per tile)
-//   whole-sample rule: only -1 < y < H and -1 < x < W contribute (decided exactly from y0 and ly); corners (yc, xc)
-//   outside the image (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows = pixelTile*KT <= 64 sample
-//   points; 32 for wide, 128 for narrow blocks of <= 16 channels):
+//   whole-sample rule: only -1 < y < H and -1 < x < W contribute (decided exactly from y0 and ly, per tile in vector
+//   form); corners (yc, xc) outside the image (0 <= yc < H, 0 <= xc < W fails) contribute nothing. Per tile (rows =
+//   pixelTile*KT <= 64 sample points; 32 for wide, 128 for narrow blocks of <= 16 channels):
 //     corner planes X_c[row][LP] <- X rows of the valid corners (zero otherwise; per-point DMA, pairs of
-//     adjacent corners in one transfer), then per corner ONE masked Mul X_c*G over all rows and ONE
-//     WholeReduceSum -> s_c[row] = sum_block G*X(n, yc, xc, block)
-//     and the contribution rows C_c[row] = (m*w_c)[row] * G[row] (coefficients set per point by the scalar
-//     unit, broadcast to 8 lanes by one Gather per corner, then ONE block-stride-0 masked Mul per corner,
-//     written over the consumed corner planes)
+//     adjacent corners in one transfer), then per corner ONE Mul X_c*G over all rows and the row sums
+//     s_c[row] = sum_block G*X(n, yc, xc, block), and the contribution rows C_c[row] = (m*w_c)[row] * G[row]
+//     written over the consumed corner planes:
+//       len == LP (block of whole 32-B blocks, the common case): the b = LP/8 blocks of each row are added
+//       into block 0 (masked Adds, 8 rows per repeat, ceil(log2 b) levels), one BlockReduceSum gives 8 row
+//       sums per repeat; the coefficients mw_c are broadcast to one block per row by Brcb (8 rows per
+//       repeat) and multiplied in with b Muls per corner (8 rows per repeat);
+//       len < LP (padding lanes): one WholeReduceSum repeat per row (wide rows: upper half added first),
+//       coefficients broadcast by Gather and one block-stride-0 masked Mul per corner
 //   then per sample point (program order):
 //     giacc[j][n, yc, xc, block] += C_c[row]  (DataCopyPad with atomic add, adjacent corners in one transfer;
 //                                              only this unit writes there, in program order)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, valid corners in order c = 0..3)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
+// Per tile: one G DMA (every kernel point in the tile), one offset DMA (one deformable group; else one per
+// offset block), one partials store (every kernel point in the tile; else one per offset block).
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
 // UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
@@ -36,14 +42,14 @@
 // to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
 // in program order).
 //
-// Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 2 full 64-lane repeats; the reduction gives 2
-// sums per row (added by the scalar unit, lower half first) and each repeat gets its own broadcast block.
+// Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 16 blocks (2 repeats); wide blocks are whole
+// 128-channel blocks, so they take the block-wise path (4 Add levels).
 //
 // UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64, PTP = roundup(PT, 16), LP = roundup(blockC, 8),
-//   plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets 3*plane*sizeof(T),
-//   coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums and coefficients
-//   2 x 4*roundup(R, 8)*4, broadcast coefficients 4*R*8*4, Gather table R*8*4: at most ~181 KiB (K >= 64,
-//   blockC = 64; UB limit 183.75 KiB).
+//   hpr = LP/64 for LP > 64 else 1, plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets
+//   3*plane*sizeof(T), coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums
+//   and coefficients 2 x 4*roundup(R, 8)*4, broadcast coefficients 4*max(R*hpr, roundup(R, 8))*8*4, Gather
+//   table R*hpr*8*4: at most ~181 KiB (K >= 64, blockC = 64; UB limit 183.75 KiB).
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -61,6 +67,8 @@ constexpr int64_t RV_HX = 7;
 constexpr int64_t RV_M = 8;
 constexpr int64_t RV_T1 = 9;
 constexpr int64_t RV_T2 = 10;
+// y0 of a sample point outside the whole-sample window (every real y0 is >= -1)
+constexpr float kOutsideKey = -4.0f;
 
 template <typename T>
 class Stage2Sample {
@@ -86,7 +94,10 @@ public:
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
         pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(dcn_tiling::kStage2RowVecs * rs_ * 4));
-        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+        // per corner max(rows*hpr, rs) broadcast blocks: rows*hpr for the Gather path, rs (Brcb writes whole
+        // repeats of 8 rows) for the block-wise path
+        brcStride_ = MaxI(rows_ * hpr_, rs_) * dcn_tiling::kBrcLanes;
+        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * brcStride_ * 4));
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
         pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(rs_ * 4));
         pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(plane_ * 4));
@@ -289,9 +300,13 @@ private:
         // ---- offsets [j][kk][pp] (T) and G rows [pp][kk][LP] (fp32)
         AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
-        for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+        // The [j][kk] planes are kt*PTP apart (kt == KT) and, with one deformable group and every kernel point
+        // in the tile, the offset channels j*K + kk are consecutive: then one DMA loads all of them.
+        const bool wholeTile = kt == kt_ && kt == p.k;
+        const int64_t offDmas = wholeTile && p.dg == 1 ? 1 : p.offsetBlocks;
+        for (int64_t j = 0; j < offDmas; ++j) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockCount = static_cast<uint16_t>(offDmas == 1 ? p.offsetBlocks * kt : kt);
             cp.blockLen = static_cast<uint32_t>(pt * elt);
             cp.srcStride = static_cast<uint32_t>((p.howo - pt) * elt);
             cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
@@ -365,6 +380,33 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
+        // ---- whole-sample rule in vector form: y0 <- kOutsideKey for the sample points outside
+        // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside. Per axis
+        // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
+        //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
+        // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). ys/xs (consumed above) hold v0 + ceil(frac).
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(fl, ly, AscendC::RoundMode::CAST_CEIL, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(ys, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(fl, lx, AscendC::RoundMode::CAST_CEIL, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(xs, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(ys, ys, y0, static_cast<int32_t>(planeCnt));
+        AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::LocalTensor<uint8_t> msk = part[plane_].template ReinterpretCast<uint8_t>();
+        outside_ = part[2 * plane_]; // a plane of kOutsideKey (Select's tensor form); the partials reuse it later
+        AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
+        MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(y0, y0, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
+        MarkOutside(x0, xs, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
+        MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
         PipeSync<AscendC::HardEvent::V_S>();
 
         // ---- per-row weights (row order i*kt + kk, vector): Gather the planes into rows, then
@@ -401,7 +443,6 @@ private:
         AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
 
         gt = gQue_.DeQue<float>();
-        const float hF = static_cast<float>(p.h), wF = static_cast<float>(p.w);
 
         // ---- X rows of the 4 corners of every point: planes xp[c][row][LP], row = i*kt + kk (the G order);
         // rows of corners outside the image (or of points outside the whole-sample window) stay zero, so
@@ -413,13 +454,13 @@ private:
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
-                const float fy0 = y0.GetValue(idx), fx0 = x0.GetValue(idx);
+                const float fy0 = y0.GetValue(idx);
                 const int64_t row = i * kt + kk;
                 RowInfo &ri = rowInfo_[row];
-                ri.inside = InsideAxis(fy0, ly.GetValue(idx), hF) && InsideAxis(fx0, lx.GetValue(idx), wF);
+                ri.inside = fy0 > kOutsideKey + 1.0f;
                 if (ri.inside) {
                     ri.y0 = static_cast<int64_t>(fy0);
-                    ri.x0 = static_cast<int64_t>(fx0);
+                    ri.x0 = static_cast<int64_t>(x0.GetValue(idx));
                     LoadCornerRows(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
                 }
             }
@@ -429,10 +470,8 @@ private:
         PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the coordinate planes precede later vector writes
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
 
-        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, for 2-repeat rows
-        // one Add of the upper half onto the lower half, then one WholeReduceSum per corner
-        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);  // blocks from one row to the next
-        const uint64_t redMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, then the row sums
+        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8); // blocks from one row to the next
         const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
         for (int c = 0; c < 4; ++c) {
@@ -445,32 +484,13 @@ private:
         }
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
-        if (hpr_ > 1) {
-            for (int c = 0; c < 4; ++c) {
-                AscendC::Add(xp[c * planeElems], xp[c * planeElems], xp[c * planeElems + dcn_tiling::kRepeatLanes],
-                             static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(rows), rowRep);
-            }
-            AscendC::PipeBarrier<PIPE_V>();
-        }
-        for (int c = 0; c < 4; ++c) {
-            AscendC::WholeReduceSum(red[c * rs_], xp[c * planeElems], static_cast<int32_t>(redMask),
-                                    static_cast<int32_t>(rows), 1, 1, repBlocks);
-        }
-        // ---- contributions C_c[row] = (m*w_c)[row] * G[row] into the corner planes (their X products are
-        // consumed): coefficient rows broadcast to 8 lanes by Gather, then a block-stride-0 masked Mul
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
-        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Gather(brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], rv, table, static_cast<uint32_t>(c * rs_ * 4),
-                            static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
-        const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_));  // blocks from one repeat to the next
-        const uint64_t mulMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
-        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, halfBlocks, halfBlocks, 1);
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(xp[c * planeElems], gt, brc[c * rows_ * hpr_ * dcn_tiling::kBrcLanes], mulMask, repeats, brcRep);
+        if (len == lp_) {
+            BlockwiseRowSums(xp, red, rows);
+            BlockwiseContributions(xp, gt, rv, brc, rows);
+        } else {
+            RepeatRowSums(xp, red, rows, len);
+            GatherContributions(xp, gt, rv, brc, rows, len);
         }
 
         // ---- offset/mask partials per row (vector), s_c = 0 for corners outside the image:
@@ -530,9 +550,12 @@ private:
         AscendC::SetAtomicNone();
 
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
-        for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+        // part[n][b][j][k][p]: with every kernel point in the tile (kt == K == KT) the (j, kk) rows are HoWo
+        // apart in GM and PTP apart in UB for all j: one DMA stores them.
+        const int64_t partDmas = wholeTile ? 1 : p.offsetBlocks;
+        for (int64_t j = 0; j < partDmas; ++j) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(kt);
+            cp.blockCount = static_cast<uint16_t>(partDmas == 1 ? p.offsetBlocks * kt : kt);
             cp.blockLen = static_cast<uint32_t>(pt * 4);
             cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.dstStride = static_cast<uint32_t>((p.chunkPix - pt) * 4);
@@ -547,12 +570,148 @@ private:
         offQue_.FreeTensor(raw);
     }
 
-    // Whole-sample test -1 < v < size for v = v0 + frac (v0 = base + floor(offset), an exact integer;
-    // frac = offset - floor(offset) in [0, 1)), decided exactly. A non-finite offset gives frac NaN or
-    // -inf (fails frac >= 0) or +inf with a saturated, far-out v0.
-    __aicore__ static inline bool InsideAxis(float v0, float frac, float size)
+    // Row sums of the 4 corner product planes, rows of LP = 8*b lanes all valid (len == LP): the b blocks of
+    // every row are added pairwise into block 0 (ceil(log2 b) levels of masked Adds, 8 rows per repeat,
+    // block stride b), then one BlockReduceSum sums each row's block 0 (8 rows per repeat).
+    // s_c[row] -> red[c*rs + row]. Fixed order, independent of the core.
+    __aicore__ inline void BlockwiseRowSums(
+        const AscendC::LocalTensor<float>& xp, const AscendC::LocalTensor<float>& red, int64_t rows)
     {
-        return frac >= 0.0f && v0 < size && (v0 >= 0.0f || (v0 == -1.0f && frac > 0.0f));
+        const int64_t b = lp_ / 8, planeElems = rows_ * lp_;
+        const int64_t full = rows / 8, tail = rows - full * 8;
+        const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
+        const AscendC::BinaryRepeatParams addRep(bs, bs, bs, rs, rs, rs);
+        for (int64_t width = b; width > 1;) {
+            const int64_t kept = (width + 1) / 2, moved = width / 2; // blocks [kept, width) onto [0, moved)
+            for (int c = 0; c < 4; ++c) {
+                for (int64_t j = 0; j < moved; ++j) {
+                    const int64_t d = c * planeElems + j * 8, sidx = c * planeElems + (kept + j) * 8;
+                    if (full > 0) {
+                        AscendC::Add(
+                            xp[d], xp[d], xp[sidx], static_cast<uint64_t>(dcn_tiling::kRepeatLanes),
+                            static_cast<uint8_t>(full), addRep);
+                    }
+                    if (tail > 0) {
+                        const int64_t t0 = full * 8 * lp_;
+                        AscendC::Add(xp[d + t0], xp[d + t0], xp[sidx + t0], static_cast<uint64_t>(tail * 8), 1, addRep);
+                    }
+                }
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+            width = kept;
+        }
+        for (int c = 0; c < 4; ++c) {
+            if (full > 0) {
+                AscendC::BlockReduceSum(
+                    red[c * rs_], xp[c * planeElems], static_cast<int32_t>(full),
+                    static_cast<int32_t>(dcn_tiling::kRepeatLanes), 1, static_cast<int32_t>(b),
+                    static_cast<int32_t>(8 * b));
+            }
+            if (tail > 0) {
+                AscendC::BlockReduceSum(
+                    red[c * rs_ + full * 8], xp[c * planeElems + full * 8 * lp_], 1, static_cast<int32_t>(tail * 8), 1,
+                    static_cast<int32_t>(b), static_cast<int32_t>(8 * b));
+            }
+        }
+    }
+
+    // Contributions C_c[row] = (m*w_c)[row] * G[row] over the consumed corner planes (len == LP): the
+    // coefficient rows mw_c (rv rows 0..3) broadcast to one 32-B block per row by Brcb (8 rows per repeat),
+    // then per block column j of the rows one Mul (8 rows per repeat, block stride b, broadcast block
+    // stride 1).
+    __aicore__ inline void BlockwiseContributions(
+        const AscendC::LocalTensor<float>& xp, const AscendC::LocalTensor<float>& gt,
+        const AscendC::LocalTensor<float>& rv, const AscendC::LocalTensor<float>& brc, int64_t rows)
+    {
+        const int64_t b = lp_ / 8, planeElems = rows_ * lp_;
+        const int64_t full = rows / 8, tail = rows - full * 8;
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Brcb(
+                brc[c * brcStride_], rv[c * rs_], static_cast<uint8_t>(CeilDiv(rows, 8)),
+                AscendC::BrcbRepeatParams(1, 8));
+        }
+        AscendC::PipeBarrier<PIPE_V>(); // the broadcasts are complete and the row sums have read xp
+        const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
+        const AscendC::BinaryRepeatParams mulRep(bs, bs, 1, rs, rs, 8);
+        for (int c = 0; c < 4; ++c) {
+            for (int64_t j = 0; j < b; ++j) {
+                const int64_t d = c * planeElems + j * 8;
+                if (full > 0) {
+                    AscendC::Mul(
+                        xp[d], gt[j * 8], brc[c * brcStride_], static_cast<uint64_t>(dcn_tiling::kRepeatLanes),
+                        static_cast<uint8_t>(full), mulRep);
+                }
+                if (tail > 0) {
+                    const int64_t t0 = full * 8 * lp_;
+                    AscendC::Mul(
+                        xp[d + t0], gt[j * 8 + t0], brc[c * brcStride_ + full * 64], static_cast<uint64_t>(tail * 8), 1,
+                        mulRep);
+                }
+            }
+        }
+    }
+
+    // Row sums when the rows have padding lanes (len < LP): for 2-repeat rows one Add of the upper half
+    // onto the lower half, then one WholeReduceSum repeat per row (len lanes).
+    __aicore__ inline void RepeatRowSums(
+        const AscendC::LocalTensor<float>& xp, const AscendC::LocalTensor<float>& red, int64_t rows, int64_t len)
+    {
+        const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);
+        const uint64_t redMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
+        const int64_t planeElems = rows_ * lp_;
+        if (hpr_ > 1) {
+            for (int c = 0; c < 4; ++c) {
+                AscendC::Add(
+                    xp[c * planeElems], xp[c * planeElems], xp[c * planeElems + dcn_tiling::kRepeatLanes],
+                    static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(rows), rowRep);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+        }
+        for (int c = 0; c < 4; ++c) {
+            AscendC::WholeReduceSum(
+                red[c * rs_], xp[c * planeElems], static_cast<int32_t>(redMask), static_cast<int32_t>(rows), 1, 1,
+                repBlocks);
+        }
+    }
+
+    // Contributions when the rows have padding lanes: coefficient rows broadcast to 8 lanes per repeat of a
+    // row by Gather, then one block-stride-0 masked Mul per corner.
+    __aicore__ inline void GatherContributions(
+        const AscendC::LocalTensor<float>& xp, const AscendC::LocalTensor<float>& gt,
+        const AscendC::LocalTensor<float>& rv, const AscendC::LocalTensor<float>& brc, int64_t rows, int64_t len)
+    {
+        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Gather(
+                brc[c * brcStride_], rv, table, static_cast<uint32_t>(c * rs_ * 4),
+                static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        const int64_t planeElems = rows_ * lp_;
+        const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
+        const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_)); // blocks from one repeat to the next
+        const uint64_t mulMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
+        const AscendC::BinaryRepeatParams brcRep(1, 1, 0, halfBlocks, halfBlocks, 1);
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Mul(xp[c * planeElems], gt, brc[c * brcStride_], mulMask, repeats, brcRep);
+        }
+    }
+
+    // key[i] <- kOutsideKey where !(v[i] <cmp> bound), for the plane_ elements of a tile's coordinate planes:
+    // CompareScalar, then Select (tensor-tensor mode) against the outside_ plane (CANN 8.1.RC1 has neither
+    // Compares nor a scalar-src1 Select count form). CompareScalar works on whole 256-B repeats: it reads
+    // up to roundup(plane, 64) elements (the following coordinate plane, always defined); Select writes
+    // exactly plane_ elements.
+    __aicore__ inline void MarkOutside(
+        const AscendC::LocalTensor<float>& key, const AscendC::LocalTensor<float>& v,
+        const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp)
+    {
+        AscendC::CompareScalar(msk, v, bound, cmp, static_cast<uint32_t>(RoundUp(plane_, dcn_tiling::kRepeatLanes)));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Select(
+            key, msk, key, outside_, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>(plane_));
+        AscendC::PipeBarrier<PIPE_V>();
     }
 
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
@@ -675,9 +834,9 @@ private:
     RowInfo rowInfo_[dcn_tiling::kStage2RowsNarrow];  // the most rows of any tile
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, giaccBase_, tableKt_;
+    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_, tableKt_;
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
-    AscendC::LocalTensor<float> coord_, xwin_, gwin_;
+    AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;

@@ -45,12 +45,20 @@ constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 
 constexpr int64_t kZeroChunk = 12288;       // fp32 elements zeroed per stage-0 unit (48 KiB per DMA)
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
 
-// ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h
-constexpr int64_t kGTileM = 128;          // G tile rows (output pixels)
-constexpr int64_t kGTileN = 256;          // G tile columns (K*CinG)
-constexpr int64_t kWTileM = 128;          // grad_weight tile rows (CoutG)
+// ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h. Large tiles: every tile reads its A rows and B
+// columns once (bytes per output element ~ K*(1/tileM + 1/tileN)), so the cube's GM->L1 traffic and the
+// number of block loads fall with the tile; 512 x 512 G tiles still give >= 2 tiles per cube core on the
+// suite's full-size layers.
+constexpr int64_t kGTileM = 512;          // G tile rows (output pixels)
+constexpr int64_t kGTileN = 512;          // G tile columns (K*CinG)
+constexpr int64_t kWTileM = 256;          // grad_weight tile rows (CoutG)
 constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
 constexpr int64_t kWChunkK = 2048;        // rows of one grad_weight partial (Ka chunk inside a pixel chunk)
+// Matmul base block (TCubeTiling baseM x baseN, fixed with SetFixSplit; baseK is the tiling's choice, the
+// API accepts only -1 for it): 128 x 256 fills L0C (128*256*4 B = 128 KiB) and halves the B block loads
+// of the default 128 x 128.
+constexpr int64_t kMmBaseM = 128;
+constexpr int64_t kMmBaseN = 256;
 
 // ---- pixel chunks (the kernel's stage loop) and pixel bands, op_host PlanWorkSplit / PlanChunks
 constexpr int64_t kWsBudget = 60ll << 20; // default bytes of the workspace beyond the fp32 accumulators: the

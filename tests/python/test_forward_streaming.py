@@ -72,6 +72,7 @@ def test_thread_count_does_not_change_results(name, monkeypatch):
         torch.set_num_threads(3)                       # more workers than cores: uneven item ranges
         out3, d3 = forward.deformable_conv2d_forward(*args)
         out3b, d3b = forward.deformable_conv2d_forward(*args)
+        assert torch.get_num_threads() == 3            # small band GEMMs ran on one thread, restored
     finally:
         torch.set_num_threads(before)
     assert torch.equal(d1, d3)                          # each sample is one thread's, in a fixed order

@@ -1,6 +1,6 @@
 """The kernel (op_kernel/ + tiling) on the CPU twin against the float64 reference.
 
-Shape matrix: the benchmark suite of landscape.md §5 with batch and spatial sizes scaled down
+Shape matrix: the benchmark suite (ascend_dcn.suite) with batch and spatial sizes scaled down
 (channel counts, kernel, groups and deformable groups kept), the DOC-B example of op-semantics §6.5,
 and edge cases (channel tails, Cout = 1, groups and dg with segments bounded by both, 1x1 and
 non-square kernels, stride 2, asymmetric padding, dilation 2, large offsets, integer offsets that hit
@@ -9,24 +9,23 @@ y == -1, batch 3). Precision: ascend_dcn.precision (fp32 1e-4 / fp16, bf16 1e-3,
 import pytest
 import torch
 
+from ascend_dcn import suite as bench_suite
 from ascend_dcn.precision import check_precision
 from test_kernel_common import (Case, last_launch_counters, make_inputs, require_twin, run_reference, run_twin,
                                 set_vector_cores)
 
-SUITE = [  # landscape §5 rows: N, Cin, Cout, H, W scaled; K, s, p, d, g, dg kept
-    Case("r1_c3_entry_s2", 1, 128, 128, 8, 10, stride=(2, 2)),
-    Case("r2_c3_body", 1, 128, 128, 6, 7),
-    Case("r3_c4_body", 1, 256, 256, 5, 6),
-    Case("r4_c5_body", 1, 512, 512, 4, 5),
-    Case("r5_c4_dg4", 1, 256, 256, 5, 6, dg=4),
-    Case("r6_x101_g32", 1, 512, 512, 4, 5, groups=32),
-    Case("r7_centernet1", 2, 512, 256, 4, 4),
-    Case("r8_centernet3", 2, 128, 64, 6, 6),
-    Case("r9_edvr_l1_dg8", 2, 64, 64, 6, 6, dg=8),
-    Case("r10_edvr_l3_dg8", 2, 64, 64, 4, 4, dg=8),
-    Case("r11_basicvsr_dg16", 2, 128, 64, 6, 6, dg=16),
-    Case("r12_ppyolo_c5", 2, 512, 512, 3, 3),
-]
+# The benchmark suite (ascend_dcn.suite, the one table of it), scaled down for the CPU twin: channel
+# counts, stride, groups and deformable groups come from the table (kernel 3x3, padding 1, dilation 1,
+# modulated, as in every row); the batch becomes 1 (rows with N <= 2) or 2 (larger batches) and the
+# image the small size below (name suffix, H, W).
+SCALED = {
+    "r1": ("c3_entry_s2", 8, 10), "r2": ("c3_body", 6, 7), "r3": ("c4_body", 5, 6), "r4": ("c5_body", 4, 5),
+    "r5": ("c4_dg4", 5, 6), "r6": ("x101_g32", 4, 5), "r7": ("centernet1", 4, 4), "r8": ("centernet3", 6, 6),
+    "r9": ("edvr_l1_dg8", 6, 6), "r10": ("edvr_l3_dg8", 4, 4), "r11": ("basicvsr_dg16", 6, 6),
+    "r12": ("ppyolo_c5", 3, 3),
+}
+SUITE = [Case(f"{r.key}_{SCALED[r.key][0]}", 1 if r.n <= 2 else 2, r.cin, r.cout, *SCALED[r.key][1:],
+              stride=(r.stride, r.stride), groups=r.groups, dg=r.dg) for r in bench_suite.SUITE]
 
 EDGE = [
     Case("docb_example", 1, 6, 4, 2, 4, kh=5, kw=5, padding=(2, 2, 2, 2), groups=2),
@@ -67,7 +66,7 @@ V1 = [
     Case("v1_integer_offsets", 1, 16, 8, 5, 5, offset_kind="integer", modulated=False),
 ]
 
-# fp16 and bf16 for every suite row (landscape §5.1), the DOC-B example, the border/tail cases and DCNv1
+# fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1
 HALF_CASES = SUITE + [EDGE[0], EDGE[2], EDGE[3], EDGE[7], EDGE[9], EDGE[10], EDGE[11]] + V1[:2]
 
 NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")

@@ -147,7 +147,7 @@ def _stage2_ub(k, pixel_tile, block_c, elt):
     hpr = lp // 64 if lp > 64 else 1
     rs = _cdiv(rows, 8) * 8
     return (2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + (11 * plane + 2 * ptp) * 4 + 3 * plane * 4
-            + 4 * rs * 4 + 11 * rs * 4 + 4 * rows * hpr * 8 * 4 + rows * hpr * 8 * 4 + rs * 4 + plane * 4)
+            + 4 * rs * 4 + 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4 + rs * 4 + plane * 4)
 
 
 def stage2_split(case, dtype):

@@ -14,6 +14,7 @@
 #include "twin/kernel/cast.h"
 #include "twin/kernel/cmp_select.h"
 #include "twin/kernel/reduce_gather.h"
+#include "twin/kernel/brcb.h"
 #include "twin/kernel/sync_sys.h"
 
 // `if ASCEND_IS_AIC { ... }` — parenthesised run-time tests, as in CANN's CPU debug mode.

@@ -155,11 +155,19 @@ TEST_CASE(matmul_tiling_failures) {
     tooBig.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
     tooBig.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
     tooBig.SetShape(512, 512, 512);
-    tooBig.SetFixSplit(256, 256, 256);  // 256*256*4*2 bytes > L0A
+    CHECK(tooBig.SetFixSplit(256, 256) == 0); // 256*256*4 bytes > L0C
     CHECK(tooBig.GetTiling(t) == -1);
+    MatmulApiTiling fixK(p);
+    CHECK(fixK.SetFixSplit(128, 128, 64) == -1); // SetFixSplit docs: baseK only -1
+    MatmulApiTiling baseOverSingle(p);
+    baseOverSingle.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    baseOverSingle.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    baseOverSingle.SetShape(40, 64, 64);
+    baseOverSingle.SetFixSplit(64, 64); // baseM 64 > singleM 40 rounded up to 16 (48)
+    CHECK(baseOverSingle.GetTiling(t) == -1);
     MatmulApiTiling misaligned(p);
     misaligned.SetShape(64, 64, 64);
-    misaligned.SetFixSplit(20, 16, 16);
+    misaligned.SetFixSplit(20, 16);
     CHECK(misaligned.GetTiling(t) == -1);
     MultiCoreMatmulTiling split(p);
     split.SetDim(2);

@@ -1,7 +1,8 @@
 // Twin platform model: the active SoC preset (process-global) that both the kernel side (launcher,
 // UB capacity) and the host side (PlatformAscendC) read.
 // Numbers come from the official SoC ini files (hicann/runtime src/platform/platform_config/cann/
-// Ascend<SoC>.ini; see ../shared/docs/cann-conventions.md §5). Sizes are in bytes, freq in MHz.
+// Ascend<SoC>.ini; see twin/README.md, "Supported APIs and where they were looked up", SoC presets).
+// Sizes are in bytes, freq in MHz.
 // Initial value: env TWIN_SOC (default "Ascend910B2") and TWIN_AIV_CORES (vector-core override N:
 // aivCores = N, aicCores = ceil(N/2), physicalAivCores = 2 * aicCores because every AI core has two
 // vector cores — a MIX 1:2 block always gets two AIV; launches are checked against the physical

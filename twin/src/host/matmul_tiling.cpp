@@ -69,8 +69,14 @@ int32_t MatmulApiTilingBase::SetOrgShape(int32_t orgMIn, int32_t orgNIn, int32_t
 }
 int32_t MatmulApiTilingBase::EnableBias(bool isBiasIn) { isBias_ = isBiasIn; return 0; }
 int32_t MatmulApiTilingBase::SetBias(bool isBiasIn) { isBias_ = isBiasIn; return 0; }
+// SetFixSplit docs: baseKIn "当前仅支持取值为-1" (only -1 is supported); -1 leaves an axis to the tiling.
 int32_t MatmulApiTilingBase::SetFixSplit(int32_t baseMIn, int32_t baseNIn, int32_t baseKIn) {
-    fixBaseM_ = baseMIn; fixBaseN_ = baseNIn; fixBaseK_ = baseKIn;
+    if (baseKIn != -1) {
+        return -1;
+    }
+    fixBaseM_ = baseMIn;
+    fixBaseN_ = baseNIn;
+    fixBaseK_ = -1;
     return 0;
 }
 int32_t MatmulApiTilingBase::SetBufferSpace(int32_t l1Size, int32_t l0CSize, int32_t ubSize, int32_t) {
@@ -94,14 +100,24 @@ int64_t MatmulApiTilingBase::ComputeTiling(optiling::TCubeTiling &t, int32_t use
     int32_t baseN = fixBaseN_ > 0 ? fixBaseN_ : std::min(AlignUp(singleN, kAlignMN), 128);
     int32_t baseK = fixBaseK_ > 0 ? fixBaseK_ : std::min(AlignUp(singleK, kAlign), 128 / aBytes);
     if (baseM % kAlignMN != 0 || baseN % kAlignMN != 0 || baseK % kAlign != 0) { return -1; }
+    // SetFixSplit docs: a fixed baseM <= singleM rounded up to 16, a fixed baseN <= singleN rounded up to C0
+    // (32 bytes of B).
+    if ((fixBaseM_ > 0 && baseM > AlignUp(singleM, kAlignMN)) ||
+        (fixBaseN_ > 0 && baseN > AlignUp(singleN, kBlockBytes / bBytes))) {
+        return -1;
+    }
     auto fitsL0 = [&]() {
         return static_cast<uint64_t>(baseM) * baseK * aBytes * dbA <= platform_.l0ASize &&
                static_cast<uint64_t>(baseN) * baseK * bBytes * dbB <= platform_.l0BSize &&
                static_cast<uint64_t>(baseM) * baseN * cBytes * dbC <= l0c;
     };
+    while (!fitsL0() && baseK > kAlign) {
+        baseK -= kAlign;
+    } // baseK is always the tiling's choice
     if (!fitsL0()) {
-        if (fixBaseM_ > 0 || fixBaseN_ > 0 || fixBaseK_ > 0) { return -1; }
-        while (!fitsL0() && baseK > kAlign) { baseK -= kAlign; }
+        if (fixBaseM_ > 0 || fixBaseN_ > 0) {
+            return -1;
+        }
         while (!fitsL0() && (baseM > kAlignMN || baseN > kAlignMN)) {
             if (baseM >= baseN && baseM > kAlignMN) { baseM -= kAlignMN; } else { baseN -= kAlignMN; }
         }

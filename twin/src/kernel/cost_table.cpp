@@ -12,6 +12,7 @@ namespace {
 const char *const kVec = "Vector指令理论性能汇总.md";
 
 // elements per `cycles` cycles, by element size (0 = any size). Widest operand for Cast and Axpy.
+// clang-format off
 const VecRate kVecRates[] = {
     // 表3 基础算术类: 128 (16-bit) / 64 (32-bit) element/cycle = one 256-B repeat per cycle
     {"Add", 2, 128, 1, false, kVec}, {"Add", 4, 64, 1, false, kVec},
@@ -45,11 +46,16 @@ const VecRate kVecRates[] = {
     {"Cast", 8, 32, 1, false, kVec},
     // 表8 归约计算类: ReduceRepeat (the WholeReduce* instruction) half 128/7, float 64/7
     {"WholeReduceSum", 2, 128, 7, false, kVec}, {"WholeReduceSum", 4, 64, 7, false, kVec},
+    // 表8: ReduceDataBlock (the BlockReduceSum instruction) half 128/7, float 64
+    {"BlockReduceSum", 2, 128, 7, false, kVec}, {"BlockReduceSum", 4, 64, 1, false, kVec},
     // 表10 数据填充类: Duplicate 128 / 64
     {"Duplicate", 2, 128, 1, false, kVec}, {"Duplicate", 4, 64, 1, false, kVec},
+    // 表10: Brcb output 128 (b16) / 64 (b32) elements per cycle (input 8)
+    {"Brcb", 2, 128, 1, false, kVec}, {"Brcb", 4, 64, 1, false, kVec},
     // 表12 离散与聚合类: Gather 5 element/cycle for every data type
     {"Gather", 0, 5, 1, true, kVec},
 };
+// clang-format on
 
 const Constant kConstants[] = {
     {"dma_transfer_cycles", 500,

@@ -207,12 +207,19 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
     for (int i = 0; i < M; ++i) {
         CT *crow = out + int64_t(i) * ldc;
         const float *trow = &tile[size_t(i) * N];
+        // Relaxed atomic GM accesses, as GlobalTensor::Get/SetValue: a core that reads the result without
+        // the synchronisation the chip needs (a hazard the twin reports) must still be well-defined C++.
         for (int j = 0; j < N; ++j) {
             const CT v = static_cast<CT>(trow[j]);
-            if (enAtomic == 0) crow[j] = v;
-            else if (enAtomic == 1) crow[j] = static_cast<CT>(static_cast<float>(crow[j]) + trow[j]);
-            else if (enAtomic == 2) crow[j] = static_cast<float>(v) > static_cast<float>(crow[j]) ? v : crow[j];
-            else crow[j] = static_cast<float>(v) < static_cast<float>(crow[j]) ? v : crow[j];
+            const CT old = enAtomic == 0 ? v : GmScalarLoad(crow + j);
+            if (enAtomic == 0)
+                GmScalarStore(crow + j, v);
+            else if (enAtomic == 1)
+                GmScalarStore(crow + j, static_cast<CT>(static_cast<float>(old) + trow[j]));
+            else if (enAtomic == 2)
+                GmScalarStore(crow + j, static_cast<float>(v) > static_cast<float>(old) ? v : old);
+            else
+                GmScalarStore(crow + j, static_cast<float>(v) < static_cast<float>(old) ? v : old);
         }
     }
     if (enAtomic) GmAtomicUnlock(out);

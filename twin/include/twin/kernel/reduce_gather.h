@@ -1,4 +1,9 @@
-// ReduceSum / WholeReduceSum / Gather / GatherMask of the twin.
+// ReduceSum / WholeReduceSum / BlockReduceSum / Gather / GatherMask of the twin.
+// BlockReduceSum (CANN 8.1.RC1 kernel_operator_vec_reduce_intf.h; asc-devkit docs: ReduceDataBlock,
+// dav_c220 vcgadd): per repeat, 8 DataBlocks of src (srcBlkStride apart), each block's enabled elements
+// summed into one value; the 8 sums of repeat r go to dst + r*dstRepStride*8 elements (the unit is one
+// repeat's output: 32 B for float, 16 B for half). src 32-B aligned, dst 32-B (float) / 16-B (half)
+// aligned. A block with no enabled element is not written (the chip's output there is not documented).
 // Summation order (model; the chip's exact order is UNCONFIRMED): within one 256-B repeat the
 // enabled elements are added as a pairwise tree over adjacent pairs; ReduceSum(count) first reduces
 // each repeat, then reduces the per-repeat results the same way until one value remains. Sums are
@@ -108,6 +113,83 @@ __aicore__ inline void WholeReduceSum(const LocalTensor<T> &dst, const LocalTens
     auto &c = twin::kernel::Core("WholeReduceSum");
     auto m = twin::kernel::PlanBitMask("WholeReduceSum", c, isSetMask, mask, 256 / sizeof(T));
     twin_detail::WholeReduceSumImpl(dst, src, m, repeatTime.v, dstRepStride, srcBlkStride, srcRepStride);
+}
+
+namespace twin_detail {
+template <typename T>
+inline void BlockReduceSumImpl(
+    const LocalTensor<T>& dst, const LocalTensor<T>& src, const twin::kernel::MaskPlan& m, int64_t repeat,
+    int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride)
+{
+    static_assert(
+        std::is_same<T, half>::value || std::is_same<T, float>::value,
+        "BlockReduceSum: src and dst both half or float");
+    const char* api = "BlockReduceSum";
+    auto& c = twin::kernel::Core(api);
+    if (dstRepStride < 0 || dstRepStride > 65535 || srcBlkStride < 0 || srcBlkStride > 65535 || srcRepStride < 0 ||
+        srcRepStride > 65535)
+        twin::kernel::Violation(api, "dstRepStride, srcBlkStride and srcRepStride must be in [0, 65535]");
+    const uint32_t per = 256 / sizeof(T), perBlk = 32 / sizeof(T);
+    twin::kernel::VecOperand ops[1] = {
+        {reinterpret_cast<uint8_t*>(src.TwinAddr()), sizeof(T), static_cast<uint32_t>(srcBlkStride),
+         static_cast<uint32_t>(srcRepStride), src.TwinCapacity(), "src"}};
+    const uint64_t R = twin::kernel::PrepareMasked(api, c, m, repeat, ops, 1, per);
+    if (R == 0)
+        return;
+    const size_t dstOff = static_cast<size_t>(reinterpret_cast<const uint8_t*>(dst.TwinAddr()) - c.ubBase);
+    const size_t dstAlign = sizeof(T) == 4 ? 32 : 16;
+    if (dstOff % dstAlign != 0)
+        twin::kernel::Violation(
+            api, "dst UB address must be " + std::to_string(dstAlign) + "-byte aligned; got offset " +
+                     std::to_string(dstOff));
+    twin::kernel::CheckLocalRange(api, c, dst, (R - 1) * static_cast<uint64_t>(dstRepStride) * 8 + 8, "dst");
+    float sums[8][32];
+    uint32_t cnt[8];
+    for (uint64_t r = 0; r < R; ++r) {
+        for (uint32_t b = 0; b < 8; ++b)
+            cnt[b] = 0;
+        const uint32_t enabled =
+            m.counter ? static_cast<uint32_t>(std::min<uint64_t>(per, m.counterTotal - r * per)) : m.n;
+        for (uint32_t i = 0; i < enabled; ++i) {
+            const uint32_t e = m.counter ? i : m.idx[i];
+            const T* p = src.TwinAddr() + r * ops[0].repStride * perBlk + twin::kernel::ElemOffset(ops[0], 0, e);
+            if (!twin::kernel::ShadowWritten(c, p))
+                twin::kernel::UbCheckRead(api, c, p, sizeof(T));
+            sums[e / perBlk][cnt[e / perBlk]++] = static_cast<float>(*p);
+        }
+        c.counters.vecElemOps += enabled;
+        T* d = dst.TwinAddr() + r * static_cast<uint64_t>(dstRepStride) * 8;
+        for (uint32_t b = 0; b < 8; ++b) {
+            if (cnt[b] == 0)
+                continue;
+            d[b] = twin::kernel::TreeSum<T>(sums[b], cnt[b]);
+            twin::kernel::ShadowWriteElem(c, d + b);
+        }
+    }
+}
+} // namespace twin_detail
+
+// Signatures of CANN 8.1.RC1 (repeat before mask; asc-devkit's ReduceDataBlock has mask first).
+template <typename T, bool isSetMask = true>
+__aicore__ inline void BlockReduceSum(
+    const LocalTensor<T>& dst, const LocalTensor<T>& src, twin::kernel::RepeatTimes repeat, const int32_t mask,
+    const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride)
+{
+    auto& c = twin::kernel::Core("BlockReduceSum");
+    if (isSetMask && mask <= 0)
+        return;
+    auto m =
+        twin::kernel::PlanContinuousMask("BlockReduceSum", c, isSetMask, static_cast<uint64_t>(mask), 256 / sizeof(T));
+    twin_detail::BlockReduceSumImpl(dst, src, m, repeat.v, dstRepStride, srcBlkStride, srcRepStride);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void BlockReduceSum(
+    const LocalTensor<T>& dst, const LocalTensor<T>& src, twin::kernel::RepeatTimes repeat, const uint64_t mask[],
+    const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride)
+{
+    auto& c = twin::kernel::Core("BlockReduceSum");
+    auto m = twin::kernel::PlanBitMask("BlockReduceSum", c, isSetMask, mask, 256 / sizeof(T));
+    twin_detail::BlockReduceSumImpl(dst, src, m, repeat.v, dstRepStride, srcBlkStride, srcRepStride);
 }
 
 template <typename T>
