@@ -110,7 +110,9 @@ function(twin_add_op_package)
     if(NOT mine)
       set(mine ${tiling_headers})
     endif()
-    set(includes "")
+    # -g: kernel call sites of the synchronisation calls resolve to source lines (addr2line -i on the
+    # frames TWIN_SYNC_SITES lists; tests/python/test_sync_mutations.py). Debug info only, same code.
+    set(includes "-g")
     foreach(h IN LISTS mine)
       list(APPEND includes -include ${h})
     endforeach()

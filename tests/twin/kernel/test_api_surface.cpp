@@ -21,8 +21,11 @@ TEST(ApiSurface, mask_repeat_forms_match_count_forms)
         Duplicate(a, 1.5f, 256);
         Duplicate<float>(b, 2.0f, 64, 4, 1, 8);            // mask form, 4 repeats of 64
         uint64_t mask[2] = {0xffffffffffffffffull, 0};
+        PipeBarrier<PIPE_V>();                              // each vector op reads the previous one's result
         Add(c, a, b, mask, 4, {1, 1, 1, 8, 8, 8});          // bit-mask form
+        PipeBarrier<PIPE_V>();
         Muls(d, c, 2.0f, 64, 4, {1, 1, 8, 8});              // continuous-mask form
+        PipeBarrier<PIPE_V>();
         Adds(d, d, -1.0f, 256);
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr(), 512);
@@ -62,9 +65,12 @@ TEST(ApiSurface, cast_compare_select_reduce)
         for (int i = 0; i < 64; ++i) x.SetValue(i, -3.5f + 0.25f * i);
         PipeBarrier<PIPE_ALL>();
         Cast(xi, x, RoundMode::CAST_FLOOR, 64);
+        PipeBarrier<PIPE_V>(); // each vector op reads the previous one's result
         Cast(y, xi, RoundMode::CAST_NONE, 64);
         CompareScalar(bits, x, 0.0f, CMPMODE::GE, 64);
+        PipeBarrier<PIPE_V>();
         Select(z, bits, x, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);
+        PipeBarrier<PIPE_V>();
         ReduceSum(sum, z, tmp, 64);
         GlobalTensor<float> g;
         g.SetGlobalBuffer((__gm__ float *)out.addr());

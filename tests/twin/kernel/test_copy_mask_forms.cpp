@@ -49,6 +49,7 @@ TEST(CopyMaskForms, counter_mode_mask_processes_exact_count)
         Duplicate(c, 0.0f, 256);
         SetMaskCount();
         SetVectorMask<float, MaskMode::COUNTER>(0, 100);
+        PipeBarrier<PIPE_V>();
         Muls<float, false>(c, a, 3.0f, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});
         SetMaskNorm();
         ResetMask();
@@ -74,8 +75,10 @@ TEST(CopyMaskForms, counter_mode_footprint_is_exact)
         Duplicate(t, 1.0f, 104);
         SetMaskCount();
         SetVectorMask<float, MaskMode::COUNTER>(0, 100);
+        PipeBarrier<PIPE_V>();
         Adds<float, false>(t, t, 1.0f, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});
         SetVectorMask<float, MaskMode::COUNTER>(0, 105);
+        PipeBarrier<PIPE_V>();
         Adds<float, false>(t, t, 1.0f, MASK_PLACEHOLDER, 1, {1, 1, 8, 8});
     });
     EXPECT_TRUE(ktest::ExpectViolation(r, {"Adds", "core AIV 0", "reaches element 104"}));

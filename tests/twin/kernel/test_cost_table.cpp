@@ -147,8 +147,10 @@ TEST(CostTable, kernel_accumulates_vector_cycles_per_core_and_stage)
         SyncAll();
         if (GetBlockIdx() == 1) {
             Duplicate(b, 2.0f, 64);              // 1 repeat
+            PipeBarrier<PIPE_V>();
             Add(d, a, b, 64);                    // 1 repeat
             Duplicate(idx, 0u, 100);             // 2 repeats (100 of 64 per repeat)
+            PipeBarrier<PIPE_V>();
             Gather(d, a, idx, 0u, 100);          // 100 / 5 = 20 cycles
         }
     });

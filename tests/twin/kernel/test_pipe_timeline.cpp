@@ -101,8 +101,10 @@ void Toy(float* in, float* out, int buffers, bool inPlace)
         DataCopy(src, gin[i * kElems], kElems);
         SetFlag<HardEvent::MTE2_V>(b);
         WaitFlag<HardEvent::MTE2_V>(b);
-        for (int k = 0; k < 9; ++k)
+        for (int k = 0; k < 9; ++k) {
             Exp(src, src, kElems);
+            PipeBarrier<PIPE_V>(); // each Exp reads the previous one's result (in-pipe hazard rule)
+        }
         if (!inPlace && i >= buffers)
             WaitFlag<HardEvent::MTE3_V>(b);
         Exp(dst, src, kElems);
@@ -223,8 +225,10 @@ TEST(PipeTimeline, syncall_joins_the_cores_at_the_latest_arrival)
         LocalTensor<float> buf = tb.Get<float>();
         Duplicate(buf, 1.0f, kElems);
         if (GetBlockIdx() == 1)
-            for (int k = 0; k < 100; ++k)
+            for (int k = 0; k < 100; ++k) {
+                PipeBarrier<PIPE_V>(); // each Exp reads the previous result (in-pipe hazard rule)
                 Exp(buf, buf, kElems); // 100 x 64 cycles on core 1 only
+            }
         SyncAll();
         Exp(buf, buf, kElems);
     });
@@ -288,8 +292,10 @@ twin::LaunchResult RunMatmul(bool async, int vecWork)
             else
                 mm.IterateAll(gc);
             Duplicate(buf, 1.0f, kElems);
-            for (int k = 0; k < vecWork; ++k)
+            for (int k = 0; k < vecWork; ++k) {
+                PipeBarrier<PIPE_V>(); // each Exp reads the previous result (in-pipe hazard rule)
                 Exp(buf, buf, kElems);
+            }
             if (async)
                 mm.WaitIterateAll();
         }

@@ -90,6 +90,7 @@ TEST(RulesMemory, uninitialized_ub_read_in_vector_op)
         pipe.InitBuffer(buf, 1024);
         LocalTensor<float> a = buf.Get<float>(), b = a[64], c = a[128];
         Duplicate(a, 1.0f, 64);
+        PipeBarrier<PIPE_V>();
         Add(c, a, b, 64);   // b never written
     });
     EXPECT_TRUE(ktest::ExpectViolation(r, {"Add", "core AIV 0", "uninitialized UB"}));
@@ -107,6 +108,7 @@ TEST(RulesMemory, uninitialized_ub_read_in_mask_forms)
             LocalTensor<float> a = buf.Get<float>(), w = a[256], d = a[512];
             Duplicate(a, 1.0f, 40);    // blocks 0..4 of a written; block 5 (elements 40..47) not
             Duplicate(w, 2.0f, 8);     // one block, broadcast with block stride 0
+            PipeBarrier<PIPE_V>();
             if (which == 0) Mul(d, a, w, 48, 1, {1, 1, 0, 8, 8, 0});
             if (which == 1) Muls(d, a, 3.0f, 48, 1, {1, 1, 8, 8});
             if (which == 2) WholeReduceSum(d, a, 48, 1, 1, 1, 8);
@@ -137,6 +139,7 @@ TEST(RulesMemory, mask_forms_prefix_and_bitmask_agree)
         PipeBarrier<PIPE_ALL>();
         Duplicate(d1, 0.0f, 256);
         Duplicate(d2, 0.0f, 256);
+        PipeBarrier<PIPE_V>();
         Mul(d1, a, w, 44, 2, {2, 1, 0, 16, 8, 0});                 // prefix: fast path
         uint64_t bits[2] = {(1ull << 44) - 1, 0};
         Mul(d2, a, w, bits, 2, {2, 1, 0, 16, 8, 0});               // same elements as a bit mask

@@ -187,6 +187,7 @@ TEST(RulesMisc, partial_overlap_of_dst_and_src)
         pipe.InitBuffer(b, 1024);
         LocalTensor<float> t = b.Get<float>();
         Duplicate(t, 1.0f, 256);
+        PipeBarrier<PIPE_V>();
         Add(t, t, t, 128);   // 100 % overlap: allowed
     });
     EXPECT_TRUE(ktest::ExpectOk(inplace));
@@ -196,6 +197,7 @@ TEST(RulesMisc, partial_overlap_of_dst_and_src)
         pipe.InitBuffer(b, 1024);
         LocalTensor<float> t = b.Get<float>();
         Duplicate(t, 1.0f, 256);
+        PipeBarrier<PIPE_V>();
         Muls(t[8], t, 2.0f, 128);
     });
     EXPECT_TRUE(ktest::ExpectViolation(partial, {"Muls", "core AIV 0", "partially overlap"}));
@@ -205,6 +207,7 @@ TEST(RulesMisc, partial_overlap_of_dst_and_src)
         pipe.InitBuffer(b, 1024);
         LocalTensor<half> h = b.Get<half>();
         Duplicate(h, half(1.0f), 128);
+        PipeBarrier<PIPE_V>();
         Cast(b.Get<float>(), h, RoundMode::CAST_NONE, 128);
     });
     EXPECT_TRUE(ktest::ExpectViolation(widening, {"Cast", "core AIV 0", "width-changing Cast"}));

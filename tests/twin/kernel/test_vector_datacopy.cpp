@@ -125,6 +125,7 @@ twin::LaunchResult VecKernel(F body) {
         pipe.InitBuffer(b, 64 * 1024);
         LocalTensor<float> t = b.Get<float>();
         Duplicate(t, 1.0f, 16 * 1024);
+        PipeBarrier<PIPE_V>();
         body(t);
     });
 }

@@ -43,6 +43,7 @@ std::unique_ptr<HazardLaunch, void (*)(HazardLaunch *)> HazardLaunchCreate(uint3
         l->accum[b].assign(nt, 0);
         l->released[b].assign(nt, 0);
     }
+    HzSitesConfigure(*l);
     l->cores.resize(numAic + numAiv);
     for (auto &c : l->cores) c.reset(new HazardCore);
     return l;
@@ -77,8 +78,10 @@ static void Acquire(HzThread &t, uint32_t tid, const std::vector<uint32_t> &from
     t.cur = nullptr;
 }
 
+// A dropped SyncAll site (TWIN_DROP_SYNC) still blocks but neither contributes nor acquires a clock.
 void HazardBarrierArrive(CoreContext &c, int barrier) {
-    if (c.hz == nullptr) return;
+    if (c.hz == nullptr || c.hz->barrierDropped)
+        return;
     HazardLaunch &L = *c.hz->launch;
     Join(L.accum[barrier], L.threads[c.hz->tid].vc);
 }
@@ -97,14 +100,19 @@ std::string HazardBarrierComplete(CoreContext &c, int barrier, bool allVectorCor
 void HazardBarrierLeave(CoreContext &c, int barrier) {
     if (c.hz == nullptr) return;
     HazardLaunch &L = *c.hz->launch;
+    if (c.hz->barrierDropped) { // no edge, but later accesses start a new (unchecked) segment
+        L.threads[c.hz->tid].cur = nullptr;
+        return;
+    }
     Acquire(L.threads[c.hz->tid], c.hz->tid, L.released[barrier]);
 }
 
-void HzMatmulBegin(CoreContext &c, uint8_t atomicOp) {
+void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped)
+{
     if (c.hz == nullptr) return;
     HazardCore &h = *c.hz;
     HzThread &aiv = h.launch->threads[h.tid], &mm = h.launch->threads[h.mmTid];
-    if (h.mmTid != h.tid) {
+    if (h.mmTid != h.tid && !dropped) {
         Acquire(mm, h.mmTid, aiv.vc);     // the request: everything the AIV did before is visible to the cube
         ++aiv.vc[h.tid];                  // the AIV's later accesses run concurrently with the cube work
         aiv.cur = nullptr;
@@ -119,12 +127,16 @@ static void Complete(HazardCore &h) {
     h.mmPending = false;
 }
 
-void HzMatmulEnd(CoreContext &c, bool completed) {
+void HzMatmulEnd(CoreContext& c, bool completed, bool dropped)
+{
     if (c.hz == nullptr) return;
     HazardCore &h = *c.hz;
     h.inMatmul = false;
     h.mmAtomic = 0;
-    if (completed) Complete(h);
+    if (dropped)
+        h.mmPending = false;
+    else if (completed)
+        Complete(h);
     else h.mmPending = true;
 }
 
@@ -135,6 +147,18 @@ void HzMatmulWait(CoreContext &c) {
 std::string HazardLaunchEnd(HazardLaunch *hl) {
     if (hl == nullptr) return std::string();
     return HzGmAnalyse(*hl, true);
+}
+
+HzBarrierDropScope::HzBarrierDropScope(CoreContext& c, bool dropped) : hz_(c.hz)
+{
+    if (hz_ != nullptr)
+        hz_->barrierDropped = dropped;
+}
+
+HzBarrierDropScope::~HzBarrierDropScope()
+{
+    if (hz_ != nullptr)
+        hz_->barrierDropped = false;
 }
 
 HzGmSuppress::HzGmSuppress(CoreContext &c) : hz_(c.hz) {

@@ -14,9 +14,11 @@
 namespace twin {
 namespace kernel {
 
-// Per 32-B UB block: the last write and the last read of each pipe (epoch 0 = none).
+// Per 32-B UB block: the last write (its pipe, epoch and API sequence number) and the last read of
+// each pipe (epoch 0 = none).
 struct HzBlock {
     uint32_t wEpoch;
+    uint32_t wSeq;
     uint8_t wPipe;
     uint32_t rEpoch[kHzPipes];
     const char *wApi;
@@ -46,6 +48,12 @@ struct HzThread {
     std::string name;
 };
 
+// The kernel site of the SetFlag (or FreeTensor/EnQue) that set a flag, listed when a kernel-site
+// wait consumes it (twin/kernel/sync_site.h); empty when sites are not listed.
+struct HzTokenSite {
+    std::string key, kind, frame;
+};
+
 struct HazardCore {
     HazardLaunch *launch = nullptr;
     CoreContext *core = nullptr;
@@ -54,6 +62,12 @@ struct HazardCore {
     uint32_t cnt[kHzPipes] = {};
     uint32_t clk[kHzPipes][kHzPipes] = {};
     uint32_t tok[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent][kHzPipes] = {};
+    // Within one pipe (V; MTE2 writes): instructions of p in epochs <= done[p] have completed before
+    // any later instruction of p (PipeBarrier<p>, PIPE_ALL, a WaitFlag on S after p's SetFlag, or a
+    // flag round trip p -> q -> p).
+    uint32_t done[kHzPipes] = {};
+    HzTokenSite tokSite[static_cast<int>(AscendC::HardEvent::MAX)][AscendC::kTwinEventIdsPerEvent];
+    bool barrierDropped = false; // the SyncAll in flight is the dropped site (TWIN_DROP_SYNC)
     HzBlock *blocks = nullptr;   // calloc'ed, one per 32-B block of UB
     size_t nBlocks = 0;
     // GM
@@ -69,8 +83,12 @@ struct HazardLaunch {
     std::vector<std::unique_ptr<HazardCore>> cores;   // by slot: AIC 0.., then AIV 0..
     std::vector<HzThread> threads;                    // AIC 0.., AIV 0.., Matmul thread of AIV 0..
     std::vector<uint32_t> accum[2], released[2];      // SyncAll clocks: [0] AIV-only, [1] all cores
+    // sync-site listing / drop switch (twin/kernel/sync_site.h), from the environment at launch
+    std::string dropSpec, listPath;
+    bool siteMode = false, dropNeedsHash = false;
 };
 
+void HzSitesConfigure(HazardLaunch& L);
 // Compares the recorded segments (all threads when `final`, else vector cores and Matmul threads)
 // and returns the lowest conflict as a report ("" = none); then marks them checked.
 std::string HzGmAnalyse(HazardLaunch &L, bool final);

@@ -56,6 +56,26 @@ std::string SyncHint(int from, int to) {
     (void)h;
 }
 
+// Two instructions of one pipe touching the same block (V: read after write, write after write; MTE2:
+// write after write) with no PipeBarrier of that pipe in between: the pipe overlaps consecutive
+// instructions (PipeBarrier docs: a Mul reading an Add's result needs PipeBarrier<PIPE_V>; overlapping
+// DataCopy destinations need PipeBarrier<PIPE_MTE2>/<PIPE_MTE3>). Write after read within V is not a
+// hazard here: the pipe issues in order, so a later instruction's writes follow the earlier one's
+// operand reads (a twin assumption; the docs do not state it either way).
+[[noreturn]] void ReportSamePipe(
+    const CoreContext& c, int p, size_t blk, bool write, bool otherWrite, const char* otherApi)
+{
+    const char* api = c.lastApi ? c.lastApi : "?";
+    const std::string kind = otherWrite ? (write ? "write after write" : "read after write") : "write after read";
+    Violation(
+        api, std::string("UB hazard ") + PipeName(p) + " -> " + PipeName(p) + " (" + kind + " in one pipe): " + api +
+                 " on pipe " + PipeName(p) + " " + (write ? "writes" : "reads") + " the 32-B UB block at offset " +
+                 std::to_string(blk * 32) + " that " + (otherApi ? otherApi : "?") + " on the same pipe " +
+                 (otherWrite ? "wrote" : "read") + ", with no PipeBarrier<PIPE_" + PipeName(p) +
+                 "> (or PIPE_ALL) in between (PipeBarrier docs: the barrier makes the reads and writes of the earlier "
+                 "instructions complete before the later ones run; without it the pipe overlaps them)");
+}
+
 }  // namespace
 
 void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write) {
@@ -67,8 +87,14 @@ void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write)
     const uint32_t e = h.cnt[p];
     const uint32_t *clk = h.clk[p];
     const char *api = c.lastApi;
+    const uint32_t seq = c.apiSeq;
+    // in-pipe ordering is checked for V (reads and writes) and for MTE2 writes; S is ordered by the
+    // hardware (PipeBarrier docs), MTE3 only reads UB
+    const bool samePipe = h.pipe == HzPipe::V || (write && h.pipe == HzPipe::MTE2);
     for (size_t b = b0; b <= b1; ++b) {
         HzBlock &k = h.blocks[b];
+        if (samePipe && k.wPipe == p && k.wEpoch > h.done[p] && k.wSeq != seq)
+            ReportSamePipe(c, p, b, write, true, k.wApi);
         if (write)   // reads since the last write first (they are the most recent accesses)
             for (int q = 0; q < kHzPipes; ++q)
                 if (q != p && k.rEpoch[q] > clk[q]) Report(c, h, p, q, b, true, false, k.rApi[q]);
@@ -76,6 +102,7 @@ void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write)
         if (write) {
             k.wPipe = static_cast<uint8_t>(p);
             k.wEpoch = e;
+            k.wSeq = seq;
             k.wApi = api;
             std::memset(k.rEpoch, 0, sizeof(k.rEpoch));
         } else {
@@ -85,12 +112,14 @@ void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write)
     }
 }
 
-// SetFlag on pipe `src`: the flag carries src's clock; src starts a new epoch.
-void HzFlagSet(CoreContext &c, AscendC::HardEvent e, int32_t id) {
+// SetFlag on pipe `src`: the flag carries src's clock (nothing when the site is dropped); src starts
+// a new epoch.
+void HzFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id, bool dropped)
+{
     HazardCore &h = *c.hz;
     const int src = Pipes().src[static_cast<int>(e)];
     uint32_t *t = h.tok[static_cast<int>(e)][id];
-    if (src < 0) {
+    if (src < 0 || dropped) {
         std::fill(t, t + kHzPipes, 0u);
         return;
     }
@@ -107,6 +136,22 @@ void HzFlagWait(CoreContext &c, AscendC::HardEvent e, int32_t id) {
     const uint32_t *t = h.tok[static_cast<int>(e)][id];
     for (int q = 0; q < kHzPipes; ++q)
         if (q != dst) h.clk[dst][q] = std::max(h.clk[dst][q], t[q]);
+    // In-pipe completion: what the flag knows of dst's own epochs (a round trip dst -> src -> dst);
+    // a wait on the scalar unit stalls the issue of every later instruction, so the source pipe's
+    // epochs the flag covers have completed before its later instructions start.
+    h.done[dst] = std::max(h.done[dst], t[dst]);
+    const int src = Pipes().src[static_cast<int>(e)];
+    if (dst == static_cast<int>(HzPipe::S) && src >= 0)
+        h.done[src] = std::max(h.done[src], t[src]);
+}
+
+// PipeBarrier<p>: p's instructions so far complete before its later ones (a new epoch of p).
+void HzPipeBarrier(CoreContext& c, HzPipe pipe)
+{
+    HazardCore& h = *c.hz;
+    const int p = static_cast<int>(pipe);
+    h.done[p] = h.cnt[p];
+    h.clk[p][p] = ++h.cnt[p];
 }
 
 void HzPipeBarrierAll(CoreContext &c) {
@@ -120,6 +165,7 @@ void HzPipeBarrierAll(CoreContext &c) {
         for (int q = 0; q < kHzPipes; ++q) j[q] = std::max(j[q], h.clk[p][q]);
     for (int p = 0; p < kHzPipes; ++p) {
         std::copy(j, j + kHzPipes, h.clk[p]);
+        h.done[p] = h.cnt[p];
         h.clk[p][p] = ++h.cnt[p];
     }
 }

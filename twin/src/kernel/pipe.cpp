@@ -122,7 +122,8 @@ int QueueCore::IndexOf(const char *api, const void *addr) const {
 
 bool QueueCore::HasIdleBuffer() const { return std::find(state_.begin(), state_.end(), 0) != state_.end(); }
 
-uint8_t *QueueCore::Alloc(const char *api) {
+uint8_t* QueueCore::Alloc(const char* api, const SyncLoc& loc)
+{
     auto &c = Core(api);
     CheckQueueLive(api, inited_, epoch_);
     for (size_t n = 0; n < bufs_.size(); ++n) {
@@ -135,7 +136,7 @@ uint8_t *QueueCore::Alloc(const char *api) {
         BufEventRecord &r = Rec(static_cast<int>(i));
         if (r.freeId >= 0) {   // the buffer's last FreeTensor set this flag: wait for the consumer pipe, give the ID back
             AscendC::TPipe &pipe = QueuePipe(api, pipe_);
-            FlagWait(api, c, r.freeBufEvt, r.freeId);
+            FlagWait(api, c, r.freeBufEvt, r.freeId, loc);
             pipe.ReleaseEventIDImpl(r.freeBufEvt, r.freeId);
             r.freeId = -1;
         }
@@ -147,7 +148,8 @@ uint8_t *QueueCore::Alloc(const char *api) {
                        " buffers are allocated or enqueued (would block forever on the chip; missing FreeTensor?)");
 }
 
-void QueueCore::Free(const char *api, const void *addr) {
+void QueueCore::Free(const char* api, const void* addr, const SyncLoc& loc)
+{
     auto &c = Core(api);
     const int i = IndexOf(api, addr);
     if (state_[i] == 0) Violation(api, "FreeTensor of a tensor that is not allocated (double free?)");
@@ -156,13 +158,14 @@ void QueueCore::Free(const char *api, const void *addr) {
     if (r.freeBufEvt != AscendC::HardEvent::MAX) {
         AscendC::TPipe &pipe = QueuePipe(api, pipe_);
         r.freeId = pipe.AllocEventIDImpl(r.freeBufEvt);
-        FlagSet(api, c, r.freeBufEvt, r.freeId);
+        FlagSet(api, c, r.freeBufEvt, r.freeId, loc);
     }
     state_[i] = 0;
     --c.liveTensors[static_cast<int>(pos_)];
 }
 
-void QueueCore::EnQue(const char *api, const void *addr) {
+void QueueCore::EnQue(const char* api, const void* addr, const SyncLoc& loc)
+{
     auto &c = Core(api);
     const int i = IndexOf(api, addr);
     if (state_[i] != 1) Violation(api, state_[i] == 2 ? "tensor is already enqueued" : "EnQue of a tensor that is not allocated");
@@ -172,13 +175,14 @@ void QueueCore::EnQue(const char *api, const void *addr) {
     if (r.enQueEvt != AscendC::HardEvent::MAX) {
         AscendC::TPipe &pipe = QueuePipe(api, pipe_);
         r.enQueId = pipe.AllocEventIDImpl(r.enQueEvt);
-        FlagSet(api, c, r.enQueEvt, r.enQueId);
+        FlagSet(api, c, r.enQueEvt, r.enQueId, loc);
     }
     state_[i] = 2;
     fifo_.push_back(i);
 }
 
-uint8_t *QueueCore::DeQue(const char *api) {
+uint8_t* QueueCore::DeQue(const char* api, const SyncLoc& loc)
+{
     auto &c = Core(api);
     CheckQueueLive(api, inited_, epoch_);
     if (fifo_.empty()) Violation(api, "DeQue on an empty queue (would hang on the chip)");
@@ -187,7 +191,7 @@ uint8_t *QueueCore::DeQue(const char *api) {
     BufEventRecord &r = Rec(i);
     if (r.enQueId >= 0) {
         AscendC::TPipe &pipe = QueuePipe(api, pipe_);
-        FlagWait(api, c, r.enQueEvt, r.enQueId);
+        FlagWait(api, c, r.enQueEvt, r.enQueId, loc);
         pipe.ReleaseEventIDImpl(r.enQueEvt, r.enQueId);
         r.enQueId = -1;
     }

@@ -1,6 +1,7 @@
 // Flag states of SetFlag/WaitFlag (one bit per core, HardEvent and event ID, as on the chip) and the
 // end-of-kernel flag check. Every transition is also an ordering edge for the hazard checker.
 #include "twin/kernel/sync_sys.h"
+#include "twin/kernel/sync_site.h"
 
 namespace twin {
 namespace kernel {
@@ -13,7 +14,8 @@ static void CheckId(const char *api, int32_t id) {
     if (id < 0 || id >= AscendC::kTwinEventIdsPerEvent) Violation(api, "eventID must be in [0, 7]; got " + std::to_string(id));
 }
 
-void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id) {
+void FlagSet(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc)
+{
     CheckId(api, id);
     bool &set = c.flagSet[static_cast<int>(e)][id];
     if (set)
@@ -22,23 +24,32 @@ void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id) 
                            "PIPE_ALL barrier; SetFlag/WaitFlag docs) and its WaitFlag would consume the other owner's flag");
     set = true;
     c.flagSetBy[static_cast<int>(e)][id] = api;
-    if (c.hz != nullptr) HzFlagSet(c, e, id);
+    if (c.hz != nullptr)
+        HzFlagSet(c, e, id, HzSiteSetDropped(c, api, loc, e, id));
     TlFlagSet(c, e, id);
 }
 
-void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id) {
+void FlagWait(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc)
+{
     CheckId(api, id);
     bool &set = c.flagSet[static_cast<int>(e)][id];
     if (!set) Violation(api, std::string("WaitFlag") + FlagName(e, id) + " on a flag that is not set: without a matching SetFlag (would hang on the chip)");
     set = false;
-    if (c.hz != nullptr) HzFlagWait(c, e, id);
     TlFlagWait(c, e, id);
+    if (c.hz == nullptr)
+        return;
+    HzSiteConsumed(c, e, id, loc.file != nullptr);
+    if (!HzSiteDropped(c, api, loc, HardEventName(e)))
+        HzFlagWait(c, e, id);
 }
 
 void FlagWaitQuiet(CoreContext &c, AscendC::HardEvent e, int32_t id) {
     if (id < 0 || id >= AscendC::kTwinEventIdsPerEvent || !c.flagSet[static_cast<int>(e)][id]) return;
     c.flagSet[static_cast<int>(e)][id] = false;
-    if (c.hz != nullptr) HzFlagWait(c, e, id);
+    if (c.hz != nullptr) {
+        HzSiteConsumed(c, e, id, false);
+        HzFlagWait(c, e, id);
+    }
     TlFlagWait(c, e, id);
 }
 

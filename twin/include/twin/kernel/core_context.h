@@ -75,6 +75,7 @@ struct CoreContext {
     // hazard checker (twin/kernel/hazard.h): nullptr when off; the API last entered (for its reports)
     HazardCore *hz = nullptr;
     const char *lastApi = nullptr;
+    uint32_t apiSeq = 0;        // API calls entered so far (Core()): tells instructions of one pipe apart
     TimelineCore* tl = nullptr; // per-pipe timeline (twin/kernel/pipe_timeline.h); nullptr: not costed
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;
@@ -101,6 +102,7 @@ inline CoreContext &Core(const char *api) {
     CoreContext *c = CurrentCore();
     if (c == nullptr) OutsideLaunch(api);
     c->lastApi = api;
+    ++c->apiSeq;
     return *c;
 }
 

@@ -11,7 +11,14 @@
 // they order too. Per 32-B UB block: the last write (pipe, epoch, API) and the last read epoch of each
 // pipe; an access from pipe p conflicting (at least one write) with an access of another pipe q whose
 // epoch is not covered by clk[p][q] is a violation naming both APIs, both pipes and the UB range.
-// Accesses of the same pipe are in order (intra-pipe hazards, PipeBarrier<PIPE_V>, are not checked).
+// Within one pipe (PipeBarrier docs): a V instruction reading or overwriting a block an earlier V
+// instruction wrote, or an MTE2 copy overwriting a block an earlier MTE2 copy wrote, needs
+// PipeBarrier<PIPE_V>/<PIPE_MTE2> (or PIPE_ALL, or a WaitFlag<V_S>/<MTE2_S> after the write: the
+// scalar unit issues every instruction) in between; instructions are told apart by the core's API
+// sequence number (CoreContext::apiSeq). S accesses are ordered by the hardware; write after read
+// within V is taken as ordered (in-order issue; a twin assumption). Not modelled: MTE3 -> MTE3
+// overlapping GM destinations of one core (PipeBarrier<PIPE_MTE3>).
+// Sync sites (twin/kernel/sync_site.h): a dropped site (TWIN_DROP_SYNC) creates no edge.
 //
 // GM, across cores (src/kernel/hazard_gm.cpp). Threads: every AIC and AIV core, plus one "Matmul
 // thread" per AIV (the cube work of that AIV's Matmul requests, computed on the AIV's OS thread).
@@ -57,14 +64,26 @@ void HazardCoreDetach(CoreContext &c);
 void HazardBarrierArrive(CoreContext &c, int barrier);
 std::string HazardBarrierComplete(CoreContext &c, int barrier, bool allVectorCores);
 void HazardBarrierLeave(CoreContext &c, int barrier);
+// Marks the SyncAll in flight on this core as a dropped site (TWIN_DROP_SYNC) for the hooks above.
+class HzBarrierDropScope {
+public:
+    HzBarrierDropScope(CoreContext& c, bool dropped);
+    ~HzBarrierDropScope();
+    HzBarrierDropScope(const HzBarrierDropScope&) = delete;
+    HzBarrierDropScope& operator=(const HzBarrierDropScope&) = delete;
+
+private:
+    HazardCore* hz_;
+};
 // After every core has finished: the final comparison; returns the report ("" = none).
 std::string HazardLaunchEnd(HazardLaunch *hl);
 
 // ---- UB (pipes of one core) -------------------------------------------------------------------
 void HzUbAccess(const CoreContext &c, const void *p, size_t bytes, bool write);
-void HzFlagSet(CoreContext &c, AscendC::HardEvent e, int32_t id);
+void HzFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id, bool dropped = false);
 void HzFlagWait(CoreContext &c, AscendC::HardEvent e, int32_t id);
 void HzPipeBarrierAll(CoreContext &c);
+void HzPipeBarrier(CoreContext& c, HzPipe p); // PipeBarrier<PIPE_V/MTE2/MTE3/S>: in-pipe order
 
 // Sets the pipe of the UB accesses of one API call (default V) and restores it at scope end.
 class HzPipeScope {
@@ -83,8 +102,9 @@ private:
 void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bool write);
 // Matmul request of this AIV: accesses until HzMatmulEnd belong to its Matmul thread; `atomicOp` is
 // the IterateAll enAtomic (1 add, 2 max, 3 min). `completed` = the AIV waits for the result now.
-void HzMatmulBegin(CoreContext &c, uint8_t atomicOp);
-void HzMatmulEnd(CoreContext &c, bool completed);
+// `dropped` (TWIN_DROP_SYNC on the IterateAll site): neither the request nor the completion orders.
+void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped = false);
+void HzMatmulEnd(CoreContext& c, bool completed, bool dropped = false);
 void HzMatmulWait(CoreContext &c);   // WaitIterateAll: completion of the pending request
 // Accesses inside the scope are not recorded (library workspaces used by the twin's own protocols).
 class HzGmSuppress {

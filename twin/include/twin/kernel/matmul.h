@@ -296,8 +296,11 @@ public:
     __aicore__ inline void ClearBias() { DisableBias(); }
 
     template <bool sync = true>
-    __aicore__ inline void IterateAll(const GlobalTensor<DstT> &gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
-                                      bool waitIterateAll = false, bool fakeMsg = false) {
+    // trailing file/line: twin-only call-site parameters (twin/kernel/sync_site.h)
+    __aicore__ inline void IterateAll(
+        const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, bool waitIterateAll = false,
+        bool fakeMsg = false, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
         (void)enSequentialWrite;
         (void)fakeMsg;
         const char *api = "Matmul::IterateAll";
@@ -308,22 +311,26 @@ public:
         if (enAtomic > 3) twin::kernel::Violation(api, "enAtomic must be 0 (none), 1 (add), 2 (max) or 3 (min); got " + std::to_string(enAtomic));
         shape_.Validate(api, transA_, transB_, MM_CFG.intrinsicsCheck);
         client_->Message("Matmul::IterateAll (KFC client message)");
-        twin::kernel::HzMatmulBegin(c, enAtomic);   // the cube's accesses belong to this AIV's Matmul thread
+        const bool hzDropped = twin::kernel::HzSiteDropped(c, api, {file, line});
+        twin::kernel::HzMatmulBegin(c, enAtomic, hzDropped); // the cube's accesses belong to this AIV's Matmul thread
         twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
                                                                gm.TwinAddr(), enAtomic);
-        twin::kernel::HzMatmulEnd(c, sync);         // sync: the AIV waits for the result here
+        twin::kernel::HzMatmulEnd(c, sync, hzDropped); // sync: the AIV waits for the result here
         if (sync)
             twin::kernel::TlMatmulWait(c);
         pendingAsync_ = !sync && waitIterateAll;
         if (!sync && !waitIterateAll) pendingAsync_ = false;
     }
-    __aicore__ inline void WaitIterateAll() {
+    __aicore__ inline void WaitIterateAll(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
         Caller("Matmul::WaitIterateAll");
         if (!pendingAsync_)
             twin::kernel::Violation("Matmul::WaitIterateAll", "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
         pendingAsync_ = false;
-        twin::kernel::HzMatmulWait(twin::kernel::Core("Matmul::WaitIterateAll"));
-        twin::kernel::TlMatmulWait(twin::kernel::Core("Matmul::WaitIterateAll"));
+        auto& c = twin::kernel::Core("Matmul::WaitIterateAll");
+        if (!twin::kernel::HzSiteDropped(c, "Matmul::WaitIterateAll", {file, line}))
+            twin::kernel::HzMatmulWait(c);
+        twin::kernel::TlMatmulWait(c);
     }
     __aicore__ inline void End() {
         Caller("Matmul::End");

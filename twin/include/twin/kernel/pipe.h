@@ -19,6 +19,7 @@
 #include <deque>
 #include <vector>
 #include "twin/kernel/tensor.h"
+#include "twin/kernel/sync_site.h"
 
 namespace AscendC {
 class TPipe;
@@ -41,10 +42,11 @@ struct BufEventRecord {
 class QueueCore {
 public:
     void Init(const char *api, AscendC::TPipe *pipe, AscendC::TPosition src, AscendC::TPosition dst, int32_t depth, uint8_t num, uint32_t len);
-    uint8_t *Alloc(const char *api);
-    void Free(const char *api, const void *addr);
-    void EnQue(const char *api, const void *addr);
-    uint8_t *DeQue(const char *api);
+    // `loc`: the kernel call site (twin/kernel/sync_site.h) of the flag wait/set the call makes
+    uint8_t* Alloc(const char* api, const SyncLoc& loc = SyncLoc());
+    void Free(const char* api, const void* addr, const SyncLoc& loc = SyncLoc());
+    void EnQue(const char* api, const void* addr, const SyncLoc& loc = SyncLoc());
+    uint8_t* DeQue(const char* api, const SyncLoc& loc = SyncLoc());
     bool VacantInQue() const { return static_cast<int32_t>(fifo_.size()) < depth_; }
     bool HasTensorInQue() const { return !fifo_.empty(); }
     int32_t GetTensorCountInQue() const { return static_cast<int32_t>(fifo_.size()); }
@@ -77,19 +79,30 @@ template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:
     __aicore__ TQueBind() = default;
-    template <typename T> __aicore__ inline LocalTensor<T> AllocTensor() {
-        uint8_t *p = core_.Alloc("TQue::AllocTensor");
+    // trailing file/line: twin-only call-site parameters (twin/kernel/sync_site.h)
+    template <typename T>
+    __aicore__ inline LocalTensor<T> AllocTensor(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        uint8_t* p = core_.Alloc("TQue::AllocTensor", {file, line});
         return LocalTensor<T>(reinterpret_cast<T *>(p), core_.Len() / sizeof(T), src);
     }
-    template <typename T> __aicore__ inline void FreeTensor(LocalTensor<T> &tensor) {
-        core_.Free("TQue::FreeTensor", tensor.TwinAddr());
+    template <typename T>
+    __aicore__ inline void FreeTensor(
+        LocalTensor<T>& tensor, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        core_.Free("TQue::FreeTensor", tensor.TwinAddr(), {file, line});
     }
-    template <typename T> __aicore__ inline bool EnQue(const LocalTensor<T> &tensor) {
-        core_.EnQue("TQue::EnQue", tensor.TwinAddr());
+    template <typename T>
+    __aicore__ inline bool EnQue(
+        const LocalTensor<T>& tensor, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        core_.EnQue("TQue::EnQue", tensor.TwinAddr(), {file, line});
         return true;
     }
-    template <typename T> __aicore__ inline LocalTensor<T> DeQue() {
-        uint8_t *p = core_.DeQue("TQue::DeQue");
+    template <typename T>
+    __aicore__ inline LocalTensor<T> DeQue(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+    {
+        uint8_t* p = core_.DeQue("TQue::DeQue", {file, line});
         return LocalTensor<T>(reinterpret_cast<T *>(p), core_.Len() / sizeof(T), dst);
     }
     __aicore__ inline bool VacantInQue() { return core_.VacantInQue(); }

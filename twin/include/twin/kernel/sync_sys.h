@@ -10,6 +10,7 @@
 #pragma once
 #include "twin/platform.h"
 #include "twin/kernel/tensor.h"
+#include "twin/kernel/sync_site.h"
 
 namespace twin {
 namespace kernel {
@@ -24,9 +25,10 @@ inline void CheckEventOnCore(const char *api, const CoreContext &c, AscendC::Har
         Violation(api, std::string("HardEvent::") + HardEventName(e) + " involves a pipe a vector core does not have (M/MTE1/FIX)");
 }
 // Flag state transitions (src/kernel/sync_flags.cpp); `api` names the caller in reports (user
-// SetFlag/WaitFlag, a queue operation, the Matmul client).
-void FlagSet(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id);
-void FlagWait(const char *api, CoreContext &c, AscendC::HardEvent e, int32_t id);
+// SetFlag/WaitFlag, a queue operation, the Matmul client); `loc` is the kernel call site (none for the
+// twin's library internals), see twin/kernel/sync_site.h.
+void FlagSet(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc = SyncLoc());
+void FlagWait(const char* api, CoreContext& c, AscendC::HardEvent e, int32_t id, const SyncLoc& loc = SyncLoc());
 // Clears a flag if set, never reports (destructors: TPipe, TBufPool, the Matmul client on unwind).
 void FlagWaitQuiet(CoreContext &c, AscendC::HardEvent e, int32_t id);
 void CheckFlagsAtKernelEnd(CoreContext &c);
@@ -39,40 +41,79 @@ inline void CheckPipeOnCore(const char *api, const CoreContext &c, pipe_t pipe) 
 
 namespace AscendC {
 
+// The trailing `file`/`line` parameters of the synchronisation calls are twin-only (kernel call
+// sites for the hazard checker's TWIN_DROP_SYNC / TWIN_SYNC_SITES, twin/kernel/sync_site.h).
 template <HardEvent event>
-__aicore__ inline void SetFlag(int32_t eventID) {
+__aicore__ inline void SetFlag(int32_t eventID, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("SetFlag");
     twin::kernel::CheckEventOnCore("SetFlag", c, event);
-    twin::kernel::FlagSet("SetFlag", c, event, eventID);
+    twin::kernel::FlagSet("SetFlag", c, event, eventID, {file, line});
 }
 
 template <HardEvent event>
-__aicore__ inline void WaitFlag(int32_t eventID) {
+__aicore__ inline void WaitFlag(int32_t eventID, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("WaitFlag");
     twin::kernel::CheckEventOnCore("WaitFlag", c, event);
-    twin::kernel::FlagWait("WaitFlag", c, event, eventID);
+    twin::kernel::FlagWait("WaitFlag", c, event, eventID, {file, line});
 }
 
+namespace twin_detail {
+constexpr const char* PipeTypeName(pipe_t p)
+{
+    return p == PIPE_S    ? "PIPE_S" :
+           p == PIPE_V    ? "PIPE_V" :
+           p == PIPE_M    ? "PIPE_M" :
+           p == PIPE_MTE1 ? "PIPE_MTE1" :
+           p == PIPE_MTE2 ? "PIPE_MTE2" :
+           p == PIPE_MTE3 ? "PIPE_MTE3" :
+           p == PIPE_FIX  ? "PIPE_FIX" :
+           p == PIPE_ALL  ? "PIPE_ALL" :
+                            "PIPE_?";
+}
+} // namespace twin_detail
+
+// PipeBarrier<PIPE_ALL> joins all pipes; PipeBarrier<PIPE_V/MTE2/MTE3> orders that pipe's later
+// instructions after its earlier ones (the hazard checker's in-pipe rule).
 template <pipe_t pipe>
-__aicore__ inline void PipeBarrier() {
+__aicore__ inline void PipeBarrier(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("PipeBarrier");
     twin::kernel::CheckPipeOnCore("PipeBarrier", c, pipe);
-    if (pipe == PIPE_ALL && c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
     if (pipe == PIPE_ALL)
         twin::kernel::TlPipeBarrierAll(c);
+    if (c.hz == nullptr || twin::kernel::HzSiteDropped(c, "PipeBarrier", {file, line}, twin_detail::PipeTypeName(pipe)))
+        return;
+    if (pipe == PIPE_ALL)
+        twin::kernel::HzPipeBarrierAll(c);
+    else if (pipe == PIPE_V)
+        twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::V);
+    else if (pipe == PIPE_MTE2)
+        twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::MTE2);
+    else if (pipe == PIPE_MTE3)
+        twin::kernel::HzPipeBarrier(c, twin::kernel::HzPipe::MTE3);
 }
 
 // Hard SyncAll starts with PipeBarrier<PIPE_ALL> (8.1.RC1 dav_c220 SyncAllImpl): all pipes of the
-// core drain before the cross-core barrier (an ordering edge for the hazard checker).
+// core drain before the cross-core barrier (an ordering edge for the hazard checker). A dropped site
+// still blocks (the run stays deterministic) but orders nothing.
 template <bool isAIVOnly = true>
-__aicore__ inline void SyncAll() {
+__aicore__ inline void SyncAll(const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("SyncAll");
-    if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
+    const bool dropped = twin::kernel::HzSiteDropped(c, "SyncAll", {file, line});
+    if (c.hz != nullptr && !dropped)
+        twin::kernel::HzPipeBarrierAll(c);
+    twin::kernel::HzBarrierDropScope drop(c, dropped);
     twin::kernel::HardSyncAll("SyncAll", isAIVOnly, 0);
 }
 
 template <bool isAIVOnly = true>
-__aicore__ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const LocalTensor<int32_t> &ubWorkspace, const int32_t usedCores = 0) {
+__aicore__ inline void SyncAll(
+    const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace, const int32_t usedCores = 0,
+    const char* file = __builtin_FILE(), int line = __builtin_LINE())
+{
     auto &c = twin::kernel::Core("SyncAll(soft)");
     const uint32_t n = usedCores > 0 ? static_cast<uint32_t>(usedCores) : c.blockNum * (c.taskRatio ? c.taskRatio : 1);
     {
@@ -80,7 +121,10 @@ __aicore__ inline void SyncAll(const GlobalTensor<int32_t> &gmWorkspace, const L
         twin::kernel::CheckGm("SyncAll(soft)", c, gmWorkspace.TwinAddr(), uint64_t(n) * 32, true);
     }
     if (ubWorkspace.TwinAddr() == nullptr) twin::kernel::Violation("SyncAll(soft)", "ubWorkspace is not allocated");
-    if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);
+    const bool dropped = twin::kernel::HzSiteDropped(c, "SyncAll(soft)", {file, line});
+    if (c.hz != nullptr && !dropped)
+        twin::kernel::HzPipeBarrierAll(c);
+    twin::kernel::HzBarrierDropScope drop(c, dropped);
     twin::kernel::HardSyncAll("SyncAll(soft)", isAIVOnly, usedCores > 0 ? static_cast<uint32_t>(usedCores) : 0);
 }
 

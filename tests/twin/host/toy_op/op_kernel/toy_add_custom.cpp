@@ -37,6 +37,7 @@ public:
             AscendC::LocalTensor<T> yv = inY_.DeQue<T>();
             AscendC::LocalTensor<T> z = outZ_.AllocTensor<T>();
             AscendC::Add(z, xv, yv, static_cast<int32_t>(n));
+            AscendC::PipeBarrier<PIPE_V>(); // Muls reads the Add result (same-pipe dependency)
             AscendC::Muls(z, z, scale_, static_cast<int32_t>(n));
             outZ_.EnQue(z);
             inX_.FreeTensor(xv);
