@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "kernel_operator.h"
 #include "kernel_test_util.h"
 
@@ -56,7 +58,7 @@ std::string Site(int line) { return std::string("test_hazard_sites.cpp:") + std:
 
 } // namespace
 
-TEST_CASE(hazard_v_to_v_needs_pipe_barrier)
+TEST(HazardSites, hazard_v_to_v_needs_pipe_barrier)
 {
     auto kernel = [](int sync) {
         return ktest::Run(1, KernelType::AIV_ONLY, [sync] {
@@ -75,15 +77,15 @@ TEST_CASE(hazard_v_to_v_needs_pipe_barrier)
             Add(tb, ta, ta, 64);
         });
     };
-    CHECK(ktest::ExpectViolation(
+    EXPECT_TRUE(ktest::ExpectViolation(
         kernel(0), {"Add", "core AIV 0", "UB hazard V -> V (read after write in one pipe)",
                     "Duplicate on the same pipe wrote", "PipeBarrier<PIPE_V>"}));
-    CHECK(ktest::ExpectOk(kernel(1)));
-    CHECK(ktest::ExpectOk(kernel(2)));
-    CHECK(ktest::ExpectViolation(kernel(3), {"UB hazard V -> V"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(1)));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(2)));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(3), {"UB hazard V -> V"}));
 }
 
-TEST_CASE(hazard_v_write_after_write_and_in_place)
+TEST(HazardSites, hazard_v_write_after_write_and_in_place)
 {
     auto r = ktest::Run(1, KernelType::AIV_ONLY, [] {
         TPipe pipe;
@@ -95,11 +97,11 @@ TEST_CASE(hazard_v_write_after_write_and_in_place)
         Adds(ta, ta, 1.0f, 64);  // in place: one instruction reads and writes the block
         Duplicate(ta, 0.0f, 64); // overwrites the Adds result without a barrier
     });
-    CHECK(ktest::ExpectViolation(
+    EXPECT_TRUE(ktest::ExpectViolation(
         r, {"Duplicate", "UB hazard V -> V (write after write in one pipe)", "Adds on the same pipe wrote"}));
 }
 
-TEST_CASE(hazard_v_to_s_wait_orders_v_after_v)
+TEST(HazardSites, hazard_v_to_s_wait_orders_v_after_v)
 {
     // WaitFlag<V_S> stalls the scalar unit, which issues every later instruction: V's earlier work is
     // complete before its later instructions start (no PipeBarrier<PIPE_V> needed).
@@ -114,10 +116,10 @@ TEST_CASE(hazard_v_to_s_wait_orders_v_after_v)
         WaitFlag<HardEvent::V_S>(0);
         Add(tb, ta, ta, 64);
     });
-    CHECK(ktest::ExpectOk(r));
+    EXPECT_TRUE(ktest::ExpectOk(r));
 }
 
-TEST_CASE(hazard_mte2_write_after_write_needs_barrier)
+TEST(HazardSites, hazard_mte2_write_after_write_needs_barrier)
 {
     ktest::Gm<float> g(64, "src");
     auto kernel = [&](int sync) {
@@ -138,43 +140,46 @@ TEST_CASE(hazard_mte2_write_after_write_needs_barrier)
             DataCopy(ta, Gm(g), 64);
         });
     };
-    CHECK(ktest::ExpectViolation(
+    EXPECT_TRUE(ktest::ExpectViolation(
         kernel(0),
         {"DataCopy(GM->UB)", "UB hazard MTE2 -> MTE2 (write after write in one pipe)", "PipeBarrier<PIPE_MTE2>"}));
-    CHECK(ktest::ExpectOk(kernel(1)));
-    CHECK(ktest::ExpectOk(kernel(2)));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(1)));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(2)));
 }
 
-TEST_CASE(drop_sync_site_reports_the_hazard_and_nothing_else)
+TEST(HazardSites, drop_sync_site_reports_the_hazard_and_nothing_else)
 {
     ktest::Gm<float> g(64, "src");
-    CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
-    CHECK(g_flagLine > 0 && g_barrierLine > 0);
+    EXPECT_TRUE(ktest::ExpectOk(FlagAndBarrierKernel(g)));
+    EXPECT_GT(g_flagLine, 0);
+    EXPECT_GT(g_barrierLine, 0);
     {
         Env drop("TWIN_DROP_SYNC", Site(g_flagLine)); // the SetFlag: the flag is still set and waited
-        CHECK(ktest::ExpectViolation(FlagAndBarrierKernel(g), {"Adds", "UB hazard MTE2 -> V (read after write)"}));
+        EXPECT_TRUE(
+            ktest::ExpectViolation(FlagAndBarrierKernel(g), {"Adds", "UB hazard MTE2 -> V (read after write)"}));
     }
     {
         Env drop("TWIN_DROP_SYNC", Site(g_flagLine + 1)); // the WaitFlag
-        CHECK(ktest::ExpectViolation(FlagAndBarrierKernel(g), {"Adds", "UB hazard MTE2 -> V (read after write)"}));
+        EXPECT_TRUE(
+            ktest::ExpectViolation(FlagAndBarrierKernel(g), {"Adds", "UB hazard MTE2 -> V (read after write)"}));
     }
     {
         Env drop("TWIN_DROP_SYNC", Site(g_barrierLine));
-        CHECK(ktest::ExpectViolation(
+        EXPECT_TRUE(ktest::ExpectViolation(
             FlagAndBarrierKernel(g), {"Muls", "UB hazard V -> V (read after write in one pipe)"}));
     }
     {
         Env drop("TWIN_DROP_SYNC", "test_hazard_sites.cpp:1"); // no such site: nothing changes
-        CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
+        EXPECT_TRUE(ktest::ExpectOk(FlagAndBarrierKernel(g)));
     }
     {
         Env off("TWIN_HAZARD", "0"); // checker off: nothing is dropped or reported
         Env drop("TWIN_DROP_SYNC", Site(g_flagLine));
-        CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
+        EXPECT_TRUE(ktest::ExpectOk(FlagAndBarrierKernel(g)));
     }
 }
 
-TEST_CASE(drop_sync_all_site_reports_the_gm_hazard)
+TEST(HazardSites, drop_sync_all_site_reports_the_gm_hazard)
 {
     ktest::Gm<float> g(2 * 64, "shared");
     auto kernel = [&] {
@@ -187,33 +192,32 @@ TEST_CASE(drop_sync_all_site_reports_the_gm_hazard)
             (void)gg.GetValue((1 - me) * 64);
         });
     };
-    CHECK(ktest::ExpectOk(kernel()));
+    EXPECT_TRUE(ktest::ExpectOk(kernel()));
     Env drop("TWIN_DROP_SYNC", Site(g_syncAllLine));
-    CHECK(ktest::ExpectViolation(kernel(), {"GM hazard across cores (read/write)", "GlobalTensor::SetValue writes"}));
+    EXPECT_TRUE(
+        ktest::ExpectViolation(kernel(), {"GM hazard across cores (read/write)", "GlobalTensor::SetValue writes"}));
 }
 
-TEST_CASE(sync_sites_are_listed_with_kind_key_and_frame)
+TEST(HazardSites, sync_sites_are_listed_with_kind_key_and_frame)
 {
     ktest::Gm<float> g(64, "src");
     const std::string path = "twin_test_sync_sites_" + std::to_string(getpid()) + ".txt";
     std::remove(path.c_str());
     {
         Env list("TWIN_SYNC_SITES", path);
-        CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g)));
-        CHECK(ktest::ExpectOk(FlagAndBarrierKernel(g))); // listed once per key and path
+        EXPECT_TRUE(ktest::ExpectOk(FlagAndBarrierKernel(g)));
+        EXPECT_TRUE(ktest::ExpectOk(FlagAndBarrierKernel(g))); // listed once per key and path
     }
     std::ifstream in(path);
     std::stringstream all;
     all << in.rdbuf();
     const std::string text = all.str();
     std::remove(path.c_str());
-    CHECK(ktest::Contains(text, "SetFlag<MTE2_V>\t" + Site(g_flagLine) + "#"));
-    CHECK(ktest::Contains(text, "WaitFlag<MTE2_V>\t" + Site(g_flagLine + 1) + "#"));
-    CHECK(ktest::Contains(text, "PipeBarrier<PIPE_V>\t" + Site(g_barrierLine) + "#"));
+    EXPECT_TRUE(ktest::HasSubstr(text, "SetFlag<MTE2_V>\t" + Site(g_flagLine) + "#"));
+    EXPECT_TRUE(ktest::HasSubstr(text, "WaitFlag<MTE2_V>\t" + Site(g_flagLine + 1) + "#"));
+    EXPECT_TRUE(ktest::HasSubstr(text, "PipeBarrier<PIPE_V>\t" + Site(g_barrierLine) + "#"));
     size_t rows = 0;
     for (char ch : text)
         rows += ch == '\n';
-    CHECK(rows == 3);
+    EXPECT_EQ(rows, 3);
 }
-
-TEST_MAIN()
