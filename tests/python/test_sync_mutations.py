@@ -79,6 +79,9 @@ EXPECTED_UNREPORTED = {
     "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:569": "as above",
     "op_kernel/dcn_stage3_finalize.h:69": "PIPE_ALL at the end of stage 3 (kernel end): not yet analysed",
 }
+# Unreported, non-queue sites outside EXPECTED_UNREPORTED on the kernel of main 8e816a9 (issue 10: must
+# reach 0; lower it whenever a site is removed).
+KNOWN_UNREPORTED_CEILING = 30
 EXPECTED_MAX_CASES = 3  # an EXPECTED_UNREPORTED site is tried on at most this many cases (others: all)
 
 
@@ -218,7 +221,7 @@ def test_every_kernel_sync_site_is_needed(tmp_path):
                     "installed unstripped)")
     mutations = _mutations(sites, stacks, callers)
     inputs = {}
-    unreported, table = [], []
+    unreported, other_errors, table = [], [], []
     for name, (key, kind, cases) in mutations.items():
         outcome = None
         tries = cases[:EXPECTED_MAX_CASES] if name in EXPECTED_UNREPORTED else cases
@@ -236,7 +239,9 @@ def test_every_kernel_sync_site_is_needed(tmp_path):
         queue = kind.startswith("TQue::")
         table.append(f"{name:66s} {kind:28s} {outcome[0]:16s} -> {verdict}"
                      f"{' (queue call: informational)' if queue and rule is None else ''}")
-        if rule is None and not queue:
+        if msg is not None and rule is None:
+            other_errors.append(table[-1])
+        elif rule is None and not queue:
             if name in EXPECTED_UNREPORTED:
                 table[-1] += f" (expected for now: {EXPECTED_UNREPORTED[name]})"
             else:
@@ -245,11 +250,13 @@ def test_every_kernel_sync_site_is_needed(tmp_path):
             table[-1] += " (listed in EXPECTED_UNREPORTED: remove the entry)"
     report = "\n".join(table)
     print(f"\n{len(mutations)} sync-site mutations over {len(MATRIX)} cases in {time.time() - t0:.1f} s\n{report}")
-    if unreported:
-        # TEMPORARY (issue 10): the kernel on main still has sync points whose removal is not reported
-        # (dominated by another sync, see EXPECTED_UNREPORTED for the analysis; its keys are line numbers
-        # and go stale when op_kernel/ moves). Each must be removed from op_kernel/ or the twin fixed;
-        # then this becomes a hard failure again.
-        pytest.xfail("dropping these synchronisation sites was not reported by the hazard checker "
-                     "(redundant: remove it from op_kernel/; or a hazard the twin misses: fix the twin):\n"
-                     + "\n".join(unreported))
+    # A dropped site must not break the run in another way: the drop switch only removes ordering edges.
+    assert not other_errors, "dropping a sync site raised something other than a hazard:\n" + "\n".join(other_errors)
+    # Issue 10 (open): the kernel on main still has sync points whose removal is not reported (mostly
+    # dominated pairs, see EXPECTED_UNREPORTED; its keys are line numbers and go stale when op_kernel/
+    # moves). Until each is removed from op_kernel/ or the twin is fixed, the count may not grow: a kernel
+    # change that adds an unneeded sync point, or a twin change that stops detecting a hazard, fails here.
+    assert len(unreported) <= KNOWN_UNREPORTED_CEILING, (
+        f"{len(unreported)} synchronisation sites whose removal the hazard checker does not report (ceiling "
+        f"{KNOWN_UNREPORTED_CEILING}; redundant: remove it from op_kernel/; or a hazard the twin misses: fix "
+        "the twin):\n" + "\n".join(unreported))
