@@ -1,4 +1,11 @@
-// Compare / CompareScalar / Select (count forms) of the twin (ASC-API 比较与选择).
+// Compare / CompareScalar / Select (count forms) of the twin (ASC-API 比较与选择), with exactly the
+// count-form overloads CANN 8.1.RC1 declares (interface/kernel_operator_vec_cmpsel_intf.h):
+//   Compare<T, U>(dst, src0, src1 tensor, CMPMODE, uint32_t calCount)
+//   CompareScalar<T, U>(dst, src0, const T src1Scalar, CMPMODE, uint32_t calCount)
+//   Select<T, U>(dst, selMask, src0, src1 tensor, SELMODE, uint32_t calCount)      "select mode: 0/1/2"
+//   Select<T, U>(dst, selMask, src0, T src1 scalar, SELMODE, uint32_t calCount)    "select mode: 1"
+// (the scalar-src1 Select is defined for dav_c220 in impl/dav_c220/kernel_operator_vec_cmpsel_impl.h,
+// VselImpl(..., T src1, SELMODE, uint32_t)). The mask/repeat forms are not provided.
 // Compare/CompareScalar write one bit per element into a uint8_t tensor, element i -> bit (i % 8)
 // of byte i / 8 (LSB first); count*sizeof(T) is rounded down to 256 B like the chip ("未对齐部分元素
 // 不参与计算"). Select picks src0 where the selMask bit is 1, else src1 (tensor or scalar);
@@ -64,10 +71,9 @@ template <typename T, typename U>
 __aicore__ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode, uint32_t count) {
     twin::kernel::CompareCount<T, U>("CompareScalar", dst, src0, [src1Scalar](uint32_t) { return src1Scalar; }, cmpMode, count);
 }
-template <typename T, typename U>
-__aicore__ inline void Compares(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode, uint32_t count) {
-    twin::kernel::CompareCount<T, U>("Compares", dst, src0, [src1Scalar](uint32_t) { return src1Scalar; }, cmpMode, count);
-}
+// No `Compares`: asc-devkit declares it (tensor-scalar compare under its newer name), CANN 8.1.RC1
+// does not (interface/kernel_operator_vec_cmpsel_intf.h has Compare, CompareScalar, Select only), so
+// a kernel using it would not build on 8.1.RC1 (compile-reject test tests/twin/reject/cmpsel_surface.cpp).
 
 namespace twin_detail {
 template <typename T, typename U, typename Rhs>
