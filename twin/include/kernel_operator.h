@@ -16,6 +16,7 @@
 #include "twin/kernel/reduce_gather.h"
 #include "twin/kernel/brcb.h"
 #include "twin/kernel/sync_sys.h"
+#include "twin/kernel/cross_core.h"
 
 // `if ASCEND_IS_AIC { ... }` — parenthesised run-time tests, as in CANN's CPU debug mode.
 #define ASCEND_IS_AIC (::twin::kernel::IsAic())

@@ -144,6 +144,31 @@ void HzMatmulWait(CoreContext &c) {
     if (c.hz != nullptr && c.hz->mmPending) Complete(*c.hz);
 }
 
+std::vector<uint32_t> HzCrossCoreRelease(CoreContext& c)
+{
+    if (c.hz == nullptr)
+        return std::vector<uint32_t>();
+    HzThread& t = c.hz->launch->threads[c.hz->tid];
+    std::vector<uint32_t> clock = t.vc;
+    ++t.vc[c.hz->tid];
+    t.cur = nullptr;
+    return clock;
+}
+
+uint32_t HzCrossCoreAcquire(CoreContext& c, const std::vector<uint32_t>& clock)
+{
+    if (c.hz == nullptr)
+        return 0;
+    HzThread& t = c.hz->launch->threads[c.hz->tid];
+    if (clock.size() == t.vc.size())
+        Join(t.vc, clock);
+    ++t.vc[c.hz->tid];
+    t.cur = nullptr;
+    return t.vc[c.hz->tid];
+}
+
+bool HzSitesDropping(const CoreContext& c) { return c.hz != nullptr && !c.hz->launch->dropSpec.empty(); }
+
 std::string HazardLaunchEnd(HazardLaunch *hl) {
     if (hl == nullptr) return std::string();
     return HzGmAnalyse(*hl, true);

@@ -1,7 +1,8 @@
 // twin::Launch: virtual AI cores as cooperative fibers on at most CoreThreadBudget() pool threads
 // (twin/kernel/core_scheduler.h; waves of AIV-only launches larger than the chip run on pool threads
 // directly), violation recording, SyncAll barrier with deadlock detection, Matmul service wait (MIX),
-// end-of-kernel checks.
+// end-of-kernel checks, the services of cross-core flags (src/kernel/cross_core_launch.h) and the
+// deadlock report when every unfinished core waits and none can proceed.
 #include "twin/launch.h"
 
 #include <pthread.h>
@@ -12,8 +13,10 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <cstring>
 #include <stdexcept>
 
+#include "cross_core_launch.h"
 #include "twin/kernel/core_context.h"
 #include "twin/kernel/core_scheduler.h"
 #include "twin/kernel/cost_table.h"
@@ -76,6 +79,17 @@ struct LaunchState {
     std::vector<double> tlArrival[2], tlRelease[2];
     std::vector<std::vector<double>> aicFree;
     std::vector<std::vector<std::vector<double>>> aicStageTimeline, aicStageBusy;
+    // Per core slot, under mu: what a blocked core waits for (deadlock reports across SyncAll, the
+    // Matmul service and cross-core flags). Scheduler channel 1 + numAic + slot: that core's
+    // CrossCoreWaitFlag.
+    enum BlockKind : uint8_t { kRunning = 0, kInSyncAll, kInMatmulService, kInCrossCoreWait };
+    struct Blocked {
+        BlockKind kind = kRunning;
+        int barrier = 0;
+        uint64_t generation = 0;
+    };
+    std::vector<Blocked> blocked;
+    CrossCoreLaunchPtr xcore{nullptr, nullptr}; // cross-core flag state, created on first use
 };
 
 const char *HardEventName(AscendC::HardEvent e) {
@@ -90,6 +104,122 @@ const char *HardEventName(AscendC::HardEvent e) {
 std::string CoreName(const CoreContext &c) { return std::string(c.isAic ? "AIC " : "AIV ") + std::to_string(c.blockIdx); }
 
 static size_t Slot(const LaunchState &ls, const CoreContext &c) { return c.isAic ? c.blockIdx : ls.numAic + c.blockIdx; }
+
+static std::string SlotName(const LaunchState& ls, size_t i)
+{
+    return i < ls.numAic ? "AIC " + std::to_string(i) : "AIV " + std::to_string(i - ls.numAic);
+}
+
+// Under mu: a deadlock report when every unfinished core is blocked, none of them can proceed and at
+// least one waits for a cross-core flag ("" otherwise: SyncAll-only deadlocks keep their own reports).
+// The text does not depend on which core detects it.
+static std::string StuckReport(const LaunchState& ls)
+{
+    if (!ls.xcore)
+        return std::string();
+    bool crossCore = false;
+    for (size_t i = 0; i < ls.blocked.size(); ++i) {
+        if (ls.finished[i])
+            continue;
+        const LaunchState::Blocked& b = ls.blocked[i];
+        switch (b.kind) {
+            case LaunchState::kRunning:
+                return std::string();
+            case LaunchState::kInSyncAll:
+                if (ls.generation[b.barrier] != b.generation)
+                    return std::string();
+                break;
+            case LaunchState::kInMatmulService:
+                if (ls.aivDoneOfAic[i] >= ls.aivPerAic)
+                    return std::string();
+                break;
+            case LaunchState::kInCrossCoreWait:
+                if (CrossCoreWaitReady(*ls.xcore, static_cast<uint32_t>(i)))
+                    return std::string();
+                crossCore = true;
+                break;
+        }
+    }
+    if (!crossCore)
+        return std::string();
+    std::string waiting, finished;
+    for (size_t i = 0; i < ls.blocked.size(); ++i) {
+        if (ls.finished[i]) {
+            finished += (finished.empty() ? "" : ", ") + SlotName(ls, i);
+            continue;
+        }
+        waiting += (waiting.empty() ? "" : "; ") + SlotName(ls, i) + " in ";
+        switch (ls.blocked[i].kind) {
+            case LaunchState::kInSyncAll:
+                waiting += "SyncAll";
+                break;
+            case LaunchState::kInMatmulService:
+                waiting += "REGIST_MATMUL_OBJ (serving Matmul until its AIV cores leave)";
+                break;
+            default:
+                waiting += CrossCoreWaitDescribe(*ls.xcore, static_cast<uint32_t>(i));
+                break;
+        }
+    }
+    return "CrossCoreWaitFlag: deadlock: every unfinished core waits and none can proceed: " + waiting +
+           "; finished: " + (finished.empty() ? "none" : finished);
+}
+
+std::unique_lock<std::mutex> LaunchLock(CoreContext& c) { return std::unique_lock<std::mutex>(c.launch->mu); }
+
+CrossCoreLaunch& LaunchCrossCore(CoreContext& c)
+{
+    LaunchState& ls = *c.launch;
+    if (!ls.xcore)
+        ls.xcore = CrossCoreLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
+    return *ls.xcore;
+}
+
+uint32_t LaunchSlot(const CoreContext& c) { return static_cast<uint32_t>(Slot(*c.launch, c)); }
+
+uint32_t LaunchTimeoutMs(const CoreContext& c) { return c.launch->opt.timeoutMs; }
+
+void LaunchWakeCrossCore(CoreContext& c, uint32_t slot)
+{
+    LaunchState& ls = *c.launch;
+    if (ls.sched)
+        ls.sched->Wake(1 + ls.numAic + slot);
+}
+
+std::string LaunchBlockCrossCore(
+    CoreContext& c, std::unique_lock<std::mutex>& lk, std::chrono::steady_clock::time_point deadline)
+{
+    LaunchState& ls = *c.launch;
+    const size_t me = Slot(ls, c);
+    if (ls.aborted) {
+        lk.unlock();
+        throw KernelAbort{};
+    }
+    if (!ls.concurrent)
+        return "CrossCoreWaitFlag: core " + CoreName(c) +
+               ": cross-core flags cannot complete with blockDim larger than the physical core count (cores run in "
+               "waves)";
+    ls.blocked[me].kind = LaunchState::kInCrossCoreWait;
+    std::string report = StuckReport(ls);
+    if (report.empty()) {
+        ls.waitingAt[me] = "CrossCoreWaitFlag";
+        const auto t0 = std::chrono::steady_clock::now();
+        const bool timedOut = ls.sched->Block(lk, static_cast<uint32_t>(1 + ls.numAic + me), deadline);
+        c.counters.syncWaitNs += static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+        ls.waitingAt[me].clear();
+        if (timedOut && !CrossCoreWaitReady(*ls.xcore, static_cast<uint32_t>(me)))
+            report = "CrossCoreWaitFlag: core " + CoreName(c) + ": deadlock: no progress for " +
+                     std::to_string(ls.opt.timeoutMs) + " ms in " +
+                     CrossCoreWaitDescribe(*ls.xcore, static_cast<uint32_t>(me));
+    }
+    ls.blocked[me].kind = LaunchState::kRunning;
+    if (ls.aborted && report.empty()) {
+        lk.unlock();
+        throw KernelAbort{};
+    }
+    return report;
+}
 
 static void Record(LaunchState &ls, const std::string &msg) {
     {
@@ -151,6 +281,8 @@ void DeclareKernelType(int meta) {
 void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     auto &c = Core(api);
     LaunchState &ls = *c.launch;
+    if (std::strcmp(api, "SyncAll") == 0)
+        CrossCoreNoteHardSyncAll(c); // hard SyncAll uses cross-core flag IDs 11-14
     if (aivOnly && c.isAic) Violation(api, "SyncAll<isAIVOnly=true> called on an AIC core");
     if (c.launchType == KernelType::AIV_ONLY)
         Violation(api, "hard SyncAll needs a kernel launched as KERNEL_TYPE_MIX_AIV_1_0 (or a MIX type); launched as KERNEL_TYPE_AIV_ONLY");
@@ -190,10 +322,19 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
     }
     const size_t me = Slot(ls, c);
     ls.waitingAt[me] = api;
+    ls.blocked[me] = {LaunchState::kInSyncAll, b, gen};
     const auto deadline = t0 + std::chrono::milliseconds(ls.opt.timeoutMs);
-    std::string err;
+    std::string err, stuck;
     while (ls.generation[b] == gen) {
-        if (ls.aborted) { ls.waitingAt[me].clear(); lk.unlock(); throw KernelAbort{}; }
+        if (ls.aborted) {
+            ls.waitingAt[me].clear();
+            ls.blocked[me] = {};
+            lk.unlock();
+            throw KernelAbort{};
+        }
+        stuck = StuckReport(ls); // cores blocked in cross-core waits that can never be satisfied
+        if (!stuck.empty())
+            break;
         // Early detection only when every core of the scope must arrive (soft SyncAll over a subset
         // of cores relies on the timeout).
         const uint32_t gone = aivOnly ? ls.aivFinished : ls.aivFinished + ls.aicFinished;
@@ -219,11 +360,15 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
         }
     }
     ls.waitingAt[me].clear();
-    if (err.empty()) HazardBarrierLeave(c, b);
-    if (err.empty())
+    ls.blocked[me] = {};
+    if (err.empty() && stuck.empty())
+        HazardBarrierLeave(c, b);
+    if (err.empty() && stuck.empty())
         TlSyncAllLeave(c, ls.tlRelease[b]);
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     lk.unlock();
+    if (!stuck.empty())
+        ViolationText(stuck);
     if (!err.empty()) Violation(api, err);
 }
 
@@ -233,10 +378,17 @@ void ServeMatmulUntilAivDone() {
     const auto t0 = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lk(ls.mu);
     ls.waitingAt[Slot(ls, c)] = "REGIST_MATMUL_OBJ (serving Matmul)";
+    ls.blocked[Slot(ls, c)].kind = LaunchState::kInMatmulService;
     while (ls.aivDoneOfAic[c.blockIdx] < ls.aivPerAic) {
         if (ls.aborted) { lk.unlock(); throw KernelAbort{}; }
+        const std::string stuck = StuckReport(ls); // its AIV cores wait for cross-core flags that never come
+        if (!stuck.empty()) {
+            lk.unlock();
+            ViolationText(stuck);
+        }
         ls.sched->Block(lk, 1 + c.blockIdx, CoreScheduler::Clock::time_point::max());
     }
+    ls.blocked[Slot(ls, c)].kind = LaunchState::kRunning;
     ls.waitingAt[Slot(ls, c)].clear();
     c.counters.syncWaitNs += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
 }
@@ -326,6 +478,12 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
         if (ls.sched) {
             ls.sched->Wake(0);   // SyncAll waiters re-check for cores that left without arriving
             if (!c.isAic && ls.aivPerAic != 0) ls.sched->Wake(1 + c.blockIdx / ls.aivPerAic);
+            for (size_t i = 0; i < ls.blocked.size(); ++i) // cross-core waiters re-check for a deadlock
+                if (ls.blocked[i].kind == LaunchState::kInCrossCoreWait)
+                    ls.sched->Wake(static_cast<uint32_t>(1 + ls.numAic + i));
+            for (uint32_t a = 0; ls.xcore && a < ls.numAic; ++a) // so do Matmul services
+                if (ls.blocked[a].kind == LaunchState::kInMatmulService)
+                    ls.sched->Wake(1 + a);
         }
     }
 }
@@ -428,6 +586,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.concurrent = mix || total <= physical;
     ls.waitingAt.assign(total, std::string());
     ls.finished.assign(total, 0);
+    ls.blocked.assign(total, LaunchState::Blocked{});
     ls.aivDoneOfAic.assign(ls.numAic, 0);
     ls.aicCounters.assign(ls.numAic, CoreCounters{});
     ls.aicStageWork.assign(ls.numAic, {});
@@ -445,7 +604,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
             cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
             raw[i] = cores[i].get();
         }
-        ls.sched.reset(new CoreScheduler(ls.mu, ls.cv, 1 + ls.numAic));
+        ls.sched.reset(new CoreScheduler(ls.mu, ls.cv, 1 + ls.numAic + total));
         ls.sched->Run(total, budget, raw.data(), [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
     } else {
         RunOnDistinctThreads(std::min(physical, budget), [&ls, &cores, &entry, &next, total](uint32_t) {
@@ -517,6 +676,8 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
         res.cores.push_back(cc);
     }
     if (ls.firstError.empty() && ls.hazard) ls.firstError = HazardLaunchEnd(ls.hazard.get());
+    if (ls.firstError.empty() && ls.xcore)
+        ls.firstError = CrossCoreLaunchEnd(*ls.xcore); // after: a hazard is the cause
     res.ok = ls.firstError.empty();
     res.error = ls.firstError;
     res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -23,7 +23,8 @@
 // GM, across cores (src/kernel/hazard_gm.cpp). Threads: every AIC and AIV core, plus one "Matmul
 // thread" per AIV (the cube work of that AIV's Matmul requests, computed on the AIV's OS thread).
 // Vector clocks over those threads; edges: SyncAll (all participants join), a Matmul request (AIV ->
-// its Matmul thread) and its completion (sync IterateAll, WaitIterateAll: Matmul thread -> AIV), and
+// its Matmul thread) and its completion (sync IterateAll, WaitIterateAll: Matmul thread -> AIV),
+// cross-core flags (a completed CrossCoreSetFlag round -> each receiver's CrossCoreWaitFlag), and
 // the launch boundary (a launch starts with no history). Every GM access is recorded with its
 // thread's segment (a run of accesses under one clock). At each SyncAll of all vector cores and at
 // kernel end the recorded segments are compared: overlapping bytes from two different threads, at
@@ -38,6 +39,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "twin/kernel/kernel_types.h"
 
@@ -106,6 +108,13 @@ void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bo
 void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped = false);
 void HzMatmulEnd(CoreContext& c, bool completed, bool dropped = false);
 void HzMatmulWait(CoreContext &c);   // WaitIterateAll: completion of the pending request
+// Cross-core flags (src/kernel/cross_core.cpp). A set: the clock it hands on (this core's, covering
+// all of its earlier GM accesses; empty when the checker is off); the core's later accesses start a
+// new epoch. A wait: joins `clock` (nothing when empty) and starts a new epoch; returns the core's
+// epoch after the wait (0 when off). HzSitesDropping: TWIN_DROP_SYNC is set for this launch.
+std::vector<uint32_t> HzCrossCoreRelease(CoreContext& c);
+uint32_t HzCrossCoreAcquire(CoreContext& c, const std::vector<uint32_t>& clock);
+bool HzSitesDropping(const CoreContext& c);
 // Accesses inside the scope are not recorded (library workspaces used by the twin's own protocols).
 class HzGmSuppress {
 public:
