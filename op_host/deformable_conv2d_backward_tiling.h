@@ -56,7 +56,7 @@
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.
-// UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 128 KiB, stage 3 ~160 KiB,
+// UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 176 KiB, stage 3 ~176 KiB,
 //   stage 2 <= ~181 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
 // User workspace (bytes; every region rounded up to 512 B, in this order). R = chunkRows (one chunk;

@@ -102,7 +102,7 @@ bool BestWindow(const TilingShape &s, int64_t fitPixels, int64_t &outRows, int64
     return outRows > 0;
 }
 
-uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
+uint64_t TransposeUbBytes() { return 8 * kTransposeCap * 4; } // 2+2 queue buffers, gather, 2 tables, plane
 
 }  // namespace
 
