@@ -2,8 +2,8 @@
 // r = i*qLen + (q - q0) for image n = cN0+i, pixel q) into the user workspace; the first chunk also
 // rearranges the whole-run inputs and zeroes the grad_input accumulator.
 //   first chunk only:
-//   xt    [N,H,W,Cin] fp32      <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin], cast; for
-//                                   fp32 I/O xt is the grad_input output, overwritten only by stage 3)
+//   xt    [N,H,W,Cin] T         <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin]; xt is the
+//                                   grad_input output, overwritten only by stage 3)
 //   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG]; wp is the
 //                                   grad_weight output, overwritten only by stage 3)
 //   giacc [pixelBands][N,H,W,Cin] fp32 = 0
