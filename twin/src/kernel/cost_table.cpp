@@ -131,16 +131,19 @@ uint64_t AlignedBlockSum(uint64_t total, uint64_t base, uint64_t align) {
     return full * CeilDiv(base, align) * align + (tail ? CeilDiv(tail, align) * align : 0);
 }
 
-// Last looked-up rate per thread: instructions of one API come in runs.
-struct RateCache {
+// Looked-up rates per thread, by API name pointer (every call site passes a string literal) and
+// element size: a small direct-mapped cache, as kernels interleave a few APIs (Mul, Add, ...).
+struct RateCacheEntry {
     const char *api = nullptr;
     uint32_t elemBytes = 0;
     const VecRate *rate = nullptr;
 };
-thread_local RateCache t_rateCache;
+constexpr size_t kRateCacheSlots = 32;
+thread_local RateCacheEntry t_rateCache[kRateCacheSlots];
 
 const VecRate *FindRate(const char *api, uint32_t elemBytes) {
-    RateCache &rc = t_rateCache;
+    const size_t slot = ((reinterpret_cast<uintptr_t>(api) >> 3) ^ elemBytes) % kRateCacheSlots;
+    RateCacheEntry& rc = t_rateCache[slot];
     if (rc.api == api && rc.elemBytes == elemBytes) return rc.rate;
     const VecRate *found = nullptr;
     for (const VecRate &r : kVecRates)
