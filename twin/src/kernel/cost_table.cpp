@@ -123,6 +123,12 @@ const PipeTerm kPipeTerms[] = {
 const char *const kPipes[] = {"MTE2", "V", "S", "MTE3", "MTE1", "M", "FIX"};
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// CeilDiv with a shift when b is a power of two (every repeat width and most table rates): the same
+// value, without a 64-bit division on the per-instruction path.
+uint64_t CeilDivFast(uint64_t a, uint64_t b)
+{
+    return (b & (b - 1)) == 0 ? (a + b - 1) >> __builtin_ctzll(b) : (a + b - 1) / b;
+}
 
 // Sum over the blocks of one dimension of the block size rounded up to `align` (the Mmad formula's
 // ceil_m / ceil_n / ceil_k): full blocks of `base` plus the tail.
@@ -246,11 +252,11 @@ VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {
     const uint64_t perRepeat = 256 / elemBytes;
     const VecRate *r = FindRate(api, elemBytes);
     if (r == nullptr) {
-        cost.unlistedRepeats = CeilDiv(elems, perRepeat);
+        cost.unlistedRepeats = CeilDivFast(elems, perRepeat);
         return cost;
     }
-    const uint64_t issued = r->perElement ? elems : CeilDiv(elems, perRepeat) * perRepeat;
-    cost.cycles = CeilDiv(issued * r->cycles, r->elems);
+    const uint64_t issued = r->perElement ? elems : CeilDivFast(elems, perRepeat) * perRepeat;
+    cost.cycles = CeilDivFast(issued * r->cycles, r->elems);
     return cost;
 }
 
