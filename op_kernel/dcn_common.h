@@ -113,8 +113,8 @@ template <typename T>
 struct DcnTensors {
     AscendC::GlobalTensor<T> input, gradOutput, offsetOut, weight, offset;
     AscendC::GlobalTensor<T> gradInput, gradWeight, gradOffset, gradBias;
-    AscendC::GlobalTensor<float> xt, giacc, g, gw, part;
-    AscendC::GlobalTensor<T> wp, got, dcol;
+    AscendC::GlobalTensor<float> giacc, g, gw, part;
+    AscendC::GlobalTensor<T> xt, wp, got, dcol;
 };
 
 // One-shot ordering point between two pipes (e.g. V_S: vector results visible to the scalar unit):
@@ -126,6 +126,12 @@ __aicore__ inline void PipeSync()
     AscendC::SetFlag<EVT>(id);
     AscendC::WaitFlag<EVT>(id);
 }
+
+// Lane of vector core i (0 <= i < used) for work that runs on the cube cores (stage 1): a block's two
+// vector cores are 2b and 2b+1 and share one cube core, so lanes 0, 1, ... go to the first vector core of
+// blocks 0, 1, ... before any second one: lane = (i % 2) * ceil(used / 2) + i / 2, a permutation of
+// [0, used). Unit u runs on the core whose lane is u % used; results never depend on it (units are disjoint).
+__aicore__ inline int64_t CubeLane(int64_t i, int64_t used) { return (i % 2) * CeilDiv(used, 2) + i / 2; }
 
 // Channel block b (0 <= b < numBlocks) of one image: first channel and channel count.
 __aicore__ inline void BlockRange(const DcnParams &p, int64_t b, int64_t &c0, int64_t &len)

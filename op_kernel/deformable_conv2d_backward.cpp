@@ -20,7 +20,8 @@
 // followed by an MTE3_S FetchEventID/AllocEventID while the client lives (see ChunkLoop).
 //
 // Determinism: every stage's work units are a function of the shape only (chunks, tile sizes and block sizes
-// come from the tiling, never from the core count); vector core i processes units i, i+usedVecCores, ...;
+// come from the tiling, never from the core count); vector core i processes units i, i+usedVecCores, ...
+// (stage 1: from its CubeLane instead of i, so that consecutive units go to distinct cube cores);
 // every unit writes a disjoint output range within its phase, and every reduction (matmul K loop, scatter
 // into one (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one
 // unit in a fixed order; accumulations across chunks (grad_input band planes, the grad_weight
@@ -64,9 +65,8 @@ public:
         t_.gradWeight.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradWeight), p_.cout * p_.cinG * p_.k);
         t_.gradOffset.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradOffset), p_.n * offCh * p_.howo);
         t_.gradBias.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradBias), p_.cout);
-        // fp32 I/O: the input copy lives in the grad_input output until stage 3 (the tiling gives it no region)
-        GM_ADDR xt = IsSameType<T, float>::value ? gradInput : userWs + td->wsXt;
-        t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(xt), p_.n * hw * p_.cin);
+        // the input copy ([N,H,W,Cin] in T) lives in the grad_input output until stage 3 (its region is empty)
+        t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradInput), p_.n * hw * p_.cin);
         t_.giacc.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGiacc), p_.pixelBands * p_.giaccPlane);
         t_.g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(userWs + td->wsG), p_.chunkRows * p_.k * p_.cin);
         // the rearranged weight lives in the grad_weight output until stage 3
