@@ -333,6 +333,8 @@ def twin_measurement():
             return out
         snaps = [read(k) for k in range(lib.twinLastLaunchCoreSyncAllCount(core))]
         timeline, busy = twin_timeline(lib, core, len(variants), pipes)
+        if not timeline:
+            raise RuntimeError(f"twin core {core}: no timeline recorded (the launch ran without TWIN_TIMELINE=1)")
         # a core whose timeline has fewer stages (an AIC that served nothing) took no time in the others
         timeline += [[0.0] * len(variants)] * (len(snaps) + 1 - len(timeline))
         cores.append({"aic": lib.twinLastLaunchCoreIsAic(core) == 1, "snapshots": snaps, "total": read(),
@@ -341,13 +343,23 @@ def twin_measurement():
 
 
 def measure(case, dtype):
-    """Runs the operator once on the twin; returns the measurement (+ 'macs_check' = cubeMacs / formula)."""
+    """Runs the operator once on the twin; returns the measurement (+ 'macs_check' = cubeMacs / formula).
+    The twin records its per-pipe timeline only when asked: TWIN_TIMELINE=1 for this launch (read by the twin
+    at every launch; restored afterwards)."""
     from ascend_dcn import ops
     inputs = bench_cases.make_inputs(case, dtype)
     a = case.attrs
-    ops.deformable_conv2d_backward(inputs["input"], inputs["grad_output"], inputs["offset_out"], inputs["weight"],
-                                   inputs["offset"], a["kernel_size"], a["stride"], a["padding"], a["dilation"],
-                                   a["groups"], a["deformable_groups"], a["modulated"])
+    saved = os.environ.get("TWIN_TIMELINE")
+    os.environ["TWIN_TIMELINE"] = "1"
+    try:
+        ops.deformable_conv2d_backward(inputs["input"], inputs["grad_output"], inputs["offset_out"], inputs["weight"],
+                                       inputs["offset"], a["kernel_size"], a["stride"], a["padding"], a["dilation"],
+                                       a["groups"], a["deformable_groups"], a["modulated"])
+    finally:
+        if saved is None:
+            del os.environ["TWIN_TIMELINE"]
+        else:
+            os.environ["TWIN_TIMELINE"] = saved
     m = twin_measurement()
     macs = sum(c["total"]["cubeMacs"] for c in m["cores"])
     m["macs_check"] = macs / (bench_cases.gemm_flops(case) / 2)

@@ -2,6 +2,7 @@
 #include "twin/kernel/pipe_timeline.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -143,6 +144,14 @@ int TlPipeFromName(const char* name)
     return -1;
 }
 
+bool TlEnabled(bool requested)
+{
+    if (requested)
+        return true;
+    const char* v = std::getenv("TWIN_TIMELINE");
+    return v != nullptr && v[0] != '\0' && std::strcmp(v, "0") != 0;
+}
+
 size_t TlVariants() { return M().V; }
 const char* TlVariantConstant(size_t v) { return v < M().V ? M().varConst[v] : nullptr; }
 double TlVariantFactor(size_t v) { return v < M().V ? M().varFactor[v] : 1.0; }
@@ -216,11 +225,16 @@ void TlFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id)
 void TlFlagWait(CoreContext& c, AscendC::HardEvent e, int32_t id)
 {
     TimelineCore* t = c.tl;
-    if (t == nullptr || id < 0 || id >= kIds)
+    if (id < 0 || id >= kIds)
         return;
-    TlSync(c);
     const Model& m = M();
     const int q = m.dst[static_cast<int>(e)];
+    if (t == nullptr) { // no timeline: only the counter
+        if (q >= 0)
+            Bump(c.counters, m.waitOff[q]);
+        return;
+    }
+    TlSync(c);
     if (q < 0)
         return;
     // the wait_flag instruction occupies pipe q for flag_cycles (counted: waitFlags<q>)
