@@ -53,7 +53,6 @@ struct LaunchState {
     bool concurrent = true;                // all cores resident at once (false: AIV waves)
     bool timeline = false;                 // per-pipe timeline recorded (TlEnabled, decided at launch)
     std::mutex mu;
-    std::condition_variable cv;            // idle scheduler threads wait here
     // Cores block through the scheduler (concurrent launches only). Channel 0: SyncAll barriers;
     // channel 1 + i: AIC i's Matmul service, woken only by its own AIV cores' exits (or an abort),
     // so a finishing AIV does not wake every other AIC.
@@ -187,6 +186,9 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
         ls.sched->Wake(0);
         HazardBarrierLeave(c, b);
         TlSyncAllLeave(c, ls.tlRelease[b]);
+        // every core of the scope waits here: all threads resume from their first core (deterministic order)
+        if (n == total)
+            ls.sched->Restart(lk);
         return;
     }
     const size_t me = Slot(ls, c);
@@ -448,8 +450,15 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
             cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
             raw[i] = cores[i].get();
         }
-        ls.sched.reset(new CoreScheduler(ls.mu, ls.cv, 1 + ls.numAic));
-        ls.sched->Run(total, budget, raw.data(), [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
+        // an AIC and the AIV cores it serves form a group (one thread: their Matmul requests reach the AIC in
+        // the same order on every run); otherwise every core is its own group
+        std::vector<uint32_t> group(total);
+        for (uint32_t i = 0; i < total; ++i)
+            group[i] = ls.aivPerAic == 0 ? i : i < ls.numAic ? i : (i - ls.numAic) / ls.aivPerAic;
+        ls.sched.reset(new CoreScheduler(ls.mu, 1 + ls.numAic));
+        ls.sched->Run(total, budget, raw.data(), group.data(), [&ls, &cores, &entry](uint32_t i) {
+            RunCore(ls, *cores[i], entry);
+        });
     } else {
         RunOnDistinctThreads(std::min(physical, budget), [&ls, &cores, &entry, &next, total](uint32_t) {
             for (uint32_t i = next++; i < total; i = next++) {
