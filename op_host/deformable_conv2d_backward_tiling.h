@@ -43,13 +43,16 @@
 //                             (image of the chunk, group)
 //   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,256) x min(CinG*K,256) over [CoutG, CinG*K] per group;
 //                             a chunk's rows (<= chunkRows) are split in Ka chunks of wChunkK rows, partial s into
-//                             slot s: wSplitK = min(ceil(chunkRows/2048), 1 + (B/4) / (Cout*CinG*K*4)),
-//                             wChunkK = ceil(chunkRows/wSplitK). Slot 0 is the grad_weight accumulator (written by
-//                             chunk 0, atomically added to by later chunks); slots >= 1 are added to it in slot
-//                             order in the next phase.
+//                             slot s: wSplitK = min(max(ceil(chunkRows/2048), min(ceil(48/wTiles),
+//                             max(1, chunkRows/128))), 1 + (B/4) / (Cout*CinG*K*4)) with wTiles = groups x
+//                             ceil(CoutG/wTileM) x ceil(CinG*K/wTileN) (about 48 grad_weight units per chunk, Ka
+//                             chunks of >= 128 rows), wChunkK = ceil(chunkRows/wSplitK). Slot 0 is the grad_weight
+//                             accumulator (written by chunk 0, atomically added to by later chunks); slots >= 1 are
+//                             added to it in slot order in the next phase.
 //   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
 //   usedVecCores; SetFixSplit base block kMmBaseM x kMmBaseN = 128 x 256 on axes the tile covers, baseK the
-//   tiling's choice); the kernel distributes the tiles itself (vector core i takes tiles i, i+usedVecCores, ...).
+//   tiling's choice); the kernel distributes the tiles itself (the vector core of CubeLane l takes tiles l,
+//   l+usedVecCores, ...).
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.

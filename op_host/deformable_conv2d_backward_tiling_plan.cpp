@@ -170,16 +170,20 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     w.bandLen = CeilDiv(w.chunkPix, bands);
     w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0
-    // is the grad_weight accumulator itself), as many as kWChunkK-row chunks need while the slots beyond
-    // the first fit a quarter of the chunk budget (then the chunks grow instead).
+    // is the grad_weight accumulator itself). Enough slots that the chunk's grad_weight work makes about
+    // kWTargetUnits units (tiles x Ka chunks; a shape-only target, so the summation order never depends on
+    // the core count) but Ka chunks of at least kWChunkKMin rows, and at least as many as kWChunkK-row chunks
+    // need; all while the slots beyond the first fit a quarter of the chunk budget (then the chunks grow).
     const int64_t kcg = k * cinG;
     w.gTileM = std::min(w.chunkPix, kGTileM);
     w.gTileN = std::min(kcg, kGTileN);
     w.wTileM = std::min(coutG, kWTileM);
     w.wTileN = std::min(kcg, kWTileN);
+    const int64_t wTiles = s.groups * CeilDiv(coutG, w.wTileM) * CeilDiv(kcg, w.wTileN);
+    const int64_t forUnits = std::min(CeilDiv(kWTargetUnits, wTiles), std::max<int64_t>(1, w.chunkRows / kWChunkKMin));
     const int64_t slotBytes = s.cout * kcg * 4;
     const int64_t slots = 1 + static_cast<int64_t>((chunkBudget / 4) / static_cast<uint64_t>(slotBytes));
-    const int64_t split = std::min(CeilDiv(w.chunkRows, kWChunkK), slots);
+    const int64_t split = std::min(std::max(CeilDiv(w.chunkRows, kWChunkK), forUnits), slots);
     w.wChunkK = CeilDiv(w.chunkRows, split);
     w.wSplitK = CeilDiv(w.chunkRows, w.wChunkK);
     return w;

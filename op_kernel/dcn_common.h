@@ -127,6 +127,12 @@ __aicore__ inline void PipeSync()
     AscendC::WaitFlag<EVT>(id);
 }
 
+// Lane of vector core i (0 <= i < used) for work that runs on the cube cores (stage 1): a block's two
+// vector cores are 2b and 2b+1 and share one cube core, so lanes 0, 1, ... go to the first vector core of
+// blocks 0, 1, ... before any second one: lane = (i % 2) * ceil(used / 2) + i / 2, a permutation of
+// [0, used). Unit u runs on the core whose lane is u % used; results never depend on it (units are disjoint).
+__aicore__ inline int64_t CubeLane(int64_t i, int64_t used) { return (i % 2) * CeilDiv(used, 2) + i / 2; }
+
 // Channel block b (0 <= b < numBlocks) of one image: first channel and channel count.
 __aicore__ inline void BlockRange(const DcnParams &p, int64_t b, int64_t &c0, int64_t &len)
 {

@@ -81,8 +81,7 @@ public:
             cp.srcStride = 0; cp.dstStride = 0; cp.rsv = 0;
             AscendC::DataCopyPad(t.giacc[start], zeros, cp);
         }
-        AscendC::PipeBarrier<PIPE_ALL>();
-        pipe.Reset();
+        pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
 
 private:

@@ -45,7 +45,7 @@ public:
         const int64_t wTm = CeilDiv(p.coutG, p.wTileM), wTn = CeilDiv(kcg, p.wTileN);
         const int64_t nW = p.groups * wTm * wTn * splitK;
         const int64_t total = nG + nW;
-        for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
+        for (int64_t u = CubeLane(aivIdx, p.usedVecCores); u < total; u += p.usedVecCores) {
             if (u < nG) {
                 int64_t ni = u % gTn, r = u / gTn;
                 int64_t mi = r % gTm; r /= gTm;

@@ -124,21 +124,20 @@ public:
         // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
         // 32-B block per repeat of the row)
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
+        // the Duplicates above are done before the scalar unit writes UB (these tables; coord_'s hb/wb rows
+        // in the first pixel tile); later vector instructions follow them as well
         PipeSync<AscendC::HardEvent::V_S>();
         for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
             table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
         }
         BuildOrderTables(kt_);
-        PipeSync<AscendC::HardEvent::S_V>();
-        AscendC::PipeBarrier<PIPE_V>();
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
             const int64_t nb = u / p.pixelBands;
             ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }
-        AscendC::PipeBarrier<PIPE_ALL>();
-        pipe.Reset();
+        pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
 
 private:
@@ -203,7 +202,9 @@ private:
 
     // Input rows [winLo_, winHi_) x columns [winXLo_, winXHi_) reached by output rows ohFirst..ohLast and
     // columns owFirst..owLast (+ margin, clipped) -> xwin; gwin = 0. The previous window's UB copies (V)
-    // are done before xwin is overwritten (V_MTE2).
+    // are done before xwin is overwritten (V_MTE2). Every window has a pixel tile, whose offQue DeQue
+    // (MTE2_V after a later MTE2 EnQue) orders the window reads after these loads, and whose
+    // PipeBarrier<PIPE_V>s precede its window adds into gwin.
     __aicore__ inline void OpenWindow(int64_t n, int64_t c0, int64_t len, int64_t ohFirst, int64_t ohLast,
                                       int64_t owFirst, int64_t owLast)
     {
@@ -237,8 +238,6 @@ private:
                                  cp, noPad);
         }
         AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>(rows * winW_ * lp_));
-        PipeSync<AscendC::HardEvent::MTE2_V>();
-        AscendC::PipeBarrier<PIPE_V>();
     }
 
     // gwin rows -> the unit's accumulator plane (atomic add; only this unit writes there).
@@ -275,7 +274,8 @@ private:
             const int64_t pt = MinI(pt_, to - p0);
             AscendC::LocalTensor<float> hb = coord_[11 * plane_];
             AscendC::LocalTensor<float> wb = coord_[11 * plane_ + ptp_];
-            PipeSync<AscendC::HardEvent::V_S>();
+            // the vector reads of hb/wb are done: the previous tile's V_S after its coordinates (the first
+            // tile: the V_S of the setup)
             for (int64_t i = 0; i < pt; ++i) {
                 int64_t pix = p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
                 hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
@@ -374,7 +374,6 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(y0, y0, ys, static_cast<int32_t>(planeCnt));  // base + floor(dy)
         AscendC::Add(x0, x0, xs, static_cast<int32_t>(planeCnt));  // base + floor(dx)
-        AscendC::PipeBarrier<PIPE_V>();
         AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(planeCnt));
         AscendC::PipeBarrier<PIPE_V>();
@@ -385,7 +384,6 @@ private:
         // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
         //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
         // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). ys/xs (consumed above) hold v0 + ceil(frac).
-        AscendC::PipeBarrier<PIPE_V>();
         AscendC::Cast(fl, ly, AscendC::RoundMode::CAST_CEIL, planeCnt);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Cast(ys, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
@@ -396,7 +394,6 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(ys, ys, y0, static_cast<int32_t>(planeCnt));
         AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
-        AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<uint8_t> msk = part[plane_].template ReinterpretCast<uint8_t>();
         outside_ = part[2 * plane_]; // a plane of kOutsideKey (Select's tensor form); the partials reuse it later
         AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
@@ -499,37 +496,37 @@ private:
         // written over the mw rows (their broadcast is done), then Gathered into the [j][kk][pp] planes
         AscendC::LocalTensor<float> s0 = red[0], s1 = red[rs_], s2 = red[2 * rs_], s3 = red[3 * rs_];
         AscendC::LocalTensor<float> gx = rv[0], gy = rv[rs_], gm = rv[2 * rs_], tmp = rv[3 * rs_];
+        // In levels separated by PipeBarrier<PIPE_V>; no instruction of a level writes a row another
+        // instruction of the same level reads (the vector pipe may start one before the previous finishes).
         AscendC::Sub(rT1, s1, s0, rc);
         AscendC::Sub(rT2, s3, s2, rc);
+        AscendC::Sub(gy, s2, s0, rc);
+        AscendC::Sub(gm, s3, s1, rc);
+        AscendC::Mul(tmp, rHx, s0, rc);
+        AscendC::Mul(gx, rLx, s1, rc);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Mul(rT1, rT1, rHy, rc);
         AscendC::Mul(rT2, rT2, rLy, rc);
+        AscendC::Mul(gy, gy, rHx, rc);
+        AscendC::Mul(gm, gm, rLx, rc);
+        AscendC::Add(tmp, tmp, gx, rc); // hx*s0 + lx*s1
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(gx, rT1, rT2, rc);
-        AscendC::Sub(rT1, s2, s0, rc);
-        AscendC::Sub(rT2, s3, s1, rc);
+        AscendC::Add(gy, gy, gm, rc);
+        AscendC::Mul(tmp, tmp, rHy, rc);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Mul(rT1, rT1, rHx, rc);
-        AscendC::Mul(rT2, rT2, rLx, rc);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(gy, rT1, rT2, rc);
-        AscendC::Mul(rT1, rHx, s0, rc);
-        AscendC::Mul(rT2, rLx, s1, rc);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(rT1, rT1, rT2, rc);
-        AscendC::Mul(tmp, rHx, s2, rc);
+        AscendC::Mul(rT1, rHx, s2, rc);
         AscendC::Mul(rT2, rLx, s3, rc);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(rT2, tmp, rT2, rc);
-        AscendC::Mul(rT1, rT1, rHy, rc);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Mul(rT2, rT2, rLy, rc);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(gm, rT1, rT2, rc);
         if (p.modulated) {
             AscendC::Mul(gx, gx, rM, rc);
             AscendC::Mul(gy, gy, rM, rc);
         }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(rT2, rT1, rT2, rc); // hx*s2 + lx*s3
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(rT2, rT2, rLy, rc);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(gm, tmp, rT2, rc);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
         AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
@@ -564,7 +561,7 @@ private:
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
         PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter and the partials store have read UB
-        AscendC::PipeBarrier<PIPE_V>();           // ... and so have the window adds
+        // (the window adds read xp and write gwin: the next tile's PipeBarrier<PIPE_V>s precede its writes)
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
         offQue_.FreeTensor(raw);
@@ -702,26 +699,29 @@ private:
     // CompareScalar, then Select (tensor-tensor mode) against the outside_ plane (CANN 8.1.RC1 has neither
     // Compares nor a scalar-src1 Select count form). CompareScalar works on whole 256-B repeats: it reads
     // up to roundup(plane, 64) elements (the following coordinate plane, always defined); Select writes
-    // exactly plane_ elements.
+    // exactly plane_ elements. The leading barrier orders the compare after the vector writes of v (and, from
+    // the second call on, after the previous Select, which read msk and may have written v); the caller orders
+    // the last Select before its readers.
     __aicore__ inline void MarkOutside(
         const AscendC::LocalTensor<float>& key, const AscendC::LocalTensor<float>& v,
         const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp)
     {
+        AscendC::PipeBarrier<PIPE_V>();
         AscendC::CompareScalar(msk, v, bound, cmp, static_cast<uint32_t>(RoundUp(plane_, dcn_tiling::kRepeatLanes)));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Select(
             key, msk, key, outside_, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>(plane_));
-        AscendC::PipeBarrier<PIPE_V>();
     }
 
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
     //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
     //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
+    // The caller has ordered the earlier vector reads of the tables before these scalar writes (V_S: the
+    // setup's, or in ProcessTile the one after the coordinates, which follows the previous tile's Gathers).
     __aicore__ inline void BuildOrderTables(int64_t kt)
     {
         AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>();
         AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
-        PipeSync<AscendC::HardEvent::V_S>();  // earlier Gathers have read the tables
         for (int64_t e = 0; e < rs_; ++e) {
             const int64_t i = e / kt, kk = e - i * kt;
             rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));

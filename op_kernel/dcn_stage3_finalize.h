@@ -80,7 +80,10 @@ public:
             v -= nIn;
             GradBias(p, t, v);
         }
-        AscendC::PipeBarrier<PIPE_ALL>();
+        // No PipeBarrier<PIPE_ALL>: after the final run the TPipe's Destroy ends with one. After a fold the
+        // next chunk's stage 0 (no zero buffer after chunk 0) uses only the UB of its TransposeRunner (the
+        // addresses of runner_ here, which a fold does not touch) and GM this stage does not access; the
+        // SyncAll after it drains every pipe.
         pipe.Reset();
     }
 
@@ -115,6 +118,7 @@ private:
         AscendC::DataCopyPadExtParams<float> noPad;
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         const int32_t n32 = static_cast<int32_t>(cnt);
+        AscendC::PipeBarrier<PIPE_V>(); // the previous unit's WriteOut has read acc
         for (int64_t r = 0; r < rows; ++r) {
             AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
             AscendC::DataCopyPad(in, src[first + r * stride], Contig(cnt * 4), noPad);
@@ -151,6 +155,7 @@ private:
     {
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         const int64_t width = MinI(dcn_tiling::kReduceChunk, p.howo);
+        AscendC::PipeBarrier<PIPE_V>(); // an earlier unit's WriteOut has read acc
         AscendC::Duplicate(acc, 0.0f, static_cast<int32_t>(width));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::DataCopyPadExtParams<T> noPad;

@@ -53,7 +53,9 @@ constexpr int64_t kGTileM = 512;          // G tile rows (output pixels)
 constexpr int64_t kGTileN = 512;          // G tile columns (K*CinG)
 constexpr int64_t kWTileM = 256;          // grad_weight tile rows (CoutG)
 constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
-constexpr int64_t kWChunkK = 2048;        // rows of one grad_weight partial (Ka chunk inside a pixel chunk)
+constexpr int64_t kWChunkK = 2048;        // most rows of one grad_weight partial (Ka chunk inside a pixel chunk)
+constexpr int64_t kWChunkKMin = 128;      // fewest rows of a Ka chunk split only to occupy the cores
+constexpr int64_t kWTargetUnits = 48;     // grad_weight units (tiles x Ka chunks) aimed at per pixel chunk
 // Matmul base block (TCubeTiling baseM x baseN, fixed with SetFixSplit; baseK is the tiling's choice, the
 // API accepts only -1 for it): 128 x 256 fills L0C (128*256*4 B = 128 KiB) and halves the B block loads
 // of the default 128 x 128.

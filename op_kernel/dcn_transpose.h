@@ -99,7 +99,8 @@ public:
 
         in = inQue_.DeQue<SrcT>();
         if constexpr (IsSameType<SrcT, float>::value) {
-            // further planes are added in plane order (fixed summation order)
+            // further planes are added in plane order (fixed summation order); the V_MTE2/MTE2_V round trip
+            // of each plane orders the previous plane's adds before this plane's
             AscendC::LocalTensor<float> extra = planeBuf_.Get<float>();
             for (int64_t q = 1; q < j.planes; ++q) {
                 PipeSync<AscendC::HardEvent::V_MTE2>();
@@ -109,8 +110,11 @@ public:
                 for (int64_t r = 0; r < rt; ++r) {  // only the loaded part of each row (padding is unwritten)
                     AscendC::Add(in[r * sin], in[r * sin], extra[r * sin], static_cast<int32_t>(ct * e));
                 }
-                AscendC::PipeBarrier<PIPE_V>();
             }
+        }
+        if (j.planes > 1 || !IsSameType<SrcT, DstT>::value) {
+            // the plane adds have written in; the previous tile's Cast has read gathered
+            AscendC::PipeBarrier<PIPE_V>();
         }
         AscendC::LocalTensor<DstT> out = outQue_.AllocTensor<DstT>();
         uint32_t count = static_cast<uint32_t>(ct * sout);

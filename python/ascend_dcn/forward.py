@@ -26,7 +26,8 @@ images' columns, i.e. of deformOut's size; plus a math-dtype band of deformOut r
 and, for non-fp32 inputs, one image converted to the math dtype. Every value is computed by one
 thread in a fixed order and the bands depend on the shape only, so results are deterministic run to
 run and the sampled values (deformOut) do not depend on the thread count (the GEMM is torch's;
-small band GEMMs run on one thread, GEMM_FLOPS_PER_THREAD).
+small band GEMMs run on the calling thread alone, GEMM_FLOPS_PER_THREAD, through BLAS's per-thread
+setting (_blas_threads.serial_blas): no process-wide thread count is ever changed).
 
 On NPU tensors the forward is torch_npu.npu_deformable_conv2d (DCNv1 runs it with a mask of ones,
 which yields the identical deformOut); its outputs are cast back to the input dtype.
@@ -38,6 +39,8 @@ from typing import Optional, Sequence, Tuple
 
 import torch
 
+from ._blas_threads import serial_blas
+
 # working-set target of one band (bytes): its columns [C, K, rows*Wo] in the math dtype (plus, for a
 # deformOut in fp16/bf16, a band of deformOut rows in the math dtype before the cast); bands are
 # whole output rows, at least one row. Few, large bands: each band costs two parallel regions (its
@@ -47,23 +50,10 @@ BAND_BYTES = 16 << 20
 # smaller bands are sampled by fewer threads (one parallel step must pay for its synchronisation)
 SAMPLES_PER_THREAD = 1 << 21
 # GEMM floating-point operations per thread (a few ms of one core, like a sampling thread's share):
-# a smaller band GEMM runs on one thread (torch's intra-op threads are set to 1 around it), for the
-# same reason; on a loaded 2-core machine one 2-thread GEMM region cost up to ~20 ms
+# a smaller band GEMM runs on the calling thread alone (serial_blas: BLAS's per-thread setting, never
+# torch's process-wide one), for the same reason; on a loaded 2-core machine one 2-thread GEMM region
+# cost up to ~20 ms
 GEMM_FLOPS_PER_THREAD = 1 << 29
-
-
-@contextlib.contextmanager
-def _intra_op_threads(n: int):
-    """torch's intra-op thread count set to `n` inside the block (unchanged if it already is)."""
-    before = torch.get_num_threads()
-    if n == before:
-        yield
-        return
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def math_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -155,7 +145,7 @@ def _cpu_forward(input, weight, offset, bias, kernel_size, stride, padding, dila
                 deform_out[n, :, oh0 * KH:oh1 * KH].copy_(band)
             if want_out:   # [g, Cout/g, Cg*K] x [g, Cg*K, P] -> the band's columns of the output
                 flops = 2 * Cout * Cg * K * P
-                with _intra_op_threads(1 if flops < 2 * GEMM_FLOPS_PER_THREAD else torch.get_num_threads()):
+                with serial_blas() if flops < 2 * GEMM_FLOPS_PER_THREAD else contextlib.nullcontext():
                     torch.bmm(w, cols.view(groups, Cg * K, P),
                               out=out_n.view(groups, Coutg, Ho * Wo)[:, :, oh0 * Wo:oh1 * Wo])
     if out is not None and bias is not None:

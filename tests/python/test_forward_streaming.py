@@ -6,11 +6,12 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 import torch
 
-from ascend_dcn import forward, precision, reference
+from ascend_dcn import _blas_threads, forward, precision, reference
 
 # (N, Cin, Cout, H, W, kernel, stride, padding, dilation, groups, dg, modulated)
 CASES = {
@@ -72,12 +73,56 @@ def test_thread_count_does_not_change_results(name, monkeypatch):
         torch.set_num_threads(3)                       # more workers than cores: uneven item ranges
         out3, d3 = forward.deformable_conv2d_forward(*args)
         out3b, d3b = forward.deformable_conv2d_forward(*args)
-        assert torch.get_num_threads() == 3            # small band GEMMs ran on one thread, restored
+        assert torch.get_num_threads() == 3            # never changed by the forward
     finally:
         torch.set_num_threads(before)
     assert torch.equal(d1, d3)                          # each sample is one thread's, in a fixed order
     assert torch.equal(out3, out3b) and torch.equal(d3, d3b)
     torch.testing.assert_close(out1, out3, rtol=1e-5, atol=1e-5)   # the GEMM is torch's
+
+
+@pytest.mark.parametrize("small_gemms", [True, False])
+def test_forward_never_changes_the_process_wide_thread_count(small_gemms, monkeypatch):
+    # torch.set_num_threads is process-wide: another thread of the user's process would see it change
+    # while the forward runs. Small band GEMMs must run serially through a per-thread setting instead.
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)           # a count the forward's old GEMM guard would have lowered to 1
+    calls = []
+    try:
+        monkeypatch.setattr(torch, "set_num_threads", lambda n: calls.append(n))
+        if not small_gemms:
+            monkeypatch.setattr(forward, "GEMM_FLOPS_PER_THREAD", 0)
+        for name in sorted(CASES):
+            for dtype in (torch.float32, torch.float64):
+                forward.deformable_conv2d_forward(*_make(CASES[name], dtype))
+        assert calls == [] and torch.get_num_threads() == 2
+    finally:
+        monkeypatch.undo()
+        torch.set_num_threads(before)
+
+
+@pytest.mark.skipif(not _blas_threads.has_thread_local_blas(),
+                    reason="torch's BLAS here has no per-thread thread count (not MKL): serial_blas is a no-op")
+def test_serial_blas_is_local_to_the_calling_thread():
+    import ctypes
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))
+    mkl_max = lib.MKL_Get_Max_Threads           # honours the calling thread's per-thread setting
+    mkl_max.restype = ctypes.c_int
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        outside = mkl_max()
+        seen = []
+        with _blas_threads.serial_blas():
+            inside = mkl_max()
+            t = threading.Thread(target=lambda: seen.append((mkl_max(), torch.get_num_threads())))
+            t.start()
+            t.join()
+            assert torch.get_num_threads() == 2
+        assert (outside, inside, mkl_max()) == (2, 1, 2)     # serial inside, restored after
+        assert seen == [(2, 2)]                               # another thread: unaffected
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_float64_stays_float64():

@@ -235,7 +235,12 @@ def chunk_plan(case, dtype, budget=WS_BUDGET):
     band_len = _cdiv(chunk_pix, bands)
     bands = _cdiv(chunk_pix, band_len)
     slot_bytes = case.cout * (case.cin // case.groups) * k * 4
-    w_split = min(_cdiv(chunk_rows, 2048), 1 + (budget // 4) // slot_bytes)
+    # about 48 grad_weight units (256 x 256 tiles x Ka chunks of >= 128 rows), at least 2048-row Ka chunks'
+    # count, at most the slots a quarter of the chunk budget holds
+    cout_g, kcg = case.cout // case.groups, k * (case.cin // case.groups)
+    w_tiles = case.groups * _cdiv(cout_g, min(cout_g, 256)) * _cdiv(kcg, min(kcg, 256))
+    for_units = min(_cdiv(48, w_tiles), max(1, chunk_rows // 128))
+    w_split = min(max(_cdiv(chunk_rows, 2048), for_units), 1 + (budget // 4) // slot_bytes)
     w_chunk = _cdiv(chunk_rows, w_split)
     w_split = _cdiv(chunk_rows, w_chunk)
     return {"num_blocks": num_blocks, "imgs": imgs, "out_rows": out_rows, "out_cols": out_cols,

@@ -9,9 +9,9 @@ that site's ordering edge from the hazard checker.
 
 The test runs a small case matrix that covers the kernel's paths (fp32/fp16/bf16, modulated and
 DCNv1, groups and deformable groups, kernel-point chunks (K > 64), the stage-2 window with GM fallback,
-1, 2 and all vector cores),
-collects every op_kernel/ site, then runs each site dropped on the cases that hit it, in order, until
-the hazard checker reports it, and asserts that it does. Sites are discovered at run time, so the test follows
+pixel chunks (stage 3's fold of one chunk followed by the next chunk's stage 0), 1, 2 and all vector
+cores), collects every op_kernel/ site, then runs each site dropped on the cases that hit it, in order,
+until the hazard checker reports it, and asserts that it does. Sites are discovered at run time, so the test follows
 whatever kernel is on main.
 
 Granularity: a site is "file:line" (dropping it = deleting that line from the source: every
@@ -25,9 +25,14 @@ import time
 
 import pytest
 
-from test_kernel_common import Case, make_inputs, require_twin, run_twin, set_vector_cores
+from test_kernel_common import Case, chunk_plan, make_inputs, require_twin, run_twin, set_vector_cores
 
-# (dtype, case, vector cores; 0 = the whole chip). Small shapes: every case runs in 0.1-0.3 s.
+# Workspace budget of the pixel-chunk case (test_chunks.py: the twin's device memory TWIN_HBM_BYTES =
+# budget * 512 makes the tiling's chunks small).
+HBM_PER_BUDGET = 512
+
+# (dtype, case, vector cores; 0 = the whole chip[, workspace budget in bytes]). Small shapes: every case
+# runs in 0.1-0.3 s.
 MATRIX = [
     ("float32", Case("f32_mod", 1, 8, 8, 5, 5), 0),
     # K = 65 > 64: kernel-point chunks (kt 64 + 1), the order tables are rebuilt inside a tile loop
@@ -44,54 +49,37 @@ MATRIX = [
     # few vector cores: every core has work (no idle cores), several units per core
     ("float32", Case("f32_1core", 1, 8, 8, 5, 5), 1),
     ("float16", Case("f16_2cores_g2", 2, 8, 8, 5, 5, groups=2, dg=2), 2),
+    # consecutive input-rearrange tiles (bf16 -> fp32 casts) on one core
+    ("bfloat16", Case("bf16_1core_n2", 2, 8, 8, 5, 5), 1),
+    # 12 pixel chunks of 2 output rows: each chunk's stage-3 fold runs on the pipe right before the next
+    # chunk's stage 0 (no SyncAll in between)
+    ("float16", Case("f16_12_chunks", 2, 8, 8, 12, 10), 2, 64 << 10),
 ]
 
 HAZARD_RULES = ("UB hazard", "GM hazard")
 
-# TEMPORARY (issue 10): sites whose removal the checker does not report on the current kernel, each with
-# the reason found. Each is either redundant (to be removed from op_kernel/, coordinated with the kernel
-# owners) or a twin gap (to be fixed); this list must be empty when the issue closes. A listed site
-# that becomes reported is printed so the entry can go.
-EXPECTED_UNREPORTED = {
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage0_rearrange.h:28": "not yet analysed",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage0_rearrange.h:28": "as above",
-    "op_kernel/dcn_stage0_rearrange.h:72": "PIPE_ALL before pipe.Reset(): the SyncAll that follows starts with PIPE_ALL",
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage2_sample.h:114": "setup V_S: the UB it protects was last used before a SyncAll (PIPE_ALL) or is covered by line 262; one of 114/262 suffices",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:114": "as above",
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage2_sample.h:119": "not yet analysed (ProcessPixels' S_V may precede every Gather)",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:119": "as above",
-    "op_kernel/dcn_stage2_sample.h:120": "not yet analysed (a V_S wait may complete the setup Duplicates first)",
-    "op_kernel/dcn_stage2_sample.h:127": "PIPE_ALL before pipe.Reset(): the SyncAll that follows starts with PIPE_ALL",
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage2_sample.h:224": "window-load MTE2_V: every later window read follows the tile's offQue DeQue (MTE2_V of a later MTE2 EnQue); redundant while that order holds",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:224": "as above",
-    "op_kernel/dcn_stage2_sample.h:225": "PIPE_V after zeroing gwin: the V_S wait of ProcessPixels (line 262) completes V before any window add; one of the two suffices",
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage2_sample.h:262": "V_S before the hb/wb SetValues: dominated by the previous tile's V_S (line 363) and, for the first tile, by the setup V_S (line 114); one of them suffices",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:262": "as above",
-    "op_kernel/dcn_stage2_sample.h:347": "PIPE_V between Cast(y0, fl) and Cast(fl, ...): write after read in PIPE_V (the twin takes it as ordered)",
-    "op_kernel/dcn_stage2_sample.h:354": "orders Sub(ly/lx, reading y0/x0) before Add(y0/x0) (write after read) and, like line 357, Sub(ly/lx) before Muls(hy/hx) (read after write): one of 354/357 is needed",
-    "op_kernel/dcn_stage2_sample.h:357": "orders Sub(ly/lx) before Muls(hy/hx, ly/lx), as line 354 does: one of 354/357 is needed",
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage2_sample.h:424": "not yet analysed",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:424": "as above",
-    "op_kernel/dcn_stage2_sample.h:539": "not yet analysed",
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage2_sample.h:560": "not yet analysed",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:560": "as above",
-    "op_kernel/dcn_common.h:73 <- op_kernel/dcn_stage2_sample.h:569": "not yet analysed",
-    "op_kernel/dcn_common.h:74 <- op_kernel/dcn_stage2_sample.h:569": "as above",
-    "op_kernel/dcn_stage3_finalize.h:69": "PIPE_ALL at the end of stage 3 (kernel end): not yet analysed",
-}
-# Unreported, non-queue sites outside EXPECTED_UNREPORTED on the kernel of main 8e816a9 (issue 10: must
-# reach 0; lower it whenever a site is removed).
-KNOWN_UNREPORTED_CEILING = 30
-EXPECTED_MAX_CASES = 3  # an EXPECTED_UNREPORTED site is tried on at most this many cases (others: all)
+
+def _entry(i):
+    """MATRIX[i] as (dtype, case, vector cores, workspace budget; 0 = the default)."""
+    dtype, case, cores, *budget = MATRIX[i]
+    return dtype, case, cores, (budget[0] if budget else 0)
 
 
-def _run(dtype, case, cores, inputs=None):
-    if cores:
-        set_vector_cores(cores)
+def _run(dtype, case, cores, inputs=None, budget=0):
+    old_hbm = os.environ.get("TWIN_HBM_BYTES")
+    if budget:
+        os.environ["TWIN_HBM_BYTES"] = str(budget * HBM_PER_BUDGET)
+    if cores or budget:
+        set_vector_cores(cores)  # also re-reads TWIN_HBM_BYTES
     try:
         return run_twin(case, inputs if inputs is not None else make_inputs(case, dtype))
     finally:
-        if cores:
+        if budget:
+            if old_hbm is None:
+                del os.environ["TWIN_HBM_BYTES"]
+            else:
+                os.environ["TWIN_HBM_BYTES"] = old_hbm
+        if cores or budget:
             set_vector_cores(0)
 
 
@@ -112,9 +100,10 @@ def _list_sites(tmp_path):
     of call stacks per file:line in one run (> 1: a helper or a duplicated instance)."""
     sites = {}
     stacks = {}
-    for i, (dtype, case, cores) in enumerate(MATRIX):
+    for i in range(len(MATRIX)):
+        dtype, case, cores, budget = _entry(i)
         path = tmp_path / f"sites_{i}.txt"
-        _with_env("TWIN_SYNC_SITES", str(path), lambda: _run(dtype, case, cores))
+        _with_env("TWIN_SYNC_SITES", str(path), lambda: _run(dtype, case, cores, budget=budget))
         assert path.exists(), f"{case.name}: the twin listed no synchronisation site (TWIN_SYNC_SITES)"
         per_line = {}
         for row in path.read_text().splitlines():
@@ -186,9 +175,9 @@ def _mutations(sites, stacks, callers):
     return {k: (",".join(sorted(d)), kind, sorted(c)) for k, (d, kind, c) in sorted(out.items())}
 
 
-def _drop_outcome(key, dtype, case, cores, inputs):
+def _drop_outcome(key, dtype, case, cores, budget, inputs):
     try:
-        _with_env("TWIN_DROP_SYNC", key, lambda: _run(dtype, case, cores, inputs))
+        _with_env("TWIN_DROP_SYNC", key, lambda: _run(dtype, case, cores, inputs, budget))
     except Exception as e:  # noqa: BLE001 - the operator reports a kernel violation as an exception
         return str(e)
     return None
@@ -209,6 +198,9 @@ def test_every_kernel_sync_site_is_needed(tmp_path):
     require_twin()
     if os.environ.get("TWIN_HAZARD") == "0":
         pytest.skip("the hazard checker is off (TWIN_HAZARD=0); this test needs it")
+    for i in range(len(MATRIX)):
+        dtype, case, _, budget = _entry(i)
+        assert not budget or chunk_plan(case, dtype, budget)["num_chunks"] > 1, f"{case.name}: one pixel chunk"
     t0 = time.time()
     sites, stacks = _list_sites(tmp_path)
     files = {k.split(":")[0] for k in sites}
@@ -224,12 +216,11 @@ def test_every_kernel_sync_site_is_needed(tmp_path):
     unreported, other_errors, table = [], [], []
     for name, (key, kind, cases) in mutations.items():
         outcome = None
-        tries = cases[:EXPECTED_MAX_CASES] if name in EXPECTED_UNREPORTED else cases
-        for i in tries:  # another case may exercise the edge where it matters (e.g. the window path)
-            dtype, case, cores = MATRIX[i]
+        for i in cases:  # another case may exercise the edge where it matters (e.g. the window path)
+            dtype, case, cores, budget = _entry(i)
             if i not in inputs:
                 inputs[i] = make_inputs(case, dtype)
-            msg = _drop_outcome(key, dtype, case, cores, inputs[i])
+            msg = _drop_outcome(key, dtype, case, cores, budget, inputs[i])
             rule = _rule(msg) if msg else None
             outcome = (case.name, rule, msg)
             if rule is not None:
@@ -242,21 +233,13 @@ def test_every_kernel_sync_site_is_needed(tmp_path):
         if msg is not None and rule is None:
             other_errors.append(table[-1])
         elif rule is None and not queue:
-            if name in EXPECTED_UNREPORTED:
-                table[-1] += f" (expected for now: {EXPECTED_UNREPORTED[name]})"
-            else:
-                unreported.append(table[-1])
-        elif rule is not None and name in EXPECTED_UNREPORTED:
-            table[-1] += " (listed in EXPECTED_UNREPORTED: remove the entry)"
+            unreported.append(table[-1])
     report = "\n".join(table)
     print(f"\n{len(mutations)} sync-site mutations over {len(MATRIX)} cases in {time.time() - t0:.1f} s\n{report}")
     # A dropped site must not break the run in another way: the drop switch only removes ordering edges.
     assert not other_errors, "dropping a sync site raised something other than a hazard:\n" + "\n".join(other_errors)
-    # Issue 10 (open): the kernel on main still has sync points whose removal is not reported (mostly
-    # dominated pairs, see EXPECTED_UNREPORTED; its keys are line numbers and go stale when op_kernel/
-    # moves). Until each is removed from op_kernel/ or the twin is fixed, the count may not grow: a kernel
-    # change that adds an unneeded sync point, or a twin change that stops detecting a hazard, fails here.
-    assert len(unreported) <= KNOWN_UNREPORTED_CEILING, (
-        f"{len(unreported)} synchronisation sites whose removal the hazard checker does not report (ceiling "
-        f"{KNOWN_UNREPORTED_CEILING}; redundant: remove it from op_kernel/; or a hazard the twin misses: fix "
-        "the twin):\n" + "\n".join(unreported))
+    # Every synchronisation point is needed: one whose removal is not reported is either redundant (remove
+    # it from op_kernel/) or guards a hazard the twin misses (fix the twin).
+    assert not unreported, (
+        f"{len(unreported)} synchronisation sites whose removal the hazard checker does not report (redundant: "
+        "remove it from op_kernel/; or a hazard the twin misses: fix the twin):\n" + "\n".join(unreported))

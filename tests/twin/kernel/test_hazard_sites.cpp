@@ -101,6 +101,50 @@ TEST(HazardSites, hazard_v_write_after_write_and_in_place)
         r, {"Duplicate", "UB hazard V -> V (write after write in one pipe)", "Adds on the same pipe wrote"}));
 }
 
+// asc-devkit PipeBarrier / 核内同步能力概述: a V instruction may start before the previous one has
+// finished, so overwriting a block an earlier V instruction reads needs PipeBarrier<PIPE_V> too.
+TEST(HazardSites, hazard_v_write_after_read_needs_pipe_barrier)
+{
+    auto kernel = [](int form) {
+        return ktest::Run(1, KernelType::AIV_ONLY, [form] {
+            TPipe pipe;
+            TBuf<TPosition::VECCALC> a, b;
+            pipe.InitBuffer(a, 256);
+            pipe.InitBuffer(b, 256);
+            LocalTensor<float> ta = a.Get<float>(), tb = b.Get<float>();
+            Duplicate(ta, 1.0f, 64);
+            PipeBarrier<PIPE_V>();
+            Adds(tb, ta, 1.0f, 64); // reads ta
+            if (form == 1)
+                PipeBarrier<PIPE_V>();
+            if (form == 3)
+                Muls(ta, ta, 2.0f, 64); // in place, but the Adds may still be reading ta
+            else if (form == 2)
+                Adds(tb, tb, 1.0f, 64); // in place on tb: reads only what it writes (after a write: RAW)
+            else
+                Duplicate(ta, 0.0f, 64); // overwrites what the Adds reads
+        });
+    };
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(0), {"Duplicate", "core AIV 0", "UB hazard V -> V (write after read in one pipe)",
+                    "Adds on the same pipe read", "PipeBarrier<PIPE_V>"}));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(1)));
+    EXPECT_TRUE(ktest::ExpectViolation(kernel(2), {"UB hazard V -> V (read after write in one pipe)"}));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(3), {"Muls", "UB hazard V -> V (write after read in one pipe)", "Adds on the same pipe read"}));
+    // one in-place instruction alone is not a hazard
+    auto inPlace = ktest::Run(1, KernelType::AIV_ONLY, [] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> a;
+        pipe.InitBuffer(a, 256);
+        LocalTensor<float> ta = a.Get<float>();
+        Duplicate(ta, 1.0f, 64);
+        PipeBarrier<PIPE_V>();
+        Muls(ta, ta, 2.0f, 64);
+    });
+    EXPECT_TRUE(ktest::ExpectOk(inPlace));
+}
+
 TEST(HazardSites, hazard_v_to_s_wait_orders_v_after_v)
 {
     // WaitFlag<V_S> stalls the scalar unit, which issues every later instruction: V's earlier work is

@@ -123,6 +123,12 @@ const PipeTerm kPipeTerms[] = {
 const char *const kPipes[] = {"MTE2", "V", "S", "MTE3", "MTE1", "M", "FIX"};
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// CeilDiv with a shift when b is a power of two (every repeat width and most table rates): the same
+// value, without a 64-bit division on the per-instruction path.
+uint64_t CeilDivFast(uint64_t a, uint64_t b)
+{
+    return (b & (b - 1)) == 0 ? (a + b - 1) >> __builtin_ctzll(b) : (a + b - 1) / b;
+}
 
 // Sum over the blocks of one dimension of the block size rounded up to `align` (the Mmad formula's
 // ceil_m / ceil_n / ceil_k): full blocks of `base` plus the tail.
@@ -131,16 +137,19 @@ uint64_t AlignedBlockSum(uint64_t total, uint64_t base, uint64_t align) {
     return full * CeilDiv(base, align) * align + (tail ? CeilDiv(tail, align) * align : 0);
 }
 
-// Last looked-up rate per thread: instructions of one API come in runs.
-struct RateCache {
+// Looked-up rates per thread, by API name pointer (every call site passes a string literal) and
+// element size: a small direct-mapped cache, as kernels interleave a few APIs (Mul, Add, ...).
+struct RateCacheEntry {
     const char *api = nullptr;
     uint32_t elemBytes = 0;
     const VecRate *rate = nullptr;
 };
-thread_local RateCache t_rateCache;
+constexpr size_t kRateCacheSlots = 32;
+thread_local RateCacheEntry t_rateCache[kRateCacheSlots];
 
 const VecRate *FindRate(const char *api, uint32_t elemBytes) {
-    RateCache &rc = t_rateCache;
+    const size_t slot = ((reinterpret_cast<uintptr_t>(api) >> 3) ^ elemBytes) % kRateCacheSlots;
+    RateCacheEntry& rc = t_rateCache[slot];
     if (rc.api == api && rc.elemBytes == elemBytes) return rc.rate;
     const VecRate *found = nullptr;
     for (const VecRate &r : kVecRates)
@@ -243,11 +252,11 @@ VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {
     const uint64_t perRepeat = 256 / elemBytes;
     const VecRate *r = FindRate(api, elemBytes);
     if (r == nullptr) {
-        cost.unlistedRepeats = CeilDiv(elems, perRepeat);
+        cost.unlistedRepeats = CeilDivFast(elems, perRepeat);
         return cost;
     }
-    const uint64_t issued = r->perElement ? elems : CeilDiv(elems, perRepeat) * perRepeat;
-    cost.cycles = CeilDiv(issued * r->cycles, r->elems);
+    const uint64_t issued = r->perElement ? elems : CeilDivFast(elems, perRepeat) * perRepeat;
+    cost.cycles = CeilDivFast(issued * r->cycles, r->elems);
     return cost;
 }
 

@@ -15,14 +15,18 @@ namespace twin {
 namespace kernel {
 
 // Per 32-B UB block: the last write (its pipe, epoch and API sequence number) and the last read of
-// each pipe (epoch 0 = none).
+// each pipe (epoch 0 = none). Since that write, for V (write after read within the pipe): the API
+// sequence number of the last V read, and the latest epoch of a V read by an earlier instruction.
 struct HzBlock {
     uint32_t wEpoch;
     uint32_t wSeq;
     uint8_t wPipe;
     uint32_t rEpoch[kHzPipes];
+    uint32_t vrSeq;
+    uint32_t vrPrevEpoch;
     const char *wApi;
     const char *rApi[kHzPipes];
+    const char* vrPrevApi;
 };
 
 enum HzKind : uint8_t { kHzRead = 0, kHzWrite = 1, kHzAtomicAdd = 2, kHzAtomicMax = 3, kHzAtomicMin = 4 };

@@ -56,12 +56,14 @@ std::string SyncHint(int from, int to) {
     (void)h;
 }
 
-// Two instructions of one pipe touching the same block (V: read after write, write after write; MTE2:
-// write after write) with no PipeBarrier of that pipe in between: the pipe overlaps consecutive
-// instructions (PipeBarrier docs: a Mul reading an Add's result needs PipeBarrier<PIPE_V>; overlapping
-// DataCopy destinations need PipeBarrier<PIPE_MTE2>/<PIPE_MTE3>). Write after read within V is not a
-// hazard here: the pipe issues in order, so a later instruction's writes follow the earlier one's
-// operand reads (a twin assumption; the docs do not state it either way).
+// Two instructions of one pipe touching the same block (V: read after write, write after write, write
+// after read; MTE2: write after write) with no PipeBarrier of that pipe in between: the pipe overlaps
+// consecutive instructions. asc-devkit docs/zh/api (核内同步能力概述, PipeBarrier(ISASI)): within one pipe
+// the instructions execute in order, but a later one may start before an earlier one has finished;
+// PipeBarrier makes every read and write of the earlier instructions complete before the later ones
+// run (a Mul reading an Add's result needs PipeBarrier<PIPE_V>; overlapping DataCopy destinations need
+// PipeBarrier<PIPE_MTE2>/<PIPE_MTE3>). So a V instruction may overwrite a block an earlier, unfinished V
+// instruction still reads: write after read within V needs the barrier too.
 [[noreturn]] void ReportSamePipe(
     const CoreContext& c, int p, size_t blk, bool write, bool otherWrite, const char* otherApi)
 {
@@ -95,6 +97,12 @@ void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write)
         HzBlock &k = h.blocks[b];
         if (samePipe && k.wPipe == p && k.wEpoch > h.done[p] && k.wSeq != seq)
             ReportSamePipe(c, p, b, write, true, k.wApi);
+        if (write && h.pipe == HzPipe::V) { // reads of earlier V instructions (not this one: in place)
+            if (k.vrSeq != seq && k.rEpoch[p] > h.done[p])
+                ReportSamePipe(c, p, b, true, false, k.rApi[p]);
+            if (k.vrPrevEpoch > h.done[p])
+                ReportSamePipe(c, p, b, true, false, k.vrPrevApi);
+        }
         if (write)   // reads since the last write first (they are the most recent accesses)
             for (int q = 0; q < kHzPipes; ++q)
                 if (q != p && k.rEpoch[q] > clk[q]) Report(c, h, p, q, b, true, false, k.rApi[q]);
@@ -105,7 +113,15 @@ void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write)
             k.wSeq = seq;
             k.wApi = api;
             std::memset(k.rEpoch, 0, sizeof(k.rEpoch));
+            k.vrSeq = 0;
+            k.vrPrevEpoch = 0;
         } else {
+            if (h.pipe == HzPipe::V && k.vrSeq != seq && k.rEpoch[p] > k.vrPrevEpoch) {
+                k.vrPrevEpoch = k.rEpoch[p]; // an earlier V instruction's read (epoch 0: none)
+                k.vrPrevApi = k.rApi[p];
+            }
+            if (h.pipe == HzPipe::V)
+                k.vrSeq = seq;
             k.rEpoch[p] = e;
             k.rApi[p] = api;
         }

@@ -247,6 +247,7 @@ TPipe::~TPipe() {
         if (isAic_)
             for (int i = 0; i < 3; ++i) twin::kernel::FlagWaitQuiet(*c, HardEvent::M_MTE1, i);
         if (c->hz != nullptr) twin::kernel::HzPipeBarrierAll(*c);   // Destroy ends with pipe_barrier(PIPE_ALL)
+        twin::kernel::TlPipeBarrierAll(*c);
         twin::kernel::ReleaseAllUb();
     }
     if (g_currentPipe == this) g_currentPipe = nullptr;
@@ -261,6 +262,7 @@ void TPipe::Destroy() {
             ReleaseEventIDImpl(HardEvent::M_MTE1, static_cast<TEventID>(i));
         }
     if (c.hz != nullptr) twin::kernel::HzPipeBarrierAll(c);   // Destroy ends with pipe_barrier(PIPE_ALL)
+    twin::kernel::TlPipeBarrierAll(c);
     twin::kernel::ReleaseAllUb();
     destroyed_ = true;
 }

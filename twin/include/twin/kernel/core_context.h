@@ -152,7 +152,13 @@ inline void CheckUbAligned(const char *api, const CoreContext &c, const void *p,
 inline void UbMarkWritten(CoreContext &c, const void *p, size_t bytes) {
     if (bytes == 0) return;
     const size_t off = static_cast<size_t>(static_cast<const uint8_t *>(p) - c.ubBase);
-    std::memset(c.shadow + off / 32, 1, (off + bytes - 1) / 32 - off / 32 + 1);
+    const size_t b0 = off / 32, n = (off + bytes - 1) / 32 - b0 + 1;
+    if (n <= 8) { // the common small write (a scalar, a block or two): no library call
+        for (size_t i = 0; i < n; ++i)
+            c.shadow[b0 + i] = 1;
+    } else {
+        std::memset(c.shadow + b0, 1, n);
+    }
     if (c.hz != nullptr) HzUbAccess(c, p, bytes, true);
 }
 

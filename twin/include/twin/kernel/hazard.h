@@ -12,11 +12,11 @@
 // pipe; an access from pipe p conflicting (at least one write) with an access of another pipe q whose
 // epoch is not covered by clk[p][q] is a violation naming both APIs, both pipes and the UB range.
 // Within one pipe (PipeBarrier docs): a V instruction reading or overwriting a block an earlier V
-// instruction wrote, or an MTE2 copy overwriting a block an earlier MTE2 copy wrote, needs
+// instruction wrote, a V instruction overwriting a block an earlier V instruction read, or an MTE2
+// copy overwriting a block an earlier MTE2 copy wrote, needs
 // PipeBarrier<PIPE_V>/<PIPE_MTE2> (or PIPE_ALL, or a WaitFlag<V_S>/<MTE2_S> after the write: the
 // scalar unit issues every instruction) in between; instructions are told apart by the core's API
-// sequence number (CoreContext::apiSeq). S accesses are ordered by the hardware; write after read
-// within V is taken as ordered (in-order issue; a twin assumption). Not modelled: MTE3 -> MTE3
+// sequence number (CoreContext::apiSeq). S accesses are ordered by the hardware. Not modelled: MTE3 -> MTE3
 // overlapping GM destinations of one core (PipeBarrier<PIPE_MTE3>).
 // Sync sites (twin/kernel/sync_site.h): a dropped site (TWIN_DROP_SYNC) creates no edge.
 //

@@ -142,6 +142,18 @@ inline uint64_t ElemOffset(const VecOperand &o, uint64_t r, uint32_t e) {
     return r * o.repStride * perBlk + uint64_t(e / perBlk) * o.blkStride * perBlk + e % perBlk;
 }
 
+// Highest ElemOffset over the elements 0..lastE of repeat r. With blkStride >= 1 the offset grows
+// with e (a block step adds blkStride*perBlk - (perBlk-1) >= 1), so element lastE is the highest;
+// with blkStride 0 every block maps onto the repeat's first block, whose highest element reached is
+// min(lastE, perBlk-1). Equal to the maximum of the element-wise loop, without its divisions.
+inline uint64_t MaxElemOffset(const VecOperand& o, uint64_t r, uint32_t lastE)
+{
+    if (o.blkStride != 0)
+        return ElemOffset(o, r, lastE);
+    const uint32_t perBlk = 32 / o.elemSize;
+    return r * o.repStride * perBlk + std::min(lastE, perBlk - 1);
+}
+
 // Validates operands (alignment, bounds) for `repeat` repeats of plan `m`, returns repeats to run.
 inline uint64_t PrepareMasked(const char *api, CoreContext &c, const MaskPlan &m, int64_t repeat, VecOperand *ops, int nOps,
                               uint32_t perRepeat) {
@@ -162,10 +174,9 @@ inline uint64_t PrepareMasked(const char *api, CoreContext &c, const MaskPlan &m
     }
     for (int i = 0; i < nOps; ++i) {
         CheckUbAligned(api, c, ops[i].base, ops[i].name);
-        uint64_t maxOff = 0;
-        for (uint32_t e = 0; e <= lastE; ++e) maxOff = std::max(maxOff, ElemOffset(ops[i], R - 1, e));
+        uint64_t maxOff = MaxElemOffset(ops[i], R - 1, lastE);
         if (R >= 2)
-            for (uint32_t e = 0; e <= fullLastE; ++e) maxOff = std::max(maxOff, ElemOffset(ops[i], R - 2, e));
+            maxOff = std::max(maxOff, MaxElemOffset(ops[i], R - 2, fullLastE));
         if (maxOff + 1 > ops[i].capElems)
             Violation(api, std::string(ops[i].name) + " operand: repeat/stride pattern reaches element " + std::to_string(maxOff) +
                                " but the LocalTensor's buffer holds " + std::to_string(ops[i].capElems));
