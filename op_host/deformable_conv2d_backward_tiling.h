@@ -56,13 +56,13 @@
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.
-// UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 128 KiB, stage 3 ~160 KiB,
+// UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 176 KiB, stage 3 ~176 KiB,
 //   stage 2 <= ~181 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
 //
 // User workspace (bytes; every region rounded up to 512 B, in this order). R = chunkRows (one chunk;
-// rows r = image-in-chunk * qLen + pixel-in-chunk), X = 0 for fp32 I/O (the input copy then lives in the
-// grad_input output, NHWC fp32, overwritten only by the final stage), N otherwise:
-//   xt     X*H*W*Cin*4              input as [N,H,W,Cin] fp32
+// rows r = image-in-chunk * qLen + pixel-in-chunk). The input copy [N,H,W,Cin] in T lives in the grad_input
+// output (overwritten only by the final stage), so its region is empty:
+//   xt     0                        (kept for the layout; 16-bit stage 2 casts the T rows in UB)
 //   giacc  pixelBands*N*H*W*Cin*4   grad_input accumulator planes [band][N,H,W,Cin] fp32
 //   g      R*K*Cin*4                dL/dD of the chunk as [image][groups][chunkPix][K][CinG] fp32
 //   got    R*Cout*E                 grad_output of the chunk as [groups][R][CoutG] (T)
@@ -72,7 +72,7 @@
 //                                   [image][block][3][K][chunkPix] fp32
 // The weight rearranged as [groups][CoutG][K][CinG] (T) lives in the grad_weight output until the final
 // stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 7*512 for
-// fp32 (16-bit I/O adds the N*H*W*Cin*4 input copy). Total workspace = GetLibApiWorkSpaceSize() + sum of the
+// every dtype. Total workspace = GetLibApiWorkSpaceSize() + sum of the
 // regions; the same formula in Python is tests/python/test_kernel_common.workspace_formula, checked by
 // tests/python/test_workspace.py.
 #ifndef DEFORMABLE_CONV2D_BACKWARD_TILING_H

@@ -45,8 +45,12 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t broadcast = 4 * std::max(rows * hpr, rs) * kBrcLanes * 4; // Gather path: rows*hpr, Brcb: rs blocks
     const int64_t table = rows * hpr * kBrcLanes * 4;
     const int64_t orderTables = rs * 4 + plane * 4;
-    return static_cast<uint64_t>(gTiles + rawOffsets + cornerPlanes + coords + partials + sums + rowVecs + broadcast +
-                                 table + orderTables);
+    // 16-bit I/O: the input rows (corners, window) arrive in T and are cast in UB: 4 staging planes of rows
+    // padded to 16 elements (32 B)
+    const int64_t staging = elt < 4 ? 4 * rows * RoundUp(blockC, 16) * elt : 0;
+    return static_cast<uint64_t>(
+        gTiles + rawOffsets + cornerPlanes + coords + partials + sums + rowVecs + broadcast + table + orderTables +
+        staging);
 }
 
 // Input rows / columns a stage-2 window of `out` output rows / columns reaches (kernel reach + margin
@@ -102,7 +106,7 @@ bool BestWindow(const TilingShape &s, int64_t fitPixels, int64_t &outRows, int64
     return outRows > 0;
 }
 
-uint64_t TransposeUbBytes() { return 7 * kTransposeCap * 4; }  // 2+2 queue buffers, gather, table, plane
+uint64_t TransposeUbBytes() { return 8 * kTransposeCap * 4; } // 2+2 queue buffers, gather, 2 tables, plane
 
 }  // namespace
 
@@ -139,19 +143,29 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     w.segLen = Gcd(cinG, cinDg);
     const bool wide = w.segLen % kBlockCWide == 0 && k <= kWideMaxK;
     w.blockC = wide ? kBlockCWide : std::min(w.segLen, kBlockCMax);
+    // ... halved while the stage-2 tile buffers alone exceed the UB (16-bit staging with K >= 64) ...
+    while (Stage2UbBytes(k, PixelTile(s, w.blockC), w.blockC, s.elt) > ubLimit && w.blockC % 16 == 0) {
+        w.blockC /= 2;
+    }
     // ... then halved while the UB window (PlanWindow) covers fewer than kWindowMinOut output pixels and
-    // the narrower block's window covers more: a corner from UB costs far less than a corner DMA, more
-    // than the per-point work the narrower block adds.
+    // the narrower block's window covers more (from a block without any window, also past narrower blocks
+    // without one): a corner from UB costs far less than a corner DMA, more than the per-point work the
+    // narrower block adds.
     PlanWindow(s, ubLimit, w);
-    while (w.winOutRows * w.winOutCols < std::min(kWindowMinOut, howo) && w.blockC > kWindowMinBlockC &&
-           w.blockC % 16 == 0) {
-        WorkSplit narrower = w;
-        narrower.blockC = w.blockC / 2;
+    WorkSplit cur = w;
+    while (cur.winOutRows * cur.winOutCols < std::min(kWindowMinOut, howo) && cur.blockC > kWindowMinBlockC &&
+           cur.blockC % 16 == 0) {
+        WorkSplit narrower = cur;
+        narrower.blockC = cur.blockC / 2;
         PlanWindow(s, ubLimit, narrower);
-        if (narrower.winOutRows * narrower.winOutCols <= w.winOutRows * w.winOutCols) {
+        const int64_t now = cur.winOutRows * cur.winOutCols;
+        if (narrower.winOutRows * narrower.winOutCols <= now && now > 0) {
             break;
         }
-        w = narrower;
+        cur = narrower;
+        if (cur.winOutRows * cur.winOutCols > w.winOutRows * w.winOutCols) {
+            w = cur;
+        }
     }
     w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
     w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
@@ -250,8 +264,9 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
     // Every size product and the running offset overflow-checked (dcn_checked_math.h): caller sizes
     // that pass the contract can still make a region exceed 2^64 bytes.
     const int64_t hw = s.h * s.w, k = s.kh * s.kw, cinG = s.cin / s.groups;
-    // fp32 I/O: the input copy xt lives in the grad_input output (written only by the final stage)
-    const int64_t xtImages = s.key == DCN_TILING_KEY_FLOAT32 ? 0 : s.n;
+    // the input copy xt ([N,H,W,Cin] in T) lives in the grad_input output (written only by the final stage):
+    // its region is empty for every dtype
+    const int64_t xtImages = 0;
     WorkspaceLayout ws;
     uint64_t off = 0;
     auto region = [&off, &ws](std::initializer_list<int64_t> factors) {

@@ -113,8 +113,8 @@ template <typename T>
 struct DcnTensors {
     AscendC::GlobalTensor<T> input, gradOutput, offsetOut, weight, offset;
     AscendC::GlobalTensor<T> gradInput, gradWeight, gradOffset, gradBias;
-    AscendC::GlobalTensor<float> xt, giacc, g, gw, part;
-    AscendC::GlobalTensor<T> wp, got, dcol;
+    AscendC::GlobalTensor<float> giacc, g, gw, part;
+    AscendC::GlobalTensor<T> xt, wp, got, dcol;
 };
 
 // One-shot ordering point between two pipes (e.g. V_S: vector results visible to the scalar unit):

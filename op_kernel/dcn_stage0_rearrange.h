@@ -2,16 +2,17 @@
 // r = i*qLen + (q - q0) for image n = cN0+i, pixel q) into the user workspace; the first chunk also
 // rearranges the whole-run inputs and zeroes the grad_input accumulator.
 //   first chunk only:
-//   xt    [N,H,W,Cin] fp32      <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin], cast; for
-//                                   fp32 I/O xt is the grad_input output, overwritten only by stage 3)
+//   xt    [N,H,W,Cin] T         <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin]; xt is the
+//                                   grad_input output, overwritten only by stage 3)
 //   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG]; wp is the
 //                                   grad_weight output, overwritten only by stage 3)
 //   giacc [pixelBands][N,H,W,Cin] fp32 = 0
 //   every chunk:
 //   got   [groups][chunkRows][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][qLen] -> [qLen][CoutG])
 //   dcol  [groups][chunkRows][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]
-//                                    (per (n,c,ho) of the chunk: [KH][cols][KW] -> [cols][KH*KW] in row
-//                                    (i*qLen + (ho-row0)*Wo), col cl*K)
+//                                    (per (n,g,ho) of the chunk: [CinG][KH][cols][KW] -> [cols][CinG*KH*KW] in
+//                                    rows (i*qLen + (ho-row0)*Wo); rows (cl, kh) in blocks of KH, so a tile of
+//                                    whole output rows moves several channels with one DMA each way)
 // Work units: tiles of those transposes and 12288-element zero chunks, enumerated in that order; vector
 // core i takes units i, i+usedVecCores, ... Every unit writes a disjoint GM range, so the result is
 // independent of the assignment.
@@ -42,7 +43,7 @@ public:
         const int64_t tx = TransposeTileCount(jx), tw = TransposeTileCount(jw);
         const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
         const int64_t nX = first ? p.n * tx : 0, nW = first ? p.cout * tw : 0;
-        const int64_t nG = p.cImgs * p.groups * tg, nD = p.cImgs * p.cin * p.cRows * td;
+        const int64_t nG = p.cImgs * p.groups * tg, nD = p.cImgs * p.groups * p.cRows * td;
         const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
         const int64_t nZ = first ? CeilDiv(accElems, dcn_tiling::kZeroChunk) : 0;
         const int64_t total = nX + nW + nG + nD + nZ;
@@ -68,8 +69,8 @@ public:
             if (v < nD) {
                 int64_t m = v / td;
                 int64_t ho = p.cRow0 + m % p.cRows;
-                int64_t nc = m / p.cRows;
-                runner_.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + nc / p.cin, nc % p.cin, ho), v % td);
+                int64_t ng = m / p.cRows;
+                runner_.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + ng / p.groups, ng % p.groups, ho), v % td);
                 continue;
             }
             v -= nD;
@@ -116,21 +117,27 @@ private:
         j.dstRowStride = p.coutG;
         return j;
     }
-    // image n, channel c, output row ho of the chunk: columns [col0, col0+cols) -> dcol rows
-    // i*qLen + (ho - row0)*Wo + (ow - col0)
-    __aicore__ static inline TransposeJob DcolJob(const DcnParams &p, int64_t n, int64_t c, int64_t ho)
+    // image n, conv group gc, output row ho of the chunk: rows (cl, kh) of the group's channels (blocks of KH
+    // rows, one per channel), columns [col0, col0+cols) -> dcol rows i*qLen + (ho - row0)*Wo + (ow - col0),
+    // element cl*K + kh*KW + kw
+    __aicore__ static inline TransposeJob DcolJob(const DcnParams& p, int64_t n, int64_t gc, int64_t ho)
     {
-        const int64_t gc = c / p.cinG, cl = c - gc * p.cinG;
         const int64_t rowLen = p.cinG * p.k;
         TransposeJob j;
         j.planes = 1; j.planeStride = 0;
-        j.srcOffset = (((n * p.cin + c) * p.ho + ho) * p.kh * p.wo + p.cCol0) * p.kw;
-        j.dstOffset = (gc * p.chunkRows + (n - p.cN0) * p.cQLen + (ho - p.cRow0) * p.wo) * rowLen + cl * p.k;
-        j.rows = p.kh;
+        j.srcOffset = (((n * p.cin + gc * p.cinG) * p.ho + ho) * p.kh * p.wo + p.cCol0) * p.kw;
+        j.dstOffset = (gc * p.chunkRows + (n - p.cN0) * p.cQLen + (ho - p.cRow0) * p.wo) * rowLen;
+        j.rows = p.cinG * p.kh;
         j.cols = p.cCols;
         j.group = p.kw;
-        j.srcRowStride = p.wo * p.kw;
         j.dstRowStride = rowLen;
+        if (p.kh == 1) { // one row per channel: plain rows, one channel stride apart
+            j.srcRowStride = p.ho * p.wo * p.kw;
+        } else {
+            j.srcRowStride = p.wo * p.kw;
+            j.rowBlock = p.kh;
+            j.srcBlockStride = p.ho * p.kh * p.wo * p.kw;
+        }
         return j;
     }
 

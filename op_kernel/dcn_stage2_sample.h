@@ -42,6 +42,12 @@
 // to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
 // in program order).
 //
+// 16-bit I/O (T = half / bfloat16): xt holds the input in T, so GM corner rows and window rows arrive in
+// 4 staging planes xs[c][row][LPT] (T, LPT = roundup(blockC, 16): 32-B rows) and are cast to fp32 in UB:
+// the corner rows of a tile after its queue hand-over (one Cast per GM-loaded corner), the window in pieces
+// that fit the staging planes (DMA, MTE2_V, Cast, and V_MTE2 before the next piece). The casts are exact, so
+// the results equal those from an fp32 input copy.
+//
 // Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 16 blocks (2 repeats); wide blocks are whole
 // 128-channel blocks, so they take the block-wise path (4 Add levels).
 //
@@ -49,7 +55,8 @@
 //   hpr = LP/64 for LP > 64 else 1, plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets
 //   3*plane*sizeof(T), coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums
 //   and coefficients 2 x 4*roundup(R, 8)*4, broadcast coefficients 4*max(R*hpr, roundup(R, 8))*8*4, Gather
-//   table R*hpr*8*4: at most ~181 KiB (K >= 64, blockC = 64; UB limit 183.75 KiB).
+//   table R*hpr*8*4, 16-bit staging 4*R*LPT*2: at most ~181 KiB (K >= 64, blockC = 64; UB limit 183.75 KiB;
+//   the tiling halves blockC where the 16-bit staging would not fit).
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -90,6 +97,15 @@ public:
         hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
         rs_ = RoundUp(rows_, dcn_tiling::kRedAlign);
         pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
+        lpt_ = RoundUp(p.blockC, 16);
+        if constexpr (!IsSameType<T, float>::value) {
+            const int64_t stageElems = 4 * rows_ * lpt_;
+            pipe.InitBuffer(xsBuf_, static_cast<uint32_t>(stageElems * sizeof(T)));
+            xs_ = xsBuf_.Get<T>();
+            // padding lanes (never loaded) are cast along with the rows: defined once
+            AscendC::Duplicate(
+                xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
+        }
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
@@ -141,6 +157,13 @@ public:
     }
 
 private:
+    // Per tile row (sample point), filled by the load pass and read by the scatter pass.
+    struct RowInfo {
+        int64_t y0, x0;
+        bool inside;                  // whole-sample window -1 < y < H, -1 < x < W
+        int8_t gmFirst[2], gmLast[2]; // 16-bit I/O: corners of pair r loaded from GM into staging (-1: none)
+    };
+
     __aicore__ inline void ProcessUnit(int64_t n, int64_t b, int64_t band)
     {
         const DcnParams &p = *p_;
@@ -232,12 +255,89 @@ private:
         cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
                                              dcn_tiling::kUbBlockBytes);
         cp.rsv = 0;
-        AscendC::DataCopyPadExtParams<float> noPad;
-        for (int64_t y = winLo_; y < winHi_; ++y) {
-            AscendC::DataCopyPad(xwin_[(y - winLo_) * winW_ * lp_], t_->xt[((n * p.h + y) * p.w + winXLo_) * p.cin + c0],
-                                 cp, noPad);
+        if constexpr (IsSameType<T, float>::value) {
+            AscendC::DataCopyPadExtParams<float> noPad;
+            for (int64_t y = winLo_; y < winHi_; ++y) {
+                AscendC::DataCopyPad(
+                    xwin_[(y - winLo_) * winW_ * lp_], t_->xt[((n * p.h + y) * p.w + winXLo_) * p.cin + c0], cp, noPad);
+            }
+        } else {
+            LoadWindowCast(n, c0, len);
         }
         AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>(rows * winW_ * lp_));
+    }
+
+    // 16-bit I/O: window rows (T) -> xwin (fp32) through the staging planes, in pieces of whole rows (or of
+    // one row's columns) that fit them. The caller's V_MTE2 orders the first piece after earlier staging reads.
+    __aicore__ inline void LoadWindowCast(int64_t n, int64_t c0, int64_t len)
+    {
+        const DcnParams& p = *p_;
+        const int64_t capPix = 4 * rows_; // pixels the staging planes hold
+        const int64_t groupRows = MaxI(1, capPix / winW_), pieceCols = MinI(winW_, capPix);
+        AscendC::DataCopyExtParams cp;
+        cp.blockLen = static_cast<uint32_t>(len * sizeof(T));
+        cp.srcStride = static_cast<uint32_t>((p.cin - len) * sizeof(T));
+        cp.dstStride = static_cast<uint32_t>(
+            (lpt_ * sizeof(T) - RoundUp(len * sizeof(T), dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+        cp.rsv = 0;
+        AscendC::DataCopyPadExtParams<T> noPad;
+        bool firstPiece = true;
+        for (int64_t y = winLo_; y < winHi_; y += groupRows) {
+            const int64_t nr = MinI(groupRows, winHi_ - y);
+            for (int64_t x = 0; x < winW_; x += pieceCols) {
+                const int64_t nc = MinI(pieceCols, winW_ - x);
+                if (!firstPiece) {
+                    PipeSync<AscendC::HardEvent::V_MTE2>(); // the previous piece is cast before it is overwritten
+                }
+                firstPiece = false;
+                cp.blockCount = static_cast<uint16_t>(nc);
+                for (int64_t r = 0; r < nr; ++r) {
+                    AscendC::DataCopyPad(
+                        xs_[r * nc * lpt_], t_->xt[((n * p.h + y + r) * p.w + winXLo_ + x) * p.cin + c0], cp, noPad);
+                }
+                PipeSync<AscendC::HardEvent::MTE2_V>();
+                // nr == 1 or nc == winW_: the piece is one contiguous run of xwin pixels
+                CastPixels(xwin_[((y - winLo_) * winW_ + x) * lp_], xs_, nr * nc);
+            }
+        }
+    }
+
+    // dst[i][0:LP] = fp32(src[i][0:LP]) for `pixels` rows of LP fp32 (dst) and LPT T elements (src).
+    __aicore__ inline void CastPixels(
+        const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<T>& src, int64_t pixels)
+    {
+        if (lpt_ == lp_) {
+            AscendC::Cast(dst, src, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(pixels * lp_));
+            return;
+        }
+        // LP = 8, 24, 40 or 56 (< 64 lanes): one masked repeat per pixel, LP/8 blocks (dst) and LPT/16 (src) apart
+        const AscendC::UnaryRepeatParams rep(1, 1, static_cast<uint8_t>(lp_ / 8), static_cast<uint8_t>(lpt_ / 16));
+        for (int64_t done = 0; done < pixels; done += 255) {
+            const int64_t reps = MinI(255, pixels - done);
+            AscendC::Cast(
+                dst[done * lp_], src[done * lpt_], AscendC::RoundMode::CAST_NONE, static_cast<uint64_t>(lp_),
+                static_cast<uint8_t>(reps), rep);
+        }
+    }
+
+    // 16-bit I/O: the GM-loaded corner rows of a tile (staging planes, after the queue hand-over) -> the
+    // corner planes, one Cast per corner.
+    __aicore__ inline void CastGmCorners(const AscendC::LocalTensor<float>& xp, int64_t pt, int64_t kt, int64_t len)
+    {
+        const int64_t planeElems = rows_ * lp_, planeT = rows_ * lpt_;
+        for (int64_t row = 0; row < pt * kt; ++row) {
+            const RowInfo& ri = rowInfo_[row];
+            if (!ri.inside) {
+                continue;
+            }
+            for (int r = 0; r < 2; ++r) {
+                for (int c = ri.gmFirst[r]; c >= 0 && c <= ri.gmLast[r]; ++c) {
+                    AscendC::Cast(
+                        xp[c * planeElems + row * lp_], xs_[c * planeT + row * lpt_], AscendC::RoundMode::CAST_NONE,
+                        static_cast<uint32_t>(len));
+                }
+            }
+        }
     }
 
     // gwin rows -> the unit's accumulator plane (atomic add; only this unit writes there).
@@ -458,12 +558,15 @@ private:
                 if (ri.inside) {
                     ri.y0 = static_cast<int64_t>(fy0);
                     ri.x0 = static_cast<int64_t>(x0.GetValue(idx));
-                    LoadCornerRows(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
+                    LoadCornerRows(n, c0, len, xp, row, ri);
                 }
             }
         }
         xQue_.EnQue(xp);
         xp = xQue_.DeQue<float>();
+        if constexpr (!IsSameType<T, float>::value) {
+            CastGmCorners(xp, pt, kt, len); // ordered before the products by the barrier below
+        }
         PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the coordinate planes precede later vector writes
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
 
@@ -747,10 +850,14 @@ private:
         }
     }
 
-    // X rows of the valid corners of one point into the corner planes at element `rowOff` (GM -> UB).
-    __aicore__ inline void LoadCornerRows(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &xp,
-                                          int64_t rowOff, int64_t y0, int64_t x0)
+    // X rows of the valid corners of one point (tile row `row`) into the corner planes (GM -> UB; 16-bit I/O:
+    // into the staging planes, recorded in ri.gmFirst/gmLast for CastGmCorners).
+    __aicore__ inline void LoadCornerRows(
+        int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float>& xp, int64_t row, RowInfo& ri)
     {
+        const int64_t rowOff = row * lp_, y0 = ri.y0, x0 = ri.x0;
+        ri.gmFirst[0] = ri.gmFirst[1] = -1;
+        ri.gmLast[0] = ri.gmLast[1] = -1;
         bool valid[4];
         int64_t pos[4];
         CornerPositions(n, c0, y0, x0, valid, pos);
@@ -774,12 +881,25 @@ private:
                 }
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
-                cp.blockLen = static_cast<uint32_t>(len * 4);
-                cp.srcStride = static_cast<uint32_t>((p_->cin - len) * 4);
-                // the next corner's plane row: planeElems floats further
-                cp.dstStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.rsv = 0;
-                AscendC::DataCopyPad(xp[first * planeElems + rowOff], t_->xt[pos[first]], cp, noPad);
+                if constexpr (IsSameType<T, float>::value) {
+                    cp.blockLen = static_cast<uint32_t>(len * 4);
+                    cp.srcStride = static_cast<uint32_t>((p_->cin - len) * 4);
+                    // the next corner's plane row: planeElems floats further
+                    cp.dstStride = static_cast<uint32_t>(
+                        (planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+                    AscendC::DataCopyPad(xp[first * planeElems + rowOff], t_->xt[pos[first]], cp, noPad);
+                } else {
+                    const int64_t planeT = rows_ * lpt_, elt = sizeof(T);
+                    cp.blockLen = static_cast<uint32_t>(len * elt);
+                    cp.srcStride = static_cast<uint32_t>((p_->cin - len) * elt);
+                    cp.dstStride = static_cast<uint32_t>(
+                        (planeT * elt - RoundUp(len * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+                    AscendC::DataCopyPadExtParams<T> noPadT;
+                    AscendC::DataCopyPad(xs_[first * planeT + row * lpt_], t_->xt[pos[first]], cp, noPadT);
+                    ri.gmFirst[r] = static_cast<int8_t>(first);
+                    ri.gmLast[r] = static_cast<int8_t>(lastC);
+                }
             }
         }
     }
@@ -825,24 +945,19 @@ private:
         }
     }
 
-    // Per tile row (sample point), filled by the load pass and read by the scatter pass.
-    struct RowInfo {
-        int64_t y0, x0;
-        bool inside;  // whole-sample window -1 < y < H, -1 < x < W
-    };
-
     RowInfo rowInfo_[dcn_tiling::kStage2RowsNarrow];  // the most rows of any tile
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_, tableKt_;
+    int64_t kt_, pt_, ptp_, lp_, lpt_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_, tableKt_;
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
+    AscendC::LocalTensor<T> xs_; // 16-bit I/O staging planes [4][rows][LPT]
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, partBuf_, redBuf_, rowBuf_, brcBuf_, tableBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> rowTabBuf_, planeTabBuf_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_, xsBuf_;
 };
 
 }  // namespace dcn_kernel

@@ -1,11 +1,16 @@
 // Tiled GM->GM transpose with optional dtype cast, on the vector unit (Gather in UB).
 //
-// Job: dst[c*dstRowStride + r*E + e] = Cast<DstT>(sum_{q < planes, in order} src[q*planeStride + r*srcRowStride + c*E + e])
+// Job: dst[c*dstRowStride + r*E + e] = Cast<DstT>(sum_{q < planes, in order} src[q*planeStride + S(r) + c*E + e])
 //      for r < R, c < C, e < E (E = contiguous element group, e.g. KW for the offsetOut rearrangement;
-//      planes > 1 only for float sources: the banded grad_input accumulator).
-// Tiles are fixed by the job shape (TR x TC), so the tiling of a job never depends on the core count.
-// UB use: in/out queues (double-buffered), a gather buffer, an offset table and a plane buffer, CAP
-// elements of up to 4 bytes each: 7 * CAP * 4 = 112 KiB. Rows inside UB are padded to 16 elements (32 B for 2- and 4-byte
+//      planes > 1 only for float sources: the banded grad_input accumulator). Source rows come in blocks of
+//      B = rowBlock rows: S(r) = (r / B)*srcBlockStride + (r % B)*srcRowStride (B = 1: S(r) = r*srcRowStride).
+// Tiles are fixed by the job shape (TR x TC), so the tiling of a job never depends on the core count. A tile
+// never straddles a row block. Packed tiles (B > 1, one plane, full rows: C*E == srcRowStride, the B rows
+// of a block contiguous in GM): whole blocks at full width, one DMA for all blocks of the tile (block b of
+// the tile at b*RoundUp(B*C*E, 16) in UB, its rows unpadded); other tiles: rows padded to 16 in UB, one DMA.
+// UB use: in/out queues (double-buffered), a gather buffer, two offset tables (the two tile shapes used
+// last, e.g. a stage's got and dcol tiles) and a plane buffer, CAP elements of up to 4 bytes each:
+// 8 * CAP * 4 = 128 KiB. Rows inside UB are padded to 16 elements (32 B for 2- and 4-byte
 // types). Requires E <= CAP (tiling guarantees KW <= 2048).
 #ifndef DCN_TRANSPOSE_H
 #define DCN_TRANSPOSE_H
@@ -22,11 +27,56 @@ struct TransposeJob {
     int64_t srcRowStride, dstRowStride;
     int64_t planes;          // >= 1; planes > 1 only for float sources
     uint64_t planeStride;    // elements between planes
+    int64_t rowBlock = 1;    // rows per source block (>= 1)
+    int64_t srcBlockStride = 0; // elements between source blocks (used when rowBlock > 1)
 };
+
+// Element offset of source row r (relative to srcOffset).
+__aicore__ inline int64_t TransposeSrcRow(const TransposeJob& j, int64_t r)
+{
+    return j.rowBlock == 1 ? r * j.srcRowStride :
+                             (r / j.rowBlock) * j.srcBlockStride + (r % j.rowBlock) * j.srcRowStride;
+}
+
+// UB elements of one packed block (B full rows).
+__aicore__ inline int64_t TransposePackedBlock(const TransposeJob& j)
+{
+    return RoundUp(j.rowBlock * j.cols * j.group, dcn_tiling::kTransposeRowAlign);
+}
+
+// Blocks per packed tile (0: the job is not packed, see the header).
+__aicore__ inline int64_t TransposePackedBlocks(const TransposeJob& j)
+{
+    if (j.rowBlock == 1 || j.planes != 1 || j.cols * j.group != j.srcRowStride ||
+        j.srcBlockStride - j.rowBlock * j.srcRowStride > static_cast<int64_t>(0x3FFFFFFF) / 4) {
+        return 0;
+    }
+    // the most blocks that fit in and out, and divide the job's blocks: every tile has one shape, so the
+    // gather table is built once per job shape
+    const int64_t blocks = j.rows / j.rowBlock;
+    int64_t nb = MinI(dcn_tiling::kTransposeCap / TransposePackedBlock(j), blocks);
+    while (nb > 0 && (blocks % nb != 0 || j.cols * RoundUp(nb * j.rowBlock * j.group, dcn_tiling::kTransposeRowAlign) >
+                                              dcn_tiling::kTransposeCap)) {
+        --nb;
+    }
+    return nb;
+}
 
 __aicore__ inline void TransposeTileShape(const TransposeJob &j, int64_t &tr, int64_t &tc)
 {
+    const int64_t nb = TransposePackedBlocks(j);
+    if (nb > 0) {
+        tr = nb * j.rowBlock;
+        tc = j.cols;
+        return;
+    }
     tr = MinI(j.rows, MaxI(1, 64 / j.group));
+    if (j.rowBlock > 1) { // the largest divisor of the block that fits: tiles inside one block
+        tr = MinI(tr, j.rowBlock);
+        while (j.rowBlock % tr != 0) {
+            --tr;
+        }
+    }
     int64_t rowOutPad = RoundUp(tr * j.group, dcn_tiling::kTransposeRowAlign);
     int64_t byIn = ((dcn_tiling::kTransposeCap / tr) / dcn_tiling::kTransposeRowAlign * dcn_tiling::kTransposeRowAlign) / j.group;
     tc = MinI(j.cols, MinI(MaxI(1, byIn), dcn_tiling::kTransposeCap / rowOutPad));
@@ -46,9 +96,12 @@ public:
         pipe.InitBuffer(inQue_, 2, dcn_tiling::kTransposeCap * 4);
         pipe.InitBuffer(outQue_, 2, dcn_tiling::kTransposeCap * 4);
         pipe.InitBuffer(gatherBuf_, dcn_tiling::kTransposeCap * 4);
-        pipe.InitBuffer(tableBuf_, dcn_tiling::kTransposeCap * 4);
+        pipe.InitBuffer(tableBuf_, kTables * dcn_tiling::kTransposeCap * 4);
         pipe.InitBuffer(planeBuf_, dcn_tiling::kTransposeCap * 4);
-        cacheRt_ = -1; cacheCt_ = -1; cacheE_ = -1; cacheElt_ = -1;
+        for (int64_t i = 0; i < kTables; ++i) {
+            cache_[i].rt = -1;
+        }
+        lastTable_ = 0;
     }
 
     template <typename SrcT, typename DstT>
@@ -67,34 +120,59 @@ public:
         int64_t sout = RoundUp(rt * e, dcn_tiling::kTransposeRowAlign);
         const int64_t srcElt = sizeof(SrcT);
         const int64_t dstElt = sizeof(DstT);
+        // packed tiles: block b of the tile at b*sblk in UB, its rows unpadded (ct*e apart)
+        const int64_t blk = TransposePackedBlocks(j) > 0 ? j.rowBlock : 0;
+        const int64_t sblk = blk > 0 ? TransposePackedBlock(j) : 0;
 
         AscendC::LocalTensor<SrcT> in = inQue_.AllocTensor<SrcT>();
         AscendC::DataCopyExtParams cpIn;
-        cpIn.blockCount = static_cast<uint16_t>(rt);
-        cpIn.blockLen = static_cast<uint32_t>(ct * e * srcElt);
-        cpIn.srcStride = static_cast<uint32_t>((j.srcRowStride - ct * e) * srcElt);
-        cpIn.dstStride = static_cast<uint32_t>((sin * srcElt - RoundUp(ct * e * srcElt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+        if (blk > 0) {
+            cpIn.blockCount = static_cast<uint16_t>(rt / blk);
+            cpIn.blockLen = static_cast<uint32_t>(blk * ct * e * srcElt);
+            cpIn.srcStride = static_cast<uint32_t>((j.srcBlockStride - blk * ct * e) * srcElt);
+            cpIn.dstStride = static_cast<uint32_t>(
+                (sblk * srcElt - RoundUp(blk * ct * e * srcElt, dcn_tiling::kUbBlockBytes)) /
+                dcn_tiling::kUbBlockBytes);
+        } else {
+            cpIn.blockCount = static_cast<uint16_t>(rt);
+            cpIn.blockLen = static_cast<uint32_t>(ct * e * srcElt);
+            cpIn.srcStride = static_cast<uint32_t>((j.srcRowStride - ct * e) * srcElt);
+            cpIn.dstStride = static_cast<uint32_t>(
+                (sin * srcElt - RoundUp(ct * e * srcElt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+        }
         cpIn.rsv = 0;
         AscendC::DataCopyPadExtParams<SrcT> noPad;
-        AscendC::DataCopyPad(in, src[j.srcOffset + r0 * j.srcRowStride + c0 * e], cpIn, noPad);
+        AscendC::DataCopyPad(in, src[j.srcOffset + TransposeSrcRow(j, r0) + c0 * e], cpIn, noPad);
         inQue_.EnQue(in);
 
-        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
-        if (rt != cacheRt_ || ct != cacheCt_ || e != cacheE_ || srcElt != cacheElt_) {
-            // The offset table (bytes into the UB source tile) is rebuilt only when the tile shape changes.
+        const TableKey key = {rt, ct, e, srcElt, blk};
+        int64_t slot = 0;
+        while (slot < kTables && !SameKey(cache_[slot], key)) {
+            ++slot;
+        }
+        const bool build = slot == kTables;
+        if (build) {
+            slot = 1 - lastTable_; // replace the table used less recently
+        }
+        lastTable_ = slot;
+        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>()[slot * dcn_tiling::kTransposeCap];
+        if (build) {
+            // The offset table (bytes into the UB source tile) is rebuilt only for a tile shape that neither
+            // table holds.
             PipeSync<AscendC::HardEvent::V_S>();
             for (int64_t c = 0; c < ct; ++c) {
                 for (int64_t q = 0; q < sout; ++q) {
                     uint32_t off = 0;
                     if (q < rt * e) {
                         int64_t r = q / e;
-                        off = static_cast<uint32_t>((r * sin + c * e + (q - r * e)) * srcElt);
+                        int64_t row = blk > 0 ? (r / blk) * sblk + (r % blk) * ct * e : r * sin;
+                        off = static_cast<uint32_t>((row + c * e + (q - r * e)) * srcElt);
                     }
                     table.SetValue(static_cast<uint32_t>(c * sout + q), off);
                 }
             }
             PipeSync<AscendC::HardEvent::S_V>();
-            cacheRt_ = rt; cacheCt_ = ct; cacheE_ = e; cacheElt_ = srcElt;
+            cache_[slot] = key;
         }
 
         in = inQue_.DeQue<SrcT>();
@@ -104,8 +182,8 @@ public:
             AscendC::LocalTensor<float> extra = planeBuf_.Get<float>();
             for (int64_t q = 1; q < j.planes; ++q) {
                 PipeSync<AscendC::HardEvent::V_MTE2>();
-                AscendC::DataCopyPad(extra, src[j.srcOffset + q * j.planeStride + r0 * j.srcRowStride + c0 * e], cpIn,
-                                     noPad);
+                AscendC::DataCopyPad(
+                    extra, src[j.srcOffset + q * j.planeStride + TransposeSrcRow(j, r0) + c0 * e], cpIn, noPad);
                 PipeSync<AscendC::HardEvent::MTE2_V>();
                 for (int64_t r = 0; r < rt; ++r) {  // only the loaded part of each row (padding is unwritten)
                     AscendC::Add(in[r * sin], in[r * sin], extra[r * sin], static_cast<int32_t>(ct * e));
@@ -145,12 +223,22 @@ public:
     }
 
 private:
+    struct TableKey {
+        int64_t rt, ct, e, elt, blk;
+    };
+    static constexpr int64_t kTables = 2;
+    __aicore__ static inline bool SameKey(const TableKey& a, const TableKey& b)
+    {
+        return a.rt == b.rt && a.ct == b.ct && a.e == b.e && a.elt == b.elt && a.blk == b.blk;
+    }
+
     AscendC::TQue<AscendC::TPosition::VECIN, 2> inQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> outQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> gatherBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> tableBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> planeBuf_;
-    int64_t cacheRt_, cacheCt_, cacheE_, cacheElt_;
+    TableKey cache_[kTables];
+    int64_t lastTable_;
 };
 
 }  // namespace dcn_kernel

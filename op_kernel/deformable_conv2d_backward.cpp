@@ -65,9 +65,8 @@ public:
         t_.gradWeight.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradWeight), p_.cout * p_.cinG * p_.k);
         t_.gradOffset.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradOffset), p_.n * offCh * p_.howo);
         t_.gradBias.SetGlobalBuffer(reinterpret_cast<__gm__ T *>(gradBias), p_.cout);
-        // fp32 I/O: the input copy lives in the grad_input output until stage 3 (the tiling gives it no region)
-        GM_ADDR xt = IsSameType<T, float>::value ? gradInput : userWs + td->wsXt;
-        t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(xt), p_.n * hw * p_.cin);
+        // the input copy ([N,H,W,Cin] in T) lives in the grad_input output until stage 3 (its region is empty)
+        t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradInput), p_.n * hw * p_.cin);
         t_.giacc.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGiacc), p_.pixelBands * p_.giaccPlane);
         t_.g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(userWs + td->wsG), p_.chunkRows * p_.k * p_.cin);
         // the rearranged weight lives in the grad_weight output until stage 3

@@ -57,6 +57,9 @@ WINDOW = [
     Case("window_k1_c64_rows2", 48, 64, 8, 12, 16, kh=1, kw=1, padding=(0, 0, 0, 0)),  # winOutRows 2, one band
     Case("window_k3_s2_c16", 1, 16, 8, 60, 90, stride=(2, 2)),                          # winOutRows 2, 8 bands
     Case("window_dil2_dg2", 1, 32, 8, 40, 120, dilation=(2, 2), padding=(2, 2, 2, 2), dg=2),
+    # 8-channel blocks, windows of 3 x ~560-650 input pixels: 16-bit I/O casts a window row in two pieces
+    # (the staging planes hold 504 pixels) with one masked repeat per pixel (8 fp32 lanes, 16 T lanes)
+    Case("window_row_pieces_dg4", 1, 32, 8, 3, 1000, dg=4),
 ]
 
 V1 = [

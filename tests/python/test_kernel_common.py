@@ -146,8 +146,10 @@ def _stage2_ub(k, pixel_tile, block_c, elt):
     rows = pixel_tile * kt
     hpr = lp // 64 if lp > 64 else 1
     rs = _cdiv(rows, 8) * 8
+    staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
     return (2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + (11 * plane + 2 * ptp) * 4 + 3 * plane * 4
-            + 4 * rs * 4 + 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4 + rs * 4 + plane * 4)
+            + 4 * rs * 4 + 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4 + rs * 4 + plane * 4
+            + staging)
 
 
 def stage2_split(case, dtype):
@@ -191,12 +193,17 @@ def stage2_split(case, dtype):
         return best
 
     block_c = 128 if wide else min(seg, 64)
+    while _stage2_ub(k, tile(block_c), block_c, elt) > UB_LIMIT and block_c % 16 == 0:
+        block_c //= 2
     win = window(block_c)
-    while win[0] * win[1] < min(WINDOW_MIN_OUT, howo) and block_c > WINDOW_MIN_BLOCK_C and block_c % 16 == 0:
-        narrower = window(block_c // 2)
-        if narrower[0] * narrower[1] <= win[0] * win[1]:
+    cur_c, cur = block_c, win
+    while cur[0] * cur[1] < min(WINDOW_MIN_OUT, howo) and cur_c > WINDOW_MIN_BLOCK_C and cur_c % 16 == 0:
+        narrower = window(cur_c // 2)
+        if narrower[0] * narrower[1] <= cur[0] * cur[1] and cur[0] * cur[1] > 0:
             break
-        block_c, win = block_c // 2, narrower
+        cur_c, cur = cur_c // 2, narrower  # from a block without a window, also past narrower ones without
+        if cur[0] * cur[1] > win[0] * win[1]:
+            block_c, win = cur_c, cur
     return {"seg": seg, "block_c": block_c, "pixel_tile": tile(block_c), "window": win}
 
 
@@ -256,7 +263,7 @@ def workspace_regions(case, dtype, budget=WS_BUDGET):
     cp = chunk_plan(case, dtype, budget)
     rows = cp["chunk_rows"]
     hw = case.h * case.w
-    xt_images = 0 if dtype == "float32" else case.n  # fp32: the input copy lives in grad_input
+    xt_images = 0  # the input copy (in the I/O dtype) lives in grad_input
     return [xt_images * hw * case.cin * 4, cp["bands"] * case.n * hw * case.cin * 4, rows * k * case.cin * 4,
             rows * case.cout * elt, rows * case.cin * k * elt,
             cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4]
