@@ -27,7 +27,12 @@ estimate = the timeline.
 
 Usage: python scripts/perf_model.py [--scale 1] [--rows 1-12] [--dtype float32] [--chip Ascend910B2]
                                     [--save-json F] [--from-json F] [--write-doc docs/performance.md]
-Needs the twin (like bench.py); ``--from-json FILE`` re-renders saved counters without the twin.
+                                    [--twin-hazard]
+Needs the twin (like bench.py); ``--from-json FILE`` re-renders saved counters without the twin (with
+``--chip``: for another chip; the twin's counters of Ascend910B2 and Ascend910_93 are the same, their SoC
+presets differing only in the clock, which the twin does not use).
+Twin time: the twin runs with its timeline on and its hazard checker off (--twin-hazard: on; the counters and
+the timeline are the same either way).
 """
 import argparse
 import json
@@ -333,6 +338,8 @@ def twin_measurement():
             return out
         snaps = [read(k) for k in range(lib.twinLastLaunchCoreSyncAllCount(core))]
         timeline, busy = twin_timeline(lib, core, len(variants), pipes)
+        if not timeline:
+            raise RuntimeError(f"twin core {core}: no timeline recorded (the launch ran without TWIN_TIMELINE=1)")
         # a core whose timeline has fewer stages (an AIC that served nothing) took no time in the others
         timeline += [[0.0] * len(variants)] * (len(snaps) + 1 - len(timeline))
         cores.append({"aic": lib.twinLastLaunchCoreIsAic(core) == 1, "snapshots": snaps, "total": read(),
@@ -340,14 +347,30 @@ def twin_measurement():
     return {"cores": cores, "constants": constants, "terms": terms, "pipes": pipes, "variants": variants}
 
 
-def measure(case, dtype):
-    """Runs the operator once on the twin; returns the measurement (+ 'macs_check' = cubeMacs / formula)."""
+def measure(case, dtype, hazard=False):
+    """Runs the operator once on the twin; returns the measurement (+ 'macs_check' = cubeMacs / formula).
+    The twin records its per-pipe timeline only when asked: TWIN_TIMELINE=1 for this launch. Its hazard checker
+    (a correctness instrument that changes no counter) is off for it unless `hazard` (TWIN_HAZARD=0, as
+    twin/README.md prescribes for measurements; it roughly doubles the twin's time). Both are read by the twin
+    at every launch and restored afterwards."""
     from ascend_dcn import ops
     inputs = bench_cases.make_inputs(case, dtype)
     a = case.attrs
-    ops.deformable_conv2d_backward(inputs["input"], inputs["grad_output"], inputs["offset_out"], inputs["weight"],
-                                   inputs["offset"], a["kernel_size"], a["stride"], a["padding"], a["dilation"],
-                                   a["groups"], a["deformable_groups"], a["modulated"])
+    env = {"TWIN_TIMELINE": "1"}
+    if not hazard:
+        env["TWIN_HAZARD"] = "0"
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        ops.deformable_conv2d_backward(inputs["input"], inputs["grad_output"], inputs["offset_out"], inputs["weight"],
+                                       inputs["offset"], a["kernel_size"], a["stride"], a["padding"], a["dilation"],
+                                       a["groups"], a["deformable_groups"], a["modulated"])
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
     m = twin_measurement()
     macs = sum(c["total"]["cubeMacs"] for c in m["cores"])
     m["macs_check"] = macs / (bench_cases.gemm_flops(case) / 2)
@@ -457,6 +480,8 @@ def main(argv=None):
     ap.add_argument("--save-json", default="", help="write the measured counters to this file")
     ap.add_argument("--from-json", default="", help="render counters saved by --save-json (no twin run)")
     ap.add_argument("--write-doc", default="", help="also replace the generated block of this markdown file")
+    ap.add_argument("--twin-hazard", action="store_true",
+                    help="keep the twin's hazard checker on (same numbers, about twice the twin time)")
     args = ap.parse_args(argv)
     try:
         rows = bench_cases.parse_rows(args.rows)
@@ -484,7 +509,7 @@ def main(argv=None):
         else:
             t0 = time.time()
             try:
-                m = measure(case, args.dtype)
+                m = measure(case, args.dtype, hazard=args.twin_hazard)
             except Exception as e:  # noqa: BLE001 - reported in the table, the other rows go on
                 m = {"error": f"{type(e).__name__}: {e}"}
             print(f"row {idx} {case.shape_text()}: twin {time.time() - t0:.1f} s", file=sys.stderr, flush=True)

@@ -159,7 +159,9 @@ def _twin_or_skip():
 def test_twin_launch_has_per_stage_cycles_and_sourced_costs():
     _twin_or_skip()
     case = bench_cases.suite_case(10, 64)
+    before = {k: os.environ.get(k) for k in ("TWIN_TIMELINE", "TWIN_HAZARD")}
     m = perf_model.measure(case, "float32")
+    assert {k: os.environ.get(k) for k in before} == before   # the switches are set for its launch only
     assert m["macs_check"] == pytest.approx(1.0)           # twin cube MACs = 2 products' MACs exactly
     assert set(m["pipes"]) >= {"MTE2", "MTE3", "V", "S", "M", "MTE1", "FIX"}
     assert all(k["source"] for k in m["constants"].values())
@@ -188,3 +190,23 @@ def test_twin_launch_has_per_stage_cycles_and_sourced_costs():
     for i, (const, f) in enumerate(m["variants"][1:], start=1):
         t = perf_model.estimate(m, perf_model.CHIPS["Ascend910B2"], {const: f})["timeline"]
         assert (t <= e["timeline"] * (1 + 1e-9)) if f < 1 else (t >= e["timeline"] * (1 - 1e-9))
+
+
+def test_a_launch_without_the_timeline_is_refused():
+    """The twin records the timeline only when asked (TWIN_TIMELINE=1, which measure sets); reading a launch
+    that ran without it must fail, not give zero times."""
+    _twin_or_skip()
+    from ascend_dcn import ops
+    case = bench_cases.suite_case(10, 64)
+    inputs = bench_cases.make_inputs(case, "float32")
+    a = case.attrs
+    saved = os.environ.pop("TWIN_TIMELINE", None)
+    try:
+        ops.deformable_conv2d_backward(inputs["input"], inputs["grad_output"], inputs["offset_out"], inputs["weight"],
+                                       inputs["offset"], a["kernel_size"], a["stride"], a["padding"], a["dilation"],
+                                       a["groups"], a["deformable_groups"], a["modulated"])
+    finally:
+        if saved is not None:
+            os.environ["TWIN_TIMELINE"] = saved
+    with pytest.raises(RuntimeError, match="no timeline recorded"):
+        perf_model.twin_measurement()

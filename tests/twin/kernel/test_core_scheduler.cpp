@@ -211,3 +211,82 @@ TEST(CoreScheduler, matmul_service_on_one_thread)
     EXPECT_TRUE(r.cores[0].isAic);
     EXPECT_EQ(r.cores[0].cubeMacs, uint64_t(M / 2) * N * K);
 }
+
+namespace {
+// Per AIC, the order in which its AIV cores send Matmul requests, on a MIX_AIC_1_2 launch of 3 blocks
+// (3 AIC, 6 AIV) whose AIV cores do different amounts of GM work (so they yield at different points)
+// between requests, with SyncAll between rounds.
+std::vector<std::vector<int>> MatmulRequestOrder()
+{
+    const int M = 96, N = 16, K = 16, rows = 16;
+    ktest::Gm<float> a(M * K, "a"), bm(K * N, "b"), c(M * N, "c"), spin(4096, "spin");
+    ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
+    TCubeTiling t{};
+    t.usedCoreNum = 1;
+    t.M = M;
+    t.N = N;
+    t.Ka = K;
+    t.Kb = K;
+    t.singleCoreM = rows;
+    t.singleCoreN = N;
+    t.singleCoreK = K;
+    t.baseM = 16;
+    t.baseN = 16;
+    t.baseK = 16;
+    twin::LaunchOptions opt{};
+    opt.blockDim = 3;
+    opt.type = KernelType::MIX_AIC_1_2;
+    opt.workspace = ws.addr();
+    std::mutex mu;
+    std::vector<std::vector<int>> order(3);
+    auto r = twin::Launch(opt, [&] {
+        TPipe pipe;
+        Matmul<FType, FType, FType, FType, CFG_NORM> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        if ASCEND_IS_AIC {
+            return;
+        }
+        const int me = static_cast<int>(GetBlockIdx());
+        GlobalTensor<float> ga, gb, gc, gs;
+        ga.SetGlobalBuffer((__gm__ float*)a.addr());
+        gb.SetGlobalBuffer((__gm__ float*)bm.addr());
+        gc.SetGlobalBuffer((__gm__ float*)c.addr());
+        gs.SetGlobalBuffer((__gm__ float*)spin.addr());
+        for (int round = 0; round < 3; ++round) {
+            for (int step = 0; step < 2; ++step) {
+                const int polls = 700 * ((me * 7 + round * 3 + step) % 5 + 1); // 1-5 yields' worth, per core
+                float sum = 0;
+                for (int i = 0; i < polls; ++i)
+                    sum += gs.GetValue(i % 4096);
+                {
+                    std::lock_guard<std::mutex> lk(mu);
+                    order[me / 2].push_back(me + static_cast<int>(sum));
+                }
+                mm.SetTensorA(ga[me * rows * K]);
+                mm.SetTensorB(gb);
+                mm.IterateAll(gc[me * rows * N]);
+            }
+            SyncAll();
+        }
+        mm.End();
+    });
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    return order;
+}
+} // namespace
+
+TEST(CoreScheduler, matmul_request_order_is_the_same_on_every_run_and_thread_count)
+{
+    std::vector<std::vector<int>> first;
+    {
+        Budget b(1);
+        first = MatmulRequestOrder();
+    }
+    ASSERT_EQ(first.size(), 3u);
+    for (const auto& o : first)
+        EXPECT_EQ(o.size(), 12u);
+    for (uint32_t threads : {1u, 2u, 3u, 2u, 8u, 2u}) {
+        Budget b(threads);
+        EXPECT_EQ(MatmulRequestOrder(), first) << threads << " threads";
+    }
+}

@@ -5,7 +5,11 @@
 // serving AIC's work of the stage).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -128,10 +132,21 @@ void Toy(float* in, float* out, int buffers, bool inPlace)
     }
 }
 
-twin::LaunchResult RunToy(int buffers, bool inPlace)
+// A launch that asks for the timeline (LaunchOptions::timeline; it is off by default).
+twin::LaunchResult RunTl(uint32_t blockDim, KernelType type, const std::function<void()>& entry, bool timeline = true)
+{
+    twin::LaunchOptions o{};
+    o.blockDim = blockDim;
+    o.type = type;
+    o.timeoutMs = 20000;
+    o.timeline = timeline;
+    return twin::Launch(o, entry);
+}
+
+twin::LaunchResult RunToy(int buffers, bool inPlace, bool timeline = true)
 {
     ktest::Gm<float> in(kIters * kElems, "in"), out(kIters * kElems, "out");
-    return ktest::Run(1, KernelType::AIV_ONLY, [&] { Toy(in.p, out.p, buffers, inPlace); });
+    return RunTl(1, KernelType::AIV_ONLY, [&] { Toy(in.p, out.p, buffers, inPlace); }, timeline);
 }
 
 using AType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
@@ -218,7 +233,7 @@ TEST(PipeTimeline, variants_scale_one_constant)
 
 TEST(PipeTimeline, syncall_joins_the_cores_at_the_latest_arrival)
 {
-    auto r = ktest::Run(2, KernelType::MIX_AIV_1_0, [&] {
+    auto r = RunTl(2, KernelType::MIX_AIV_1_0, [&] {
         TPipe pipe;
         TBuf<TPosition::VECCALC> tb;
         pipe.InitBuffer(tb, kElems * sizeof(float));
@@ -249,7 +264,7 @@ TEST(PipeTimeline, syncall_joins_the_cores_at_the_latest_arrival)
 }
 
 namespace {
-twin::LaunchResult RunMatmul(bool async, int vecWork)
+twin::LaunchResult RunMatmul(bool async, int vecWork, bool timeline = true)
 {
     const int M = 128, N = 128, K = 256;
     static ktest::Gm<float> a(M * K, "a"), b(K * N, "b"), c(M * N, "c");
@@ -270,6 +285,7 @@ twin::LaunchResult RunMatmul(bool async, int vecWork)
     opt.blockDim = 1;
     opt.type = KernelType::MIX_AIC_1_2;
     opt.workspace = ws.addr();
+    opt.timeline = timeline;
     return twin::Launch(opt, [&] {
         TPipe pipe;
         Matmul<AType, AType, CType, CType, CFG_NORM> mm;
@@ -347,5 +363,87 @@ TEST(PipeTimeline, busiest_pipe_le_timeline_le_serial_on_every_core_and_stage)
                 EXPECT_LE(st.timeline, st.b.serial * (1 + 1e-9) + 1e-9);
             }
         }
+    }
+}
+
+namespace {
+// TWIN_TIMELINE for the scope of one test (restored after it).
+class ScopedTimelineEnv {
+public:
+    explicit ScopedTimelineEnv(const char* value)
+    {
+        const char* old = std::getenv("TWIN_TIMELINE");
+        had_ = old != nullptr;
+        if (had_)
+            old_ = old;
+        Set(value);
+    }
+    ~ScopedTimelineEnv() { Set(had_ ? old_.c_str() : nullptr); }
+    static void Set(const char* value)
+    {
+        if (value == nullptr)
+            unsetenv("TWIN_TIMELINE");
+        else
+            setenv("TWIN_TIMELINE", value, 1);
+    }
+
+private:
+    bool had_ = false;
+    std::string old_;
+};
+
+bool SameCounters(const twin::PipeCounters& a, const twin::PipeCounters& b)
+{
+    twin::PipeCounters x = a, y = b;
+    x.syncWaitNs = y.syncWaitNs = 0; // wall time, not a cost
+    return std::memcmp(&x, &y, sizeof(x)) == 0;
+}
+} // namespace
+
+TEST(PipeTimeline, off_by_default_and_the_counters_do_not_depend_on_it)
+{
+    ScopedTimelineEnv env(nullptr);
+    std::vector<std::pair<twin::LaunchResult, twin::LaunchResult>> runs; // (off, on)
+    runs.emplace_back(RunToy(2, false, false), RunToy(2, false, true));
+    runs.emplace_back(RunMatmul(true, 20, false), RunMatmul(true, 20, true));
+    for (const auto& [off, on] : runs) {
+        EXPECT_TRUE(ktest::ExpectOk(off));
+        EXPECT_TRUE(ktest::ExpectOk(on));
+        ASSERT_EQ(off.cores.size(), on.cores.size());
+        uint64_t waits = 0;
+        for (size_t i = 0; i < off.cores.size(); ++i) {
+            EXPECT_TRUE(off.cores[i].stageTimeline.empty());
+            EXPECT_TRUE(off.cores[i].stageBusy.empty());
+            EXPECT_EQ(off.cores[i].timelineEnd, 0.0);
+            EXPECT_FALSE(on.cores[i].stageTimeline.empty());
+            // every counter (the WaitFlag counts included) is the same with and without the timeline
+            EXPECT_TRUE(SameCounters(off.cores[i], on.cores[i])) << "core " << i;
+            ASSERT_EQ(off.cores[i].atSyncAll.size(), on.cores[i].atSyncAll.size());
+            for (size_t k = 0; k < off.cores[i].atSyncAll.size(); ++k)
+                EXPECT_TRUE(SameCounters(off.cores[i].atSyncAll[k], on.cores[i].atSyncAll[k]));
+            waits += off.cores[i].waitFlagsV + off.cores[i].waitFlagsMTE2 + off.cores[i].waitFlagsMTE3;
+        }
+        EXPECT_GT(waits, 0u); // the comparison covers the WaitFlag counters
+    }
+}
+
+TEST(PipeTimeline, environment_switch_is_read_at_every_launch)
+{
+    {
+        ScopedTimelineEnv env("1");
+        EXPECT_EQ(RunToy(1, true, false).cores.at(0).stageTimeline.size(), 1u);
+    }
+    {
+        ScopedTimelineEnv env("0");
+        EXPECT_TRUE(RunToy(1, true, false).cores.at(0).stageTimeline.empty());
+        EXPECT_EQ(RunToy(1, true, true).cores.at(0).stageTimeline.size(), 1u); // the option still asks
+    }
+    {
+        ScopedTimelineEnv env("1"); // after launches without it: not frozen at the first launch
+        EXPECT_EQ(RunToy(1, true, false).cores.at(0).stageTimeline.size(), 1u);
+    }
+    {
+        ScopedTimelineEnv env(nullptr);
+        EXPECT_TRUE(RunToy(1, true, false).cores.at(0).stageTimeline.empty());
     }
 }

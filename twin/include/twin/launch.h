@@ -28,6 +28,11 @@ struct LaunchOptions {
     // mode (SyncAll docs: otherwise operators on several streams can deadlock) -> violation in SyncAll.
     // kScheduleModeUnchecked: kernel tests launching directly (the twin models no `__schedmode__`).
     int32_t scheduleMode = kScheduleModeUnchecked;
+    // Per-pipe timeline (twin/kernel/pipe_timeline.h; CoreCounters::stageTimeline/stageBusy/timelineEnd):
+    // off by default, it costs more than the emulation itself. On when this is true or when the
+    // environment has TWIN_TIMELINE set to anything but "" or "0" (read at every launch; the way
+    // scripts/perf_model.py asks for it through the aclnn path). The counters are the same either way.
+    bool timeline = false;
     static constexpr int32_t kScheduleModeUnchecked = -1;
     static constexpr int32_t kScheduleModeBatch = 1;
 };

@@ -138,6 +138,8 @@ struct CoreScheduler::Thread {
     CoreScheduler *sched = nullptr;
     std::vector<Fiber *> fibers;
     Fiber *current = nullptr;
+    std::condition_variable cv; // the thread sleeps here when it has no ready core (under the launch mutex)
+    bool idle = false;          // sleeping on cv
     ucontext_t mainCtx;
     const void *mainStackBottom = nullptr;   // learnt from ASan on the first switch into a fiber
     size_t mainStackSize = 0;
@@ -206,14 +208,19 @@ void FiberEntry() {
 
 // ---- the scheduler ---------------------------------------------------------------------------
 
-CoreScheduler::CoreScheduler(std::mutex &mu, std::condition_variable &cv, uint32_t channels)
-    : mu_(mu), cv_(cv), epoch_(std::max(1u, channels), 0) {}
+CoreScheduler::CoreScheduler(std::mutex& mu, uint32_t channels) : mu_(mu), epoch_(std::max(1u, channels), 0) {}
 
 CoreScheduler::~CoreScheduler() = default;
 
-void CoreScheduler::Run(uint32_t n, uint32_t threads, CoreContext *const *cores, const std::function<void(uint32_t)> &runCore) {
+void CoreScheduler::Run(
+    uint32_t n, uint32_t threads, CoreContext* const* cores, const uint32_t* group,
+    const std::function<void(uint32_t)>& runCore)
+{
     if (n == 0) return;
-    threads = std::max(1u, std::min(threads, n));
+    uint32_t groups = 0;
+    for (uint32_t i = 0; i < n; ++i)
+        groups = std::max(groups, group[i] + 1);
+    threads = std::max(1u, std::min(threads, groups));
     std::vector<Fiber> fibers(n);
     std::vector<Thread> workers(threads);
     for (uint32_t t = 0; t < threads; ++t) workers[t].sched = this;
@@ -222,11 +229,19 @@ void CoreScheduler::Run(uint32_t n, uint32_t threads, CoreContext *const *cores,
         f.index = i;
         f.core = cores[i];
         f.run = &runCore;
-        f.thread = &workers[i % threads];
-        f.thread->fibers.push_back(&f);
+        f.thread = &workers[group[i] % threads];
+        f.thread->fibers.push_back(&f); // in index order
     }
     for (uint32_t i = 0; i < n; ++i) cores[i]->sharesThread = fibers[i].thread->fibers.size() > 1;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        threads_.clear();
+        for (Thread& w : workers)
+            threads_.push_back(&w);
+    }
     RunOnDistinctThreads(threads, [this, &workers](uint32_t t) { ThreadLoop(workers[t]); });
+    std::lock_guard<std::mutex> lk(mu_);
+    threads_.clear();
 }
 
 void CoreScheduler::ThreadLoop(Thread &t) {
@@ -247,7 +262,12 @@ void CoreScheduler::ThreadLoop(Thread &t) {
     }
     size_t next = 0, done = 0;
     std::unique_lock<std::mutex> lk(mu_);
+    uint64_t restartSeen = restart_;
     while (done < t.fibers.size()) {
+        if (restart_ != restartSeen) { // a barrier of all cores opened: start again from the first core
+            restartSeen = restart_;
+            next = 0;
+        }
         Fiber *pick = nullptr;
         const Clock::time_point now = Clock::now();
         Clock::time_point earliest = Clock::time_point::max();
@@ -262,8 +282,12 @@ void CoreScheduler::ThreadLoop(Thread &t) {
             }
         }
         if (pick == nullptr) {
-            if (earliest == Clock::time_point::max()) cv_.wait(lk);
-            else cv_.wait_until(lk, earliest);
+            t.idle = true;
+            if (earliest == Clock::time_point::max())
+                t.cv.wait(lk);
+            else
+                t.cv.wait_until(lk, earliest);
+            t.idle = false;
             continue;
         }
         pick->state = FiberState::Running;
@@ -297,14 +321,43 @@ bool CoreScheduler::Block(std::unique_lock<std::mutex> &lk, uint32_t channel, Cl
     return Clock::now() >= deadline;
 }
 
+void CoreScheduler::Notify(Thread& t)
+{
+    if (t.idle)
+        t.cv.notify_one();
+}
+
 void CoreScheduler::Wake(uint32_t channel) {
-    if (channel < epoch_.size()) ++epoch_[channel];
-    cv_.notify_all();
+    if (channel >= epoch_.size())
+        return;
+    ++epoch_[channel];
+    for (Thread* t : threads_) {
+        for (const Fiber* f : t->fibers) {
+            if (f->state == FiberState::Blocked && f->channel == channel) {
+                Notify(*t);
+                break;
+            }
+        }
+    }
 }
 
 void CoreScheduler::WakeAll() {
     for (uint64_t &e : epoch_) ++e;
-    cv_.notify_all();
+    for (Thread* t : threads_)
+        Notify(*t);
+}
+
+void CoreScheduler::Restart(std::unique_lock<std::mutex>& lk)
+{
+    ++restart_;
+    Thread* t = t_thread;
+    if (t == nullptr || t->current == nullptr)
+        return;
+    Fiber& f = *t->current;
+    f.state = FiberState::Ready;
+    lk.unlock();
+    SwitchToMain(f, false);
+    lk.lock();
 }
 
 void YieldCore() {

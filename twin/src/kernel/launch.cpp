@@ -54,8 +54,8 @@ struct LaunchState {
     uint32_t numAic = 0, numAiv = 0;       // virtual cores of the launch
     uint32_t aivPerAic = 0;                // 2 for MIX_AIC_1_2, 1 for MIX_AIC_1_1
     bool concurrent = true;                // all cores resident at once (false: AIV waves)
+    bool timeline = false;                 // per-pipe timeline recorded (TlEnabled, decided at launch)
     std::mutex mu;
-    std::condition_variable cv;            // idle scheduler threads wait here
     // Cores block through the scheduler (concurrent launches only). Channel 0: SyncAll barriers;
     // channel 1 + i: AIC i's Matmul service, woken only by its own AIV cores' exits (or an abort),
     // so a finishing AIV does not wake every other AIC.
@@ -318,6 +318,9 @@ void HardSyncAll(const char *api, bool aivOnly, uint32_t participants) {
         ls.sched->Wake(0);
         HazardBarrierLeave(c, b);
         TlSyncAllLeave(c, ls.tlRelease[b]);
+        // every core of the scope waits here: all threads resume from their first core (deterministic order)
+        if (n == total)
+            ls.sched->Restart(lk);
         return;
     }
     const size_t me = Slot(ls, c);
@@ -411,15 +414,16 @@ void AddCubeWorkToServingAic(const cost::CubeCost &cost, uint64_t macs, uint64_t
     c.counters.cubeMacsIssued += macs;
     const std::vector<double> request = TlMatmulRequest(c);
     std::vector<double> duration;
-    double busy[kTlPipes];
-    MatmulDuration(cost, gmReadBytes, gmWriteBytes, duration, busy);
+    double busy[kTlPipes] = {};
+    if (c.tl != nullptr)
+        MatmulDuration(cost, gmReadBytes, gmWriteBytes, duration, busy);
     std::lock_guard<std::mutex> lk(ls.mu);
     if (ls.aivPerAic == 0) {   // no serving AIC (not reachable: Matmul needs a MIX launch)
         AddCubeWork(c.counters, cost, macs, gmReadBytes, gmWriteBytes);
         return;
     }
     const uint32_t aic = c.blockIdx / ls.aivPerAic;
-    { // the AIC serves requests first come, first served (in the order the twin delivers them)
+    if (c.tl != nullptr) { // the AIC serves requests first come, first served (in the order the twin delivers them)
         std::vector<double>& free = ls.aicFree[aic];
         free.resize(duration.size(), 0.0);
         std::vector<double> done(duration.size());
@@ -549,7 +553,7 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
         c->shadow = c->shadowStorage.data();
     }
     if (ls.hazard) HazardCoreAttach(ls.hazard.get(), *c);
-    c->tl = TlCreate(c->counters);
+    c->tl = ls.timeline ? TlCreate(c->counters) : nullptr;
     return c;
 }
 
@@ -562,6 +566,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     LaunchState ls;
     ls.opt = opt;
     ls.plat = CurrentPlatform();
+    ls.timeline = TlEnabled(opt.timeline);
     if (opt.blockDim == 0 || opt.blockDim > 65535) {
         res.error = "Launch: blockDim must be in [1, 65535]; got " + std::to_string(opt.blockDim);
         return res;
@@ -604,8 +609,16 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
             cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
             raw[i] = cores[i].get();
         }
-        ls.sched.reset(new CoreScheduler(ls.mu, ls.cv, 1 + ls.numAic + total));
-        ls.sched->Run(total, budget, raw.data(), [&ls, &cores, &entry](uint32_t i) { RunCore(ls, *cores[i], entry); });
+        // an AIC and the AIV cores it serves form a group (one thread: their Matmul requests reach the AIC in
+        // the same order on every run); otherwise every core is its own group
+        std::vector<uint32_t> group(total);
+        for (uint32_t i = 0; i < total; ++i)
+            group[i] = ls.aivPerAic == 0 ? i : i < ls.numAic ? i : (i - ls.numAic) / ls.aivPerAic;
+        ls.sched.reset(
+            new CoreScheduler(ls.mu, 1 + ls.numAic + total)); // + one channel per core: its CrossCoreWaitFlag
+        ls.sched->Run(total, budget, raw.data(), group.data(), [&ls, &cores, &entry](uint32_t i) {
+            RunCore(ls, *cores[i], entry);
+        });
     } else {
         RunOnDistinctThreads(std::min(physical, budget), [&ls, &cores, &entry, &next, total](uint32_t) {
             for (uint32_t i = next++; i < total; i = next++) {
@@ -654,7 +667,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
             }
             // Its timeline: the cycles it spent on each stage's requests (it has no SyncAll of its own).
             // Its own code (TPipe, the service loop's flags) is charged to the last stage, like its counters.
-            if (servedOnly) {
+            if (servedOnly && ls.timeline) {
                 const size_t V = TlVariants();
                 std::vector<std::vector<double>> own = cc.stageTimeline, ownBusy = cc.stageBusy;
                 cc.stageTimeline.assign(aivStages + 1, std::vector<double>(V, 0.0));

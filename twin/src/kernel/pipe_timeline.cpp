@@ -2,6 +2,7 @@
 #include "twin/kernel/pipe_timeline.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -41,12 +42,19 @@ uint64_t Field(const PipeCounters& c, size_t off)
     return v;
 }
 
-// The cost table compiled once: per pipe term its counter offset and pipe, per variant its constant values.
+// The cost table compiled once: per pipe term its counter offset, pipe, constant and default value;
+// per variant its constant values. Exactness: every cost constant (and its x0.5 / x2) is a dyadic
+// rational (an integer or k / 2^m with m <= 9) and counters are integers, so every sum and max the
+// timeline forms is exact in double precision (well below 2^53 cycles); the order of additions does
+// not change a result, which lets TlSync charge all variants from the default sums (below).
 struct Model {
     struct Term {
         size_t off;
         int pipe;
+        int constant;  // index into the constants, -1: the counter is in cycles
+        double value0; // the default cycles per count
     };
+    static constexpr size_t kMaxConstants = 32; // a bit per constant in TlSync's mask
     std::vector<Term> terms;
     std::vector<double> value; // [variant][term]: constant x factor (1 for cycle counters)
     std::vector<const char*> varConst;
@@ -56,16 +64,18 @@ struct Model {
     size_t waitOff[kTlPipes]; // waitFlags<pipe> counter offsets
     size_t syncAllOff;
     int8_t src[kEvents], dst[kEvents];
-    size_t V = 0;
+    size_t V = 0, nk = 0;
 
     Model()
     {
-        size_t nk = 0, nt = 0;
+        size_t nt = 0;
         const cost::Constant* k = cost::Constants(nk);
         const cost::PipeTerm* t = cost::PipeTerms(nt);
+        if (nk > kMaxConstants)
+            throw std::logic_error("twin timeline: more cost constants than TlSync's mask holds");
         varConst.push_back(nullptr);
         varFactor.push_back(1.0);
-        for (size_t j = 0; j < nk; ++j) {
+        for (size_t j = 0; j < nk; ++j) { // variants 2j+1 (x0.5) and 2j+2 (x2): TlSync relies on this order
             varConst.push_back(k[j].name);
             varFactor.push_back(0.5);
             varConst.push_back(k[j].name);
@@ -76,7 +86,13 @@ struct Model {
             const int p = TlPipeFromName(t[i].pipe);
             if (p < 0)
                 throw std::logic_error(std::string("twin timeline: unknown pipe ") + t[i].pipe);
-            terms.push_back({CounterOffset(t[i].counter), p});
+            int ci = -1;
+            for (size_t j = 0; t[i].constant != nullptr && j < nk; ++j)
+                if (std::strcmp(k[j].name, t[i].constant) == 0)
+                    ci = static_cast<int>(j);
+            if (t[i].constant != nullptr && ci < 0)
+                throw std::logic_error(std::string("twin timeline: unknown constant ") + t[i].constant);
+            terms.push_back({CounterOffset(t[i].counter), p, ci, ci < 0 ? 1.0 : k[ci].value});
         }
         value.assign(V * nt, 1.0);
         flagCycles.assign(V, 0.0);
@@ -120,17 +136,24 @@ void Bump(PipeCounters& c, size_t off)
 
 } // namespace
 
+// Clocks are stored pipe-major ([pipe][variant]) so that one hook updates a pipe of every variant in
+// one contiguous loop.
 struct TimelineCore {
     PipeCounters last; // counters already charged
     size_t V = 0;
-    std::vector<double> clk;        // [variant][pipe]
+    std::vector<double> clk;        // [pipe][variant]
     std::vector<double> flag;       // [event][id][variant]: time the flag was set
     std::vector<double> stageStart; // [variant]
-    std::vector<double> scratch;    // [variant][pipe] work of the segment being charged
+    std::vector<double> work;       // [variant] work of one pipe in the segment being charged
     std::vector<double> result;     // [variant] (returned by reference)
     std::vector<double> mmDone;     // [variant] completion of the last Matmul request
-    double busy[kTlPipes] = {};     // variant 0, current stage
+    // [constant][pipe]: the segment's cycles charged through each constant (default values); rows
+    // are cleared after use (TlSync)
+    double byConstant[Model::kMaxConstants][kTlPipes] = {};
+    double busy[kTlPipes] = {}; // variant 0, current stage
     std::vector<std::vector<double>> stages, stageBusy;
+    double* Pipe(int p) { return &clk[size_t(p) * V]; }
+    const double* Pipe(int p) const { return &clk[size_t(p) * V]; }
 };
 
 const char* TlPipeName(int p) { return p >= 0 && p < kTlPipes ? kPipeNames[p] : "?"; }
@@ -141,6 +164,14 @@ int TlPipeFromName(const char* name)
         if (std::strcmp(name, kPipeNames[p]) == 0)
             return p;
     return -1;
+}
+
+bool TlEnabled(bool requested)
+{
+    if (requested)
+        return true;
+    const char* v = std::getenv("TWIN_TIMELINE");
+    return v != nullptr && v[0] != '\0' && std::strcmp(v, "0") != 0;
 }
 
 size_t TlVariants() { return M().V; }
@@ -156,7 +187,7 @@ TimelineCore* TlCreate(const PipeCounters& start)
     t->clk.assign(m.V * kTlPipes, 0.0);
     t->flag.assign(size_t(kEvents) * kIds * m.V, 0.0);
     t->stageStart.assign(m.V, 0.0);
-    t->scratch.assign(m.V * kTlPipes, 0.0);
+    t->work.assign(m.V, 0.0);
     t->result.assign(m.V, 0.0);
     t->mmDone.assign(m.V, 0.0);
     return t;
@@ -164,39 +195,64 @@ TimelineCore* TlCreate(const PipeCounters& start)
 
 void TlDestroy(TimelineCore* t) { delete t; }
 
+// The segment's work of pipe p in every variant: the default sum, plus for variant 2j+1 / 2j+2 (constant
+// j x0.5 / x2) the part charged through constant j times -0.5 / +1 (exact, see Model).
+static const double* PipeWork(TimelineCore& t, const double w0[kTlPipes], uint32_t mask, int p)
+{
+    double* w = t.work.data();
+    std::fill(w, w + t.V, w0[p]);
+    for (uint32_t rest = mask; rest != 0; rest &= rest - 1) {
+        const int j = __builtin_ctz(rest);
+        const double part = t.byConstant[j][p];
+        w[2 * j + 1] -= 0.5 * part;
+        w[2 * j + 2] += part;
+    }
+    return w;
+}
+
 void TlSync(CoreContext& c)
 {
     TimelineCore* t = c.tl;
     if (t == nullptr)
         return;
     const Model& m = M();
-    const size_t nt = m.terms.size(), V = t->V;
+    double w0[kTlPipes] = {};
+    uint32_t mask = 0; // constants charged in this segment
     bool any = false;
-    for (size_t i = 0; i < nt; ++i) {
-        const uint64_t d = Field(c.counters, m.terms[i].off) - Field(t->last, m.terms[i].off);
+    for (const Model::Term& term : m.terms) {
+        const uint64_t d = Field(c.counters, term.off) - Field(t->last, term.off);
         if (d == 0)
             continue;
-        if (!any)
-            std::fill(t->scratch.begin(), t->scratch.end(), 0.0);
         any = true;
-        const int p = m.terms[i].pipe;
-        const double dd = static_cast<double>(d);
-        for (size_t v = 0; v < V; ++v)
-            t->scratch[v * kTlPipes + p] += dd * m.value[v * nt + i];
+        const double x = static_cast<double>(d) * term.value0;
+        w0[term.pipe] += x;
+        if (term.constant >= 0) {
+            t->byConstant[term.constant][term.pipe] += x;
+            mask |= 1u << term.constant;
+        }
     }
     if (!any)
         return;
     t->last = c.counters;
-    for (size_t v = 0; v < V; ++v) {
-        double* clk = &t->clk[v * kTlPipes];
-        const double* w = &t->scratch[v * kTlPipes];
-        clk[kS] += w[kS]; // scalar work first: the other instructions issue after it
-        for (int p = 1; p < kTlPipes; ++p)
-            if (w[p] != 0)
-                clk[p] = std::max(clk[p], clk[kS]) + w[p];
+    const size_t V = t->V;
+    double* s = t->Pipe(kS);
+    { // scalar work first: the other instructions issue after it
+        const double* w = PipeWork(*t, w0, mask, kS);
+        for (size_t v = 0; v < V; ++v)
+            s[v] += w[v];
+    }
+    for (int p = 1; p < kTlPipes; ++p) {
+        if (w0[p] == 0) // all terms are positive: no work in the defaults = none in any variant
+            continue;
+        const double* w = PipeWork(*t, w0, mask, p);
+        double* q = t->Pipe(p);
+        for (size_t v = 0; v < V; ++v)
+            q[v] = std::max(q[v], s[v]) + w[v];
     }
     for (int p = 0; p < kTlPipes; ++p)
-        t->busy[p] += t->scratch[p];
+        t->busy[p] += w0[p];
+    for (uint32_t rest = mask; rest != 0; rest &= rest - 1)
+        std::fill(t->byConstant[__builtin_ctz(rest)], t->byConstant[__builtin_ctz(rest)] + kTlPipes, 0.0);
 }
 
 void TlFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id)
@@ -207,31 +263,55 @@ void TlFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id)
     TlSync(c);
     const int p = M().src[static_cast<int>(e)];
     double* f = &t->flag[(size_t(static_cast<int>(e)) * kIds + size_t(id)) * t->V];
-    for (size_t v = 0; v < t->V; ++v) {
-        const double* clk = &t->clk[v * kTlPipes];
-        f[v] = std::max(clk[kS], p >= 0 ? clk[p] : 0.0);
+    const double* s = t->Pipe(kS);
+    if (p >= 0) {
+        const double* q = t->Pipe(p);
+        for (size_t v = 0; v < t->V; ++v)
+            f[v] = std::max(s[v], q[v]);
+    } else {
+        for (size_t v = 0; v < t->V; ++v)
+            f[v] = std::max(s[v], 0.0);
     }
 }
 
 void TlFlagWait(CoreContext& c, AscendC::HardEvent e, int32_t id)
 {
     TimelineCore* t = c.tl;
-    if (t == nullptr || id < 0 || id >= kIds)
+    if (id < 0 || id >= kIds)
         return;
-    TlSync(c);
     const Model& m = M();
     const int q = m.dst[static_cast<int>(e)];
+    if (t == nullptr) { // no timeline: only the counter
+        if (q >= 0)
+            Bump(c.counters, m.waitOff[q]);
+        return;
+    }
+    TlSync(c);
     if (q < 0)
         return;
     // the wait_flag instruction occupies pipe q for flag_cycles (counted: waitFlags<q>)
     Bump(c.counters, m.waitOff[q]);
     Bump(t->last, m.waitOff[q]);
     const double* f = &t->flag[(size_t(static_cast<int>(e)) * kIds + size_t(id)) * t->V];
-    for (size_t v = 0; v < t->V; ++v) {
-        double* clk = &t->clk[v * kTlPipes];
-        clk[q] = std::max(std::max(clk[q], clk[kS]), f[v]) + m.flagCycles[v];
-    }
+    const double* s = t->Pipe(kS);
+    double* w = t->Pipe(q);
+    for (size_t v = 0; v < t->V; ++v)
+        w[v] = std::max(std::max(w[v], s[v]), f[v]) + m.flagCycles[v];
     t->busy[q] += m.flagCycles[0];
+}
+
+// Every clock of every variant = the latest of that variant.
+static void JoinPipes(TimelineCore& t)
+{
+    double* j = t.work.data();
+    std::copy(t.Pipe(0), t.Pipe(0) + t.V, j);
+    for (int p = 1; p < kTlPipes; ++p) {
+        const double* q = t.Pipe(p);
+        for (size_t v = 0; v < t.V; ++v)
+            j[v] = std::max(j[v], q[v]);
+    }
+    for (int p = 0; p < kTlPipes; ++p)
+        std::copy(j, j + t.V, t.Pipe(p));
 }
 
 void TlPipeBarrierAll(CoreContext& c)
@@ -240,11 +320,7 @@ void TlPipeBarrierAll(CoreContext& c)
     if (t == nullptr)
         return;
     TlSync(c);
-    for (size_t v = 0; v < t->V; ++v) {
-        double* clk = &t->clk[v * kTlPipes];
-        const double j = *std::max_element(clk, clk + kTlPipes);
-        std::fill(clk, clk + kTlPipes, j);
-    }
+    JoinPipes(*t);
 }
 
 static void EndStage(TimelineCore& t, const std::vector<double>& end)
@@ -266,11 +342,11 @@ const std::vector<double>& TlSyncAllArrive(CoreContext& c)
     TlPipeBarrierAll(c);
     const Model& m = M();
     Bump(t->last, m.syncAllOff); // the caller counts this SyncAll next; its cost is charged here
-    for (size_t v = 0; v < t->V; ++v) {
-        double* clk = &t->clk[v * kTlPipes];
-        t->result[v] = clk[kS] + m.syncAllCycles[v];
-        std::fill(clk, clk + kTlPipes, t->result[v]);
-    }
+    const double* s = t->Pipe(kS);
+    for (size_t v = 0; v < t->V; ++v)
+        t->result[v] = s[v] + m.syncAllCycles[v];
+    for (int p = 0; p < kTlPipes; ++p)
+        std::copy(t->result.begin(), t->result.end(), t->Pipe(p));
     t->busy[kS] += m.syncAllCycles[0];
     return t->result;
 }
@@ -280,14 +356,11 @@ void TlSyncAllLeave(CoreContext& c, const std::vector<double>& release)
     TimelineCore* t = c.tl;
     if (t == nullptr || release.size() != t->V)
         return;
-    std::vector<double> arrival(t->V);
-    for (size_t v = 0; v < t->V; ++v)
-        arrival[v] = t->clk[v * kTlPipes];
+    const std::vector<double> arrival(t->Pipe(kS), t->Pipe(kS) + t->V); // all pipes joined at the arrival
     EndStage(*t, arrival);
-    for (size_t v = 0; v < t->V; ++v) {
-        std::fill(&t->clk[v * kTlPipes], &t->clk[v * kTlPipes] + kTlPipes, release[v]);
-        t->stageStart[v] = release[v];
-    }
+    for (int p = 0; p < kTlPipes; ++p)
+        std::copy(release.begin(), release.end(), t->Pipe(p));
+    t->stageStart = release;
 }
 
 void TlKernelEnd(CoreContext& c)
@@ -296,9 +369,7 @@ void TlKernelEnd(CoreContext& c)
     if (t == nullptr)
         return;
     TlPipeBarrierAll(c);
-    std::vector<double> end(t->V);
-    for (size_t v = 0; v < t->V; ++v)
-        end[v] = t->clk[v * kTlPipes];
+    const std::vector<double> end(t->Pipe(kS), t->Pipe(kS) + t->V);
     EndStage(*t, end);
 }
 
@@ -309,8 +380,7 @@ const std::vector<double>& TlMatmulRequest(CoreContext& c)
     if (t == nullptr)
         return none;
     TlSync(c);
-    for (size_t v = 0; v < t->V; ++v)
-        t->result[v] = t->clk[v * kTlPipes + kS];
+    std::copy(t->Pipe(kS), t->Pipe(kS) + t->V, t->result.begin());
     return t->result;
 }
 
@@ -328,10 +398,9 @@ void TlMatmulWait(CoreContext& c)
     if (t == nullptr)
         return;
     TlSync(c);
-    for (size_t v = 0; v < t->V; ++v) {
-        double& s = t->clk[v * kTlPipes + kS];
-        s = std::max(s, t->mmDone[v]);
-    }
+    double* s = t->Pipe(kS);
+    for (size_t v = 0; v < t->V; ++v)
+        s[v] = std::max(s[v], t->mmDone[v]);
 }
 
 void MatmulDuration(
@@ -389,7 +458,8 @@ void TlResults(
     endCycles = 0;
     if (t == nullptr)
         return;
-    endCycles = *std::max_element(t->clk.begin(), t->clk.begin() + kTlPipes);
+    for (int p = 0; p < kTlPipes; ++p)
+        endCycles = std::max(endCycles, t->Pipe(p)[0]);
     stageTimeline = t->stages;
     stageBusy = t->stageBusy;
 }

@@ -44,6 +44,11 @@ size_t TlVariants();
 const char* TlVariantConstant(size_t v); // nullptr for variant 0
 double TlVariantFactor(size_t v);
 
+// Whether a launch records the timeline: requested (LaunchOptions::timeline) or TWIN_TIMELINE set to
+// anything but "" / "0" in the environment, read on every call (never cached). Off, CoreContext::tl is
+// nullptr and every hook below returns at once (TlFlagWait still counts the wait in the counters).
+bool TlEnabled(bool requested);
+
 struct TimelineCore; // per virtual core (src/kernel/pipe_timeline.cpp)
 TimelineCore* TlCreate(const PipeCounters& start);
 void TlDestroy(TimelineCore* t);
