@@ -132,6 +132,7 @@ struct CoreScheduler::Fiber {
     const std::function<void(uint32_t)> *run = nullptr;
     void *asanFakeStack = nullptr;
     void *tsanFiber = nullptr;
+    bool finished = false;             // set by the fiber itself; read by its own thread only
 };
 
 struct CoreScheduler::Thread {
@@ -201,7 +202,7 @@ void FiberEntry() {
     CoreScheduler::Fiber &f = *t_thread->current;
     FinishSwitchIntoFiber(f);
     (*f.run)(f.index);
-    f.state = FiberState::Finished;
+    f.finished = true;   // `state` is written only under the launch mutex (ThreadLoop turns this into Finished)
     SwitchToMain(f, true);
 }
 }  // namespace
@@ -294,6 +295,10 @@ void CoreScheduler::ThreadLoop(Thread &t) {
         lk.unlock();
         SwitchToFiber(t, *pick);
         lk.lock();
+        // Block and Restart set Blocked/Ready themselves (under the mutex); a fiber that comes back still
+        // Running has either finished or yielded (YieldCore).
+        if (pick->state == FiberState::Running)
+            pick->state = pick->finished ? FiberState::Finished : FiberState::Ready;
         if (pick->state == FiberState::Finished) ++done;
     }
     lk.unlock();
@@ -363,9 +368,7 @@ void CoreScheduler::Restart(std::unique_lock<std::mutex>& lk)
 void YieldCore() {
     CoreScheduler::Thread *t = t_thread;
     if (t == nullptr || t->current == nullptr || t->fibers.size() < 2) return;
-    CoreScheduler::Fiber &f = *t->current;
-    f.state = FiberState::Ready;
-    SwitchToMain(f, false);
+    SwitchToMain(*t->current, false);   // ThreadLoop marks it Ready under the launch mutex
 }
 
 }  // namespace kernel
