@@ -799,12 +799,12 @@ private:
     }
 
     // key[i] <- kOutsideKey where !(v[i] <cmp> bound), for the plane_ elements of a tile's coordinate planes:
-    // CompareScalar, then Select (tensor-tensor mode) against the outside_ plane (CANN 8.1.RC1 has neither
-    // Compares nor a scalar-src1 Select count form). CompareScalar works on whole 256-B repeats: it reads
-    // up to roundup(plane, 64) elements (the following coordinate plane, always defined); Select writes
-    // exactly plane_ elements. The leading barrier orders the compare after the vector writes of v (and, from
-    // the second call on, after the previous Select, which read msk and may have written v); the caller orders
-    // the last Select before its readers.
+    // CompareScalar, then Select (tensor-tensor mode) against the outside_ plane (CANN 8.1.RC1 has no
+    // Compares; its scalar-src1 Select count form exists but is not used here). CompareScalar works on
+    // whole 256-B repeats: it reads up to roundup(plane, 64) elements (the following coordinate plane,
+    // always defined); Select writes exactly plane_ elements. The leading barrier orders the compare after
+    // the vector writes of v (and, from the second call on, after the previous Select, which read msk and
+    // may have written v); the caller orders the last Select before its readers.
     __aicore__ inline void MarkOutside(
         const AscendC::LocalTensor<float>& key, const AscendC::LocalTensor<float>& v,
         const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp)
