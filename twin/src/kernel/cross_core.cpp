@@ -240,6 +240,19 @@ std::string Deliver(CrossCoreLaunch& x, CoreContext& c, XcChannel& ch, uint16_t 
     return std::string();
 }
 
+// Lock held. Records that this core uses one of hard SyncAll's flag IDs; a report ("" = none) when the
+// core also calls hard SyncAll, whose counts would mix with this flag's.
+std::string NoteSyncAllId(CrossCoreLaunch& x, CoreContext& c, const char* api, uint32_t slot, uint16_t id)
+{
+    if (id < kSyncAllFirstId || id > kSyncAllLastId)
+        return std::string();
+    x.usedSyncAllIds[slot] = 1;
+    if (!x.usedHardSyncAll[slot])
+        return std::string();
+    return std::string(api) + ": core " + CoreName(c) + ": flagId " + std::to_string(id) +
+           " is used by hard SyncAll (IDs 11-14), which this core also calls: their counts would mix";
+}
+
 } // namespace
 
 void CrossCoreSet(const char* api, uint8_t mode, pipe_t pipe, uint16_t id, const SyncLoc& loc)
@@ -258,12 +271,7 @@ void CrossCoreSet(const char* api, uint8_t mode, pipe_t pipe, uint16_t id, const
     {
         auto lk = LaunchLock(c);
         CrossCoreLaunch& x = LaunchCrossCore(c);
-        if (id >= kSyncAllFirstId && id <= kSyncAllLastId) {
-            x.usedSyncAllIds[slot] = 1;
-            if (x.usedHardSyncAll[slot])
-                report = std::string(api) + ": core " + CoreName(c) + ": flagId " + std::to_string(id) +
-                         " is used by hard SyncAll (IDs 11-14), which this core also calls: their counts would mix";
-        }
+        report = NoteSyncAllId(x, c, api, slot, id);
         if (report.empty()) {
             uint32_t member = 0;
             XcChannel& ch = ChannelOf(x, c, slot, mode, id, member);
@@ -296,12 +304,7 @@ void CrossCoreWait(const char* api, uint8_t mode, pipe_t pipe, uint16_t id, cons
     {
         auto lk = LaunchLock(c);
         CrossCoreLaunch& x = LaunchCrossCore(c);
-        if (id >= kSyncAllFirstId && id <= kSyncAllLastId) {
-            x.usedSyncAllIds[slot] = 1;
-            if (x.usedHardSyncAll[slot])
-                report = std::string(api) + ": core " + CoreName(c) + ": flagId " + std::to_string(id) +
-                         " is used by hard SyncAll (IDs 11-14), which this core also calls: their counts would mix";
-        }
+        report = NoteSyncAllId(x, c, api, slot, id);
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(LaunchTimeoutMs(c));
         while (report.empty() && x.flags[slot][id].count == 0) {
             x.waitingFor[slot] = id;
