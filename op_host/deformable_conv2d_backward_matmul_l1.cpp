@@ -21,8 +21,8 @@ uint64_t LeadingK(uint64_t blocks, uint64_t k, uint64_t baseK) { return std::min
 
 // The operand reset after every group of the other axis' blocks (cache index = K block): per own block and
 // group, the kept K blocks load once, the others once per group member.
-Loads InnerLoads(uint64_t rows, uint64_t baseRows, uint64_t otherBlocks, uint64_t step, uint64_t k, uint64_t baseK,
-                 uint64_t cache)
+Loads InnerLoads(
+    uint64_t rows, uint64_t baseRows, uint64_t otherBlocks, uint64_t step, uint64_t k, uint64_t baseK, uint64_t cache)
 {
     const uint64_t tk = CeilDiv(k, baseK), kept = std::min(cache, tk), keptK = LeadingK(kept, k, baseK);
     const uint64_t groups = CeilDiv(otherBlocks, step);
@@ -35,8 +35,8 @@ Loads InnerLoads(uint64_t rows, uint64_t baseRows, uint64_t otherBlocks, uint64_
 // The operand reset after each group of `step` of its own blocks, over the whole other axis (cache index =
 // member j of the group x kIter + K block): kept indexes load once per group, the others once per block of
 // the other axis.
-Loads OuterLoads(uint64_t cols, uint64_t baseCols, uint64_t otherBlocks, uint64_t step, uint64_t k, uint64_t baseK,
-                 uint64_t cache)
+Loads OuterLoads(
+    uint64_t cols, uint64_t baseCols, uint64_t otherBlocks, uint64_t step, uint64_t k, uint64_t baseK, uint64_t cache)
 {
     const uint64_t tk = CeilDiv(k, baseK), blocks = CeilDiv(cols, baseCols);
     Loads l;
@@ -50,7 +50,7 @@ Loads OuterLoads(uint64_t cols, uint64_t baseCols, uint64_t otherBlocks, uint64_
     return l;
 }
 
-}  // namespace
+} // namespace
 
 uint64_t NormCachedBlocks(uint64_t depth, uint64_t kIter, uint64_t step)
 {
@@ -64,8 +64,9 @@ uint64_t NormCachedBlocks(uint64_t depth, uint64_t kIter, uint64_t step)
     return depth;
 }
 
-bool PlanMatmulL1(int64_t singleM, int64_t singleN, int64_t singleK, int64_t baseM, int64_t baseN, int64_t eltBytes,
-                  const MatmulL1Limits &limits, MatmulL1Plan &plan)
+bool PlanMatmulL1(
+    int64_t singleM, int64_t singleN, int64_t singleK, int64_t baseM, int64_t baseN, int64_t eltBytes,
+    const MatmulL1Limits& limits, MatmulL1Plan& plan)
 {
     if (singleM <= 0 || singleN <= 0 || singleK <= 0 || baseM <= 0 || baseN <= 0 || eltBytes <= 0) {
         return false;
@@ -74,7 +75,8 @@ bool PlanMatmulL1(int64_t singleM, int64_t singleN, int64_t singleK, int64_t bas
     const uint64_t k = static_cast<uint64_t>(singleK), bm = static_cast<uint64_t>(baseM);
     const uint64_t bn = static_cast<uint64_t>(baseN), elt = static_cast<uint64_t>(eltBytes);
     // baseK: the largest multiple of 16 with both L0 double buffers fitting, at most K rounded up to 16.
-    const uint64_t l0Limit = std::min(limits.l0aBytes / (kL0Buffers * bm * elt), limits.l0bBytes / (kL0Buffers * bn * elt));
+    const uint64_t l0Limit =
+        std::min(limits.l0aBytes / (kL0Buffers * bm * elt), limits.l0bBytes / (kL0Buffers * bn * elt));
     const uint64_t bk = std::min(l0Limit / kBaseKAlign * kBaseKAlign, CeilDiv(k, kBaseKAlign) * kBaseKAlign);
     if (bk < kBaseKAlign) {
         return false;
@@ -128,4 +130,4 @@ bool PlanMatmulL1(int64_t singleM, int64_t singleN, int64_t singleK, int64_t bas
     return found;
 }
 
-}  // namespace dcn
+} // namespace dcn

@@ -44,9 +44,10 @@ struct MatmulL1Plan {
 uint64_t NormCachedBlocks(uint64_t depth, uint64_t kIter, uint64_t step);
 
 // false when no plan fits (a base block alone exceeds L0 or L1, or a size is not positive).
-bool PlanMatmulL1(int64_t singleM, int64_t singleN, int64_t singleK, int64_t baseM, int64_t baseN, int64_t eltBytes,
-                  const MatmulL1Limits &limits, MatmulL1Plan &plan);
+bool PlanMatmulL1(
+    int64_t singleM, int64_t singleN, int64_t singleK, int64_t baseM, int64_t baseN, int64_t eltBytes,
+    const MatmulL1Limits& limits, MatmulL1Plan& plan);
 
-}  // namespace dcn
+} // namespace dcn
 
-#endif  // DEFORMABLE_CONV2D_BACKWARD_MATMUL_L1_H
+#endif // DEFORMABLE_CONV2D_BACKWARD_MATMUL_L1_H

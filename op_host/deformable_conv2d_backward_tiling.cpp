@@ -33,8 +33,9 @@ int32_t FixedBase(int64_t base, int64_t single) { return single >= base ? static
 // returned: baseK, iterate order, steps and L1 depths chosen for the fewest GM->L1 loads of one tile, so the
 // chip runs the plan the model costs (GetTiling's own L1 choice is made for the MDL template by default:
 // matmul_tiling_base.h mmConfigType = 1). The base block (baseM, baseN) stays the tiling's.
-bool ApplyL1Plan(const platform_ascendc::PlatformAscendC &plat, int64_t eltBytes, int64_t sm, int64_t sn, int64_t sk,
-                 TCubeTiling &out)
+bool ApplyL1Plan(
+    const platform_ascendc::PlatformAscendC& plat, int64_t eltBytes, int64_t sm, int64_t sn, int64_t sk,
+    TCubeTiling& out)
 {
     dcn::MatmulL1Limits limits;
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, limits.l0aBytes);
@@ -59,8 +60,9 @@ bool ApplyL1Plan(const platform_ascendc::PlatformAscendC &plat, int64_t eltBytes
     return true;
 }
 
-bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::DataType dt, int64_t eltBytes,
-                  uint32_t aivNum, int64_t m, int64_t n, int64_t k, int64_t sm, int64_t sn, int64_t sk, TCubeTiling &out)
+bool MatmulTiling(
+    const platform_ascendc::PlatformAscendC& plat, matmul_tiling::DataType dt, int64_t eltBytes, uint32_t aivNum,
+    int64_t m, int64_t n, int64_t k, int64_t sm, int64_t sn, int64_t sk, TCubeTiling& out)
 {
     matmul_tiling::MultiCoreMatmulTiling mm(plat);
     mm.SetDim(static_cast<int32_t>(aivNum));

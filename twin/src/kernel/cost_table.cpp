@@ -273,8 +273,10 @@ namespace {
 uint64_t NormCachedBlocks(uint64_t depth, uint64_t kIter, uint64_t major)
 {
     const bool full = depth >= kIter * major;
-    if (depth > 2) return full ? depth : depth - 2;
-    if (!full || (kIter == 1 && depth == 2)) return 0;
+    if (depth > 2)
+        return full ? depth : depth - 2;
+    if (!full || (kIter == 1 && depth == 2))
+        return 0;
     return depth;
 }
 
@@ -289,8 +291,8 @@ uint64_t LeadingK(uint64_t blocks, uint64_t K, uint64_t baseK) { return std::min
 // The operand reset after every inner group (ORDER_M: A, reset per (m, group of stepN n blocks); ORDER_N:
 // B, per (n, group of stepM m blocks)). Cache index = its K block, so K blocks below `cache` load once per
 // (row block, group) and the others once per (row block, group member). rows = its non-K extent.
-BlockLoads InnerOperandLoads(uint64_t rows, uint64_t baseRows, uint64_t otherBlocks, uint64_t step, uint64_t K,
-                             uint64_t baseK, uint64_t cache)
+BlockLoads InnerOperandLoads(
+    uint64_t rows, uint64_t baseRows, uint64_t otherBlocks, uint64_t step, uint64_t K, uint64_t baseK, uint64_t cache)
 {
     const uint64_t tk = CeilDiv(K, baseK), cached = std::min(cache, tk), keptK = LeadingK(cached, K, baseK);
     const uint64_t groups = CeilDiv(otherBlocks, step);
@@ -304,8 +306,8 @@ BlockLoads InnerOperandLoads(uint64_t rows, uint64_t baseRows, uint64_t otherBlo
 // The operand reset after the whole outer loop of its group (ORDER_M: B, per group of stepN n blocks, over
 // all m; ORDER_N: A, per group of stepM m blocks, over all n). Cache index = member j of the group x kIter
 // + K block: indexes below `cache` load once per group, the others once per block of the other axis.
-BlockLoads OuterOperandLoads(uint64_t cols, uint64_t baseCols, uint64_t otherBlocks, uint64_t step, uint64_t K,
-                             uint64_t baseK, uint64_t cache)
+BlockLoads OuterOperandLoads(
+    uint64_t cols, uint64_t baseCols, uint64_t otherBlocks, uint64_t step, uint64_t K, uint64_t baseK, uint64_t cache)
 {
     const uint64_t tk = CeilDiv(K, baseK), blocks = CeilDiv(cols, baseCols);
     BlockLoads l;
@@ -318,7 +320,7 @@ BlockLoads OuterOperandLoads(uint64_t cols, uint64_t baseCols, uint64_t otherBlo
     }
     return l;
 }
-}  // namespace
+} // namespace
 
 CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, uint64_t baseM, uint64_t baseN, uint64_t baseK, uint32_t elemBytes) {
     CubeTiling t;
