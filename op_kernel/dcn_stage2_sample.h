@@ -48,8 +48,8 @@
 // rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image) are
 // loaded once, x the block's channels, into xwin [row][cols][LP] (one DataCopyPad per input row), and a
 // grad_input window gwin of the same shape is zeroed, both in the Front of the window's first tile (after
-// the scalar unit's V_S, so the previous flush and these loads overlap the pipeline). A corner pair whose pixels both lie in the window
-// is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
+// the scalar unit's V_S, so the previous flush and these loads overlap the pipeline). A corner pair whose pixels both
+// lie in the window is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
 // corner, in program order); other pairs take the GM path above. At the end of the window, gwin is added
 // to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
 // in program order); a window without any tile of the unit (band edges) is neither loaded nor flushed.
@@ -153,12 +153,12 @@ public:
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
         AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(CP_HB * plane_ + 2 * ptp_));
-        AscendC::LocalTensor<T> raw0 = offQue_.AllocTensor<T>();  // both queue buffers
+        AscendC::LocalTensor<T> raw0 = offQue_.AllocTensor<T>(); // both queue buffers
         AscendC::LocalTensor<T> raw1 = offQue_.AllocTensor<T>();
-        AscendC::Duplicate(raw0.template ReinterpretCast<float>(), 0.0f,
-                           static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
-        AscendC::Duplicate(raw1.template ReinterpretCast<float>(), 0.0f,
-                           static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
+        AscendC::Duplicate(
+            raw0.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
+        AscendC::Duplicate(
+            raw1.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
         offQue_.FreeTensor(raw0);
         offQue_.FreeTensor(raw1);
         AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * dcn_tiling::kStage2RowVecs * rs_));
@@ -300,7 +300,7 @@ private:
     // by the caller after its MTE3_V (the previous window's flush has read gwin).
     __aicore__ inline void LoadWindow(int64_t n, int64_t c0, int64_t len)
     {
-        const DcnParams &p = *p_;
+        const DcnParams& p = *p_;
         PipeSync<AscendC::HardEvent::V_MTE2>();
         AscendC::DataCopyExtParams cp;
         cp.blockCount = static_cast<uint16_t>(winW_);
@@ -401,7 +401,7 @@ private:
     {
         const DcnParams &p = *p_;
         Drain();
-        if (winHi_ == winLo_ || winPending_) {  // no window, or no tile of the unit in it (nothing added)
+        if (winHi_ == winLo_ || winPending_) { // no window, or no tile of the unit in it (nothing added)
             CloseWindowState();
             return;
         }
@@ -493,7 +493,7 @@ private:
     // Offsets [j][kk][pp] (T) of a tile -> offQue.
     __aicore__ inline void LoadOffsets(const TileJob& J)
     {
-        const DcnParams &p = *p_;
+        const DcnParams& p = *p_;
         const int64_t elt = sizeof(T);
         AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
@@ -506,7 +506,8 @@ private:
             cp.blockCount = static_cast<uint16_t>(offDmas == 1 ? p.offsetBlocks * J.kt : J.kt);
             cp.blockLen = static_cast<uint32_t>(J.pt * elt);
             cp.srcStride = static_cast<uint32_t>((p.howo - J.pt) * elt);
-            cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(J.pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+            cp.dstStride = static_cast<uint32_t>(
+                (ptp_ * elt - RoundUp(J.pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<T> noPad;
             int64_t ch = j * p.dg * p.k + J.dgi * p.k + J.k0;
@@ -519,12 +520,12 @@ private:
     // follows (16-bit I/O: its corner casts are done here, before J's loads reuse the staging planes).
     __aicore__ inline void Front(const TileJob& J, bool withBack)
     {
-        const DcnParams &p = *p_;
-        const DcnTensors<T> &t = *t_;
+        const DcnParams& p = *p_;
+        const DcnTensors<T>& t = *t_;
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
         const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
 
-        if (k0 == 0) {  // the pixel bases of a new pixel tile
+        if (k0 == 0) { // the pixel bases of a new pixel tile
             AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
             AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
             // the vector reads of hb/wb are done: the previous tile's V_S after its coordinates (the first
@@ -547,8 +548,8 @@ private:
             cp.blockCount = static_cast<uint16_t>(wholeK ? pt * kt : kt);
             cp.blockLen = static_cast<uint32_t>(J.len * 4);
             cp.srcStride = static_cast<uint32_t>((p.cinG - J.len) * 4);
-            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(J.len * 4, dcn_tiling::kUbBlockBytes)) /
-                                                 dcn_tiling::kUbBlockBytes);
+            cp.dstStride = static_cast<uint32_t>(
+                (lp_ * 4 - RoundUp(J.len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<float> noPad;
             int64_t src = (ChunkGRow(p, J.n, J.gc, J.p0 + i) * p.k + k0) * p.cinG + J.cl0;
@@ -662,13 +663,13 @@ private:
         offQue_.FreeTensor(raw);
 
         if constexpr (!IsSameType<T, float>::value) {
-            if (withBack) {  // the previous tile's GM corner rows leave the staging planes before J's loads
+            if (withBack) { // the previous tile's GM corner rows leave the staging planes before J's loads
                 xpBack_ = xQue_.DeQue<float>();
                 CastGmCorners(xpBack_, jobBack_);
             }
         }
 
-        if (winPending_) {  // J is the first tile of its window
+        if (winPending_) { // J is the first tile of its window
             LoadWindow(J.n, J.c0, J.len);
         }
 
@@ -687,13 +688,13 @@ private:
         AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         PipeSync<AscendC::HardEvent::V_MTE2>();
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
-        RowInfo *info = rowInfo_[J.slot];
+        RowInfo* info = rowInfo_[J.slot];
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
                 const float fy0 = y0.GetValue(idx);
                 const int64_t row = i * kt + kk;
-                RowInfo &ri = info[row];
+                RowInfo& ri = info[row];
                 ri.inside = fy0 > kOutsideKey + 1.0f;
                 if (ri.inside) {
                     ri.y0 = static_cast<int32_t>(fy0);
@@ -711,8 +712,8 @@ private:
     // and the previous partials store (MTE3) before the partials are written (MTE3_V).
     __aicore__ inline void Back(const TileJob& J)
     {
-        const DcnParams &p = *p_;
-        const DcnTensors<T> &t = *t_;
+        const DcnParams& p = *p_;
+        const DcnTensors<T>& t = *t_;
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
         const int64_t pt = J.pt, kt = J.kt, len = J.len;
         if constexpr (IsSameType<T, float>::value) {
@@ -799,9 +800,9 @@ private:
 
         // ---- per point: scatter (m*w_c)*G to grad_input (GM atomics or UB window adds, program order)
         AscendC::SetAtomicAdd<float>();
-        const RowInfo *info = rowInfo_[J.slot];
+        const RowInfo* info = rowInfo_[J.slot];
         for (int64_t row = 0; row < rows; ++row) {
-            const RowInfo &ri = info[row];
+            const RowInfo& ri = info[row];
             if (ri.inside) {
                 ScatterPoint(J.n, J.c0, len, xp, row * lp_, ri.y0, ri.x0);
             }
@@ -1111,17 +1112,17 @@ private:
         }
     }
 
-    RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow];  // per slot, the most rows of any tile
-    TileJob jobFront_, jobBack_;  // the tile waiting for its Front (offsets loaded) / for its Back
+    RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
+    TileJob jobFront_, jobBack_; // the tile waiting for its Front (offsets loaded) / for its Back
     bool hasFront_, hasBack_;
     int64_t nextSlot_;
-    int64_t tableKt_[2];            // kernel points the slot's order tables are built for (0: none)
-    AscendC::LocalTensor<float> xpBack_;  // corner planes of jobBack_ once dequeued
+    int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)
+    AscendC::LocalTensor<float> xpBack_; // corner planes of jobBack_ once dequeued
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, lpt_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_;
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
-    bool winPending_;  // the window is open but xwin is not loaded nor gwin zeroed yet (its first Front does)
+    bool winPending_; // the window is open but xwin is not loaded nor gwin zeroed yet (its first Front does)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
     AscendC::LocalTensor<T> xs_; // 16-bit I/O staging planes [4][rows][LPT]
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
