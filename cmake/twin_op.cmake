@@ -176,3 +176,11 @@ if(ASCEND_DCN_TESTS AND TARGET dcn_op_host AND EXISTS ${PROJECT_SOURCE_DIR}/test
   target_compile_options(dcn_test_tiling_plan PRIVATE ${ASCEND_DCN_WARN})
   ascend_dcn_gtest(dcn_test_tiling_plan dcn_tiling_plan)
 endif()
+# The stage-1 Matmul L1 plan of op_host against a replay of the Norm scheduler's loads.
+if(ASCEND_DCN_TESTS AND TARGET dcn_op_host AND EXISTS ${PROJECT_SOURCE_DIR}/tests/op_host/test_matmul_l1.cpp)
+  add_executable(dcn_test_matmul_l1 ${PROJECT_SOURCE_DIR}/tests/op_host/test_matmul_l1.cpp
+                 ${PROJECT_SOURCE_DIR}/op_host/deformable_conv2d_backward_matmul_l1.cpp)
+  target_include_directories(dcn_test_matmul_l1 PRIVATE ${PROJECT_SOURCE_DIR}/op_host)
+  target_compile_options(dcn_test_matmul_l1 PRIVATE ${ASCEND_DCN_WARN})
+  ascend_dcn_gtest(dcn_test_matmul_l1 dcn_matmul_l1)
+endif()

@@ -11,6 +11,7 @@
 
 #include "dcn_checked_math.h"
 #include "deformable_conv2d_backward_check.h"
+#include "deformable_conv2d_backward_matmul_l1.h"
 #include "deformable_conv2d_backward_tiling_plan.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -28,8 +29,40 @@ ge::graphStatus Fail(const std::string &msg)
 // baseN <= singleN rounded up to C0 elements).
 int32_t FixedBase(int64_t base, int64_t single) { return single >= base ? static_cast<int32_t>(base) : -1; }
 
-bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::DataType dt, uint32_t aivNum,
-                  int64_t m, int64_t n, int64_t k, int64_t sm, int64_t sn, int64_t sk, TCubeTiling &out)
+// The Norm-scheduler L1 plan (deformable_conv2d_backward_matmul_l1.h) written over the tiling GetTiling
+// returned: baseK, iterate order, steps and L1 depths chosen for the fewest GM->L1 loads of one tile, so the
+// chip runs the plan the model costs (GetTiling's own L1 choice is made for the MDL template by default:
+// matmul_tiling_base.h mmConfigType = 1). The base block (baseM, baseN) stays the tiling's.
+bool ApplyL1Plan(
+    const platform_ascendc::PlatformAscendC& plat, int64_t eltBytes, int64_t sm, int64_t sn, int64_t sk,
+    TCubeTiling& out)
+{
+    dcn::MatmulL1Limits limits;
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, limits.l0aBytes);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, limits.l0bBytes);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L1, limits.l1Bytes);
+    dcn::MatmulL1Plan l1;
+    if (!dcn::PlanMatmulL1(sm, sn, sk, out.get_baseM(), out.get_baseN(), eltBytes, limits, l1)) {
+        return false;
+    }
+    out.set_baseK(l1.baseK);
+    out.set_iterateOrder(l1.iterateOrder);
+    out.set_stepM(l1.stepM);
+    out.set_stepN(l1.stepN);
+    out.set_stepKa(l1.stepKa);
+    out.set_stepKb(l1.stepKb);
+    out.set_depthA1(l1.depthA1);
+    out.set_depthB1(l1.depthB1);
+    out.set_dbL0A(2);
+    out.set_dbL0B(2);
+    out.set_dbL0C(1);
+    out.set_shareL1Size(static_cast<int32_t>(l1.l1Bytes));
+    return true;
+}
+
+bool MatmulTiling(
+    const platform_ascendc::PlatformAscendC& plat, matmul_tiling::DataType dt, int64_t eltBytes, uint32_t aivNum,
+    int64_t m, int64_t n, int64_t k, int64_t sm, int64_t sn, int64_t sk, TCubeTiling& out)
 {
     matmul_tiling::MultiCoreMatmulTiling mm(plat);
     mm.SetDim(static_cast<int32_t>(aivNum));
@@ -49,7 +82,7 @@ bool MatmulTiling(const platform_ascendc::PlatformAscendC &plat, matmul_tiling::
     if (mm.SetFixSplit(FixedBase(dcn_tiling::kMmBaseM, sm), FixedBase(dcn_tiling::kMmBaseN, sn), -1) != 0) {
         return false;
     }
-    return mm.GetTiling(out) != -1;
+    return mm.GetTiling(out) != -1 && ApplyL1Plan(plat, eltBytes, sm, sn, sk, out);
 }
 
 // Step 1: the validated shape, attributes and dtype of the call.
@@ -187,11 +220,11 @@ ge::graphStatus TilingDeformableConv2dBackward(gert::TilingContext *context)
     const int64_t coutG = shape.cout / shape.groups, ka = plan.split.chunkRows; // Ka of one pixel chunk
     const dcn::WorkSplit &w = plan.split;
     const uint32_t usedAiv = plan.cores.usedVecCores;
-    if (!MatmulTiling(plat, mmType, usedAiv, howo, kcg, coutG, w.gTileM, w.gTileN, coutG, td.gMatmul)) {
+    if (!MatmulTiling(plat, mmType, shape.elt, usedAiv, howo, kcg, coutG, w.gTileM, w.gTileN, coutG, td.gMatmul)) {
         return Fail("matmul tiling (G = GO^T x W) failed for M=" + std::to_string(howo) + " N=" + std::to_string(kcg) +
                     " K=" + std::to_string(coutG));
     }
-    if (!MatmulTiling(plat, mmType, usedAiv, coutG, kcg, ka, w.wTileM, w.wTileN, w.wChunkK, td.wMatmul)) {
+    if (!MatmulTiling(plat, mmType, shape.elt, usedAiv, coutG, kcg, ka, w.wTileM, w.wTileN, w.wChunkK, td.wMatmul)) {
         return Fail("matmul tiling (dW = GOt^T x Dcol) failed for M=" + std::to_string(coutG) +
                     " N=" + std::to_string(kcg) + " K=" + std::to_string(ka));
     }

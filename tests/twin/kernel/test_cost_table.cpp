@@ -101,6 +101,50 @@ TEST(CostTable, matmul_l1_reuse_follows_the_norm_scheduler)
     EXPECT_EQ(c.mCycles, cost::MatmulCost(256, 256, 128, 64, 64, 32, 4).mCycles);
 }
 
+TEST(CostTable, matmul_partial_l1_cache_keeps_depth_minus_two_blocks)
+{
+    // CANN 8.1.RC1 cube_in_buffer_normal.h Init: "k not full load" with depth > 2 keeps the first depth - 2
+    // cache indexes in L1 (Hit) and streams the others through 2 buffers. 256 x 256 x 256 fp32 in
+    // 64 x 64 x 32 blocks: tm = tn = 4, kIters = 8.
+    cost::CubeTiling t;
+    t.baseM = 64;
+    t.baseN = 64;
+    t.baseK = 32;
+    t.stepN = 2;
+    t.depthA1 = 5; // < kIters: A keeps K blocks 0..2 over the 2 n blocks of a group, reloads 3..7 per n
+    t.depthB1 = 4; // < kIters x stepN: B keeps indexes 0..1 (n block j of a group: j x kIters + k) over all m
+    cost::CubeCost c = cost::MatmulCost(256, 256, 256, t, 4);
+    // A: per m (4) and group (2): 3 + 5 x 2 loads; B: per n block, j = 0: 2 + 6 x 4, j = 1: 8 x 4
+    const uint64_t aLoads = 4 * 2 * (3 + 5 * 2), bLoads = 2 * ((2 + 6 * 4) + 8 * 4);
+    EXPECT_EQ(c.gmReadTransfers, aLoads + bLoads);
+    EXPECT_EQ(c.gmLoadBytes, (aLoads + bLoads) * 64ull * 32 * 4);
+    // ORDER_N mirrors it: B (index k) reset per (n, group of stepM m blocks), A (index j x kIters + k) per group
+    t.iterateOrder = 1;
+    t.stepN = 1;
+    t.stepM = 2;
+    t.depthA1 = 4;
+    t.depthB1 = 5;
+    c = cost::MatmulCost(256, 256, 256, t, 4);
+    EXPECT_EQ(c.gmReadTransfers, aLoads + bLoads);
+    // depth <= 2 keeps nothing when K is not fully loaded; kIters = 1 with depth 2 double-buffers along m / n
+    t.iterateOrder = 0;
+    t.stepM = t.stepN = 1;
+    t.depthA1 = t.depthB1 = 2;
+    c = cost::MatmulCost(256, 256, 256, t, 4);
+    EXPECT_EQ(c.gmReadTransfers, 2ull * 4 * 4 * 8);
+    t.baseK = 256; // kIters = 1 (L0 limits ignored here: the cost model only)
+    c = cost::MatmulCost(256, 256, 256, t, 4);
+    EXPECT_EQ(c.gmReadTransfers, 2ull * 4 * 4);
+    t.depthA1 = t.depthB1 = 1; // full load in one block: A once per (m, n), B once per n block
+    c = cost::MatmulCost(256, 256, 256, t, 4);
+    EXPECT_EQ(c.gmReadTransfers, 4ull * 4 + 4);
+    // tails: the last K block (K = 250: 26 elements) and the last m block (M = 250: 58 rows) count their size
+    t.baseK = 32;
+    t.depthA1 = t.depthB1 = 16; // full
+    c = cost::MatmulCost(250, 256, 250, t, 4);
+    EXPECT_EQ(c.gmLoadBytes, (4ull * 250 * 250 + 1ull * 250 * 256) * 4);
+}
+
 TEST(CostTable, pipe_terms_name_known_counters_and_constants)
 {
     size_t nt = 0, nk = 0, np = 0;

@@ -260,6 +260,68 @@ VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {
     return cost;
 }
 
+namespace {
+// ---- Matmul GM->L1 loads under the Norm scheduler (cost_table.h CubeTiling). Sources (CANN 8.1.RC1
+// highlevel_api/impl/matmul): resource/cube_in_buffer/cube_in_buffer_normal.h (Init, AllocTensor, Hit),
+// stage/copy_cube_in/base/copy_cube_in_norm.h (LoadData, GetIterIndexInner), scheduler/base/
+// scheduler_norm_base.h (MoveOnIterateOrderM/N: CopyCubeInA/B Reset).
+// Blocks of one operand kept in its L1 cache between two Resets (CubeInBuffer::Init with cacheNum = depth,
+// reduceAxisCnt = kIter, GetMajorCacheNum = stepM for A, stepN for B): "k full load" (depth >= kIter x
+// major) keeps depth blocks; "k not full load" with depth > 2 keeps the first depth - 2 cache indexes and
+// streams the rest through 2 buffers; depth <= 2 keeps none when K is not fully loaded, nor when kIter = 1
+// and depth = 2 (double buffering along m / n).
+uint64_t NormCachedBlocks(uint64_t depth, uint64_t kIter, uint64_t major)
+{
+    const bool full = depth >= kIter * major;
+    if (depth > 2)
+        return full ? depth : depth - 2;
+    if (!full || (kIter == 1 && depth == 2))
+        return 0;
+    return depth;
+}
+
+struct BlockLoads {
+    uint64_t transfers = 0; // block loads (one ND2NZ DataCopy each)
+    uint64_t elems = 0;     // elements loaded
+};
+
+// Elements of the first `blocks` K blocks of baseK (the last one the K tail).
+uint64_t LeadingK(uint64_t blocks, uint64_t K, uint64_t baseK) { return std::min(blocks * baseK, K); }
+
+// The operand reset after every inner group (ORDER_M: A, reset per (m, group of stepN n blocks); ORDER_N:
+// B, per (n, group of stepM m blocks)). Cache index = its K block, so K blocks below `cache` load once per
+// (row block, group) and the others once per (row block, group member). rows = its non-K extent.
+BlockLoads InnerOperandLoads(
+    uint64_t rows, uint64_t baseRows, uint64_t otherBlocks, uint64_t step, uint64_t K, uint64_t baseK, uint64_t cache)
+{
+    const uint64_t tk = CeilDiv(K, baseK), cached = std::min(cache, tk), keptK = LeadingK(cached, K, baseK);
+    const uint64_t groups = CeilDiv(otherBlocks, step);
+    BlockLoads l;
+    // sum over groups of (cached + (tk - cached) x |group|) = groups x cached + (tk - cached) x otherBlocks
+    l.transfers = CeilDiv(rows, baseRows) * (groups * cached + (tk - cached) * otherBlocks);
+    l.elems = rows * (groups * keptK + (K - keptK) * otherBlocks);
+    return l;
+}
+
+// The operand reset after the whole outer loop of its group (ORDER_M: B, per group of stepN n blocks, over
+// all m; ORDER_N: A, per group of stepM m blocks, over all n). Cache index = member j of the group x kIter
+// + K block: indexes below `cache` load once per group, the others once per block of the other axis.
+BlockLoads OuterOperandLoads(
+    uint64_t cols, uint64_t baseCols, uint64_t otherBlocks, uint64_t step, uint64_t K, uint64_t baseK, uint64_t cache)
+{
+    const uint64_t tk = CeilDiv(K, baseK), blocks = CeilDiv(cols, baseCols);
+    BlockLoads l;
+    for (uint64_t c0 = 0; c0 < blocks; ++c0) {
+        const uint64_t j = c0 % step, len = std::min(baseCols, cols - c0 * baseCols);
+        const uint64_t cached = cache > j * tk ? std::min(cache - j * tk, tk) : 0;
+        const uint64_t keptK = LeadingK(cached, K, baseK);
+        l.transfers += cached + (tk - cached) * otherBlocks;
+        l.elems += len * (keptK + (K - keptK) * otherBlocks);
+    }
+    return l;
+}
+} // namespace
+
 CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, uint64_t baseM, uint64_t baseN, uint64_t baseK, uint32_t elemBytes) {
     CubeTiling t;
     t.baseM = baseM;
@@ -283,20 +345,20 @@ CubeCost MatmulCost(uint64_t M, uint64_t N, uint64_t K, const CubeTiling& t, uin
     // every Mmad loads its A block into L0A and its B block into L0B (no L0 reuse across blocks)
     const uint64_t l0aBytes = tn * sm * sk * elemBytes, l0bBytes = tm * sk * sn * elemBytes;
     c.mte1Cycles = CeilDiv(l0aBytes, 256) + CeilDiv(l0bBytes, 128);
-    // Norm scheduler L1 reuse (see cost_table.h): visits = how often a row block of A (column block
-    // of B) is loaded with its full K.
+    // Norm scheduler L1 reuse (see cost_table.h): GM->L1 block loads of A and B.
     const uint64_t stepM = std::max<uint64_t>(t.stepM, 1), stepN = std::max<uint64_t>(t.stepN, 1);
-    const bool fullA = t.depthA1 >= tk * stepM, fullB = t.depthB1 >= tk * stepN;
-    uint64_t visitsA, visitsB; // per row block of A / column block of B
-    if (t.iterateOrder == 0) { // ORDER_M: A kept over the stepN inner n blocks, B over all m
-        visitsA = fullA ? CeilDiv(tn, stepN) : tn;
-        visitsB = fullB ? 1 : tm;
-    } else { // ORDER_N: B kept over the stepM inner m blocks, A over all n
-        visitsB = fullB ? CeilDiv(tm, stepM) : tm;
-        visitsA = fullA ? 1 : tn;
+    const uint64_t cacheA = NormCachedBlocks(std::max<uint64_t>(t.depthA1, 1), tk, stepM);
+    const uint64_t cacheB = NormCachedBlocks(std::max<uint64_t>(t.depthB1, 1), tk, stepN);
+    BlockLoads a, b;
+    if (t.iterateOrder == 0) { // ORDER_M: A reset per (m, n group), B per n group
+        a = InnerOperandLoads(M, baseM, tn, stepN, K, baseK, cacheA);
+        b = OuterOperandLoads(N, baseN, tm, stepN, K, baseK, cacheB);
+    } else { // ORDER_N: B reset per (n, m group), A per m group
+        b = InnerOperandLoads(N, baseN, tm, stepM, K, baseK, cacheB);
+        a = OuterOperandLoads(M, baseM, tn, stepM, K, baseK, cacheA);
     }
-    c.gmReadTransfers = tm * tk * visitsA + tn * tk * visitsB;
-    c.gmLoadBytes = (visitsA * M * K + visitsB * K * N) * elemBytes;
+    c.gmReadTransfers = a.transfers + b.transfers;
+    c.gmLoadBytes = (a.elems + b.elems) * elemBytes;
     c.gmWriteTransfers = tm * tn;
     return c;
 }

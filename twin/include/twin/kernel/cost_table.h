@@ -69,14 +69,17 @@ const VecRate *VectorRates(size_t &count);
 // ---- cube (AIC: PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_FIX) ---------------------------------------
 // One Matmul IterateAll of M x N x K split into base blocks baseM x baseN x baseK (TCubeTiling), one
 // Mmad per block, A and B elements of elemBytes (fp32: 4, half/bf16: 2).
-// GM->L1 loads follow the Norm scheduler of the Matmul library (asc-devkit impl/adv_api/detail/matmul/
-// scheduler/base/scheduler_norm_base.h MoveOnIterateOrderM/N, resource/cube_in_buffer/
-// cube_in_buffer_normal.h): one load per base block (baseM x baseK of A, baseK x baseN of B) and visit;
-// iterateOrder 0 (ORDER_M) walks n groups of stepN outside, m inside, and the stepN n blocks innermost:
-// A's blocks of one m stay in L1 over those stepN n blocks and B's over the whole m range, each only
-// if its L1 cache holds the full K ("k full load": depthA1 >= kIters x stepM, depthB1 >= kIters x
-// stepN, kIters = ceil(K / baseK)), else they are loaded again for every (m, n) block; iterateOrder 1
-// (ORDER_N) is the mirror image. MDL and other schedulers are costed the same way (not modelled).
+// GM->L1 loads follow the Norm scheduler of the Matmul library (CANN 8.1.RC1 highlevel_api/impl/matmul/
+// scheduler/base/scheduler_norm_base.h MoveOnIterateOrderM/N, stage/copy_cube_in/base/copy_cube_in_norm.h
+// GetIterIndexInner, resource/cube_in_buffer/cube_in_buffer_normal.h Init/Hit): one load per base block
+// (baseM x baseK of A, baseK x baseN of B; one ND2NZ DataCopy) and visit. iterateOrder 0 (ORDER_M) walks n
+// groups of stepN outside, m inside, the group's n blocks innermost: A (cache index = K block) is reset
+// after every (m, group), B (index = member of the group x kIter + K block) after every group. iterateOrder 1
+// (ORDER_N) is the mirror image (B reset per (n, group of stepM m blocks), A per group). An operand's L1
+// cache keeps depth blocks when K is fully loaded (depth >= kIter x stepM for A, x stepN for B), the first
+// depth - 2 indexes when it is not and depth > 2 (the other blocks stream through 2 buffers), none when
+// depth <= 2 and K is not fully loaded or kIter = 1 and depth = 2; a kept block loads once per reset period,
+// any other once per use. MDL and other schedulers are costed the same way (not modelled).
 struct CubeTiling {
     uint64_t baseM = 0, baseN = 0, baseK = 0; // 0: the whole dimension
     uint64_t stepM = 1, stepN = 1, depthA1 = 1, depthB1 = 1;
