@@ -27,14 +27,14 @@
 
 namespace dcn_kernel {
 
-
 enum class Stage0Part : int32_t { kWeight = 0, kChunk = 1 };
 
 template <typename T>
 class Stage0Rearrange {
 public:
-    __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx,
-                               Stage0Part part, Stage1Feed<T> *feed)
+    __aicore__ inline void Run(
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, Stage0Part part,
+        Stage1Feed<T>* feed)
     {
         runner_.Init(pipe);
         const bool prologue = part == Stage0Part::kWeight;
@@ -51,7 +51,8 @@ public:
         const int64_t tx = TransposeTileCount(jx), tw = TransposeTileCount(jw);
         const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
         const int64_t nX = first ? p.n * tx : 0, nW = prologue ? p.cout * tw : 0;
-        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg, nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * td;
+        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg,
+                      nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * td;
         const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
         const int64_t nZ = first ? CeilDiv(accElems, dcn_tiling::kZeroChunk) : 0;
         const int64_t total = nX + nW + nG + nD + nZ;

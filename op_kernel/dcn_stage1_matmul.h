@@ -42,7 +42,7 @@ struct DcnMatmulTypes {
 // consecutive tiles go to different cube cores.
 enum class Stage1Kind : int32_t { kG = 0, kW = 1 };
 
-__aicore__ inline int64_t Stage1Tiles(const DcnParams &p, Stage1Kind kind)
+__aicore__ inline int64_t Stage1Tiles(const DcnParams& p, Stage1Kind kind)
 {
     const int64_t kcg = p.k * p.cinG;
     if (kind == Stage1Kind::kG) {
@@ -53,8 +53,8 @@ __aicore__ inline int64_t Stage1Tiles(const DcnParams &p, Stage1Kind kind)
 
 template <typename T>
 __aicore__ inline void SetStage1Tile(
-    typename DcnMatmulTypes<T>::Mm &mm, const DcnParams &p, const DcnTensors<T> &t, Stage1Kind kind, int64_t u,
-    uint8_t &accumulate, AscendC::GlobalTensor<float> &out)
+    typename DcnMatmulTypes<T>::Mm& mm, const DcnParams& p, const DcnTensors<T>& t, Stage1Kind kind, int64_t u,
+    uint8_t& accumulate, AscendC::GlobalTensor<float>& out)
 {
     const int64_t kcg = p.k * p.cinG;
     accumulate = 0;
@@ -65,8 +65,9 @@ __aicore__ inline void SetStage1Tile(
         r /= gTm;
         int64_t g = r % p.groups, n = p.cN0 + r / p.groups;
         int64_t m0 = mi * p.gTileM, n0 = ni * p.gTileN;
-        mm.SetTail(static_cast<int>(MinI(p.gTileM, p.cQLen - m0)), static_cast<int>(MinI(p.gTileN, kcg - n0)),
-                   static_cast<int>(p.coutG));
+        mm.SetTail(
+            static_cast<int>(MinI(p.gTileM, p.cQLen - m0)), static_cast<int>(MinI(p.gTileN, kcg - n0)),
+            static_cast<int>(p.coutG));
         mm.SetTensorA(t.gradOutput[(n * p.cout + g * p.coutG) * p.howo + p.cQ0 + m0], true);
         mm.SetTensorB(t.wp[g * p.coutG * kcg + n0], false);
         out = t.g[ChunkGRow(p, n, g, p.cQ0 + m0) * kcg + n0];
@@ -80,8 +81,9 @@ __aicore__ inline void SetStage1Tile(
     r /= wTn;
     int64_t mi = r % wTm, g = r / wTm;
     int64_t m0 = mi * p.wTileM, n0 = ni * p.wTileN, k0 = s * p.wChunkK;
-    mm.SetTail(static_cast<int>(MinI(p.wTileM, p.coutG - m0)), static_cast<int>(MinI(p.wTileN, kcg - n0)),
-               static_cast<int>(MinI(p.wChunkK, ka - k0)));
+    mm.SetTail(
+        static_cast<int>(MinI(p.wTileM, p.coutG - m0)), static_cast<int>(MinI(p.wTileN, kcg - n0)),
+        static_cast<int>(MinI(p.wChunkK, ka - k0)));
     mm.SetTensorA(t.got[(g * p.chunkRows + k0) * p.coutG + m0], true);
     mm.SetTensorB(t.dcol[(g * p.chunkRows + k0) * kcg + n0], false);
     accumulate = (s == 0 && p.cIdx > 0) ? 1 : 0;
@@ -97,7 +99,7 @@ class Stage1Feed {
 public:
     using Mm = typename DcnMatmulTypes<T>::Mm;
 
-    __aicore__ inline void Begin(Mm &mm, const DcnParams &p, const DcnTensors<T> &t, Stage1Kind kind, int64_t aivIdx)
+    __aicore__ inline void Begin(Mm& mm, const DcnParams& p, const DcnTensors<T>& t, Stage1Kind kind, int64_t aivIdx)
     {
         mm_ = &mm;
         p_ = p;
@@ -150,9 +152,9 @@ private:
         ++issued_;
     }
 
-    Mm *mm_ = nullptr;
+    Mm* mm_ = nullptr;
     DcnParams p_;
-    const DcnTensors<T> *t_ = nullptr;
+    const DcnTensors<T>* t_ = nullptr;
     Stage1Kind kind_ = Stage1Kind::kG;
     int64_t first_ = 0, step_ = 1, mine_ = 0, issued_ = 0;
     bool pending_ = false;

@@ -82,7 +82,7 @@ template <typename T>
 class Stage2Sample {
 public:
     __aicore__ inline void Run(
-        AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx, Stage1Feed<T> *feed)
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, Stage1Feed<T>* feed)
     {
         p_ = &p;
         t_ = &t;

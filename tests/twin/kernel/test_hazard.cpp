@@ -314,22 +314,25 @@ TEST(Hazard, hazard_deleted_matmul_wait_shifts_later_waits)
     TCubeTiling t = Tiling8();
     int firstWaitLine = 0;
     auto kernel = [&] {
-        return ktest::Run(1, KernelType::MIX_AIC_1_2, [&] {
-            TPipe pipe;
-            Matmul<MmF, MmF, MmF> mm;
-            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-            GlobalTensor<float> ga = Gm(a), gb = Gm(b), gc = Gm(c);
-            const int64_t me = GetBlockIdx();
-            mm.SetTensorA(ga);
-            mm.SetTensorB(gb);
-            mm.template IterateAll<false>(gc[me * 128], 0, false, true);
-            firstWaitLine = __LINE__ + 1;
-            mm.WaitIterateAll();
-            mm.template IterateAll<false>(gc[me * 128 + 64], 0, false, true);
-            mm.WaitIterateAll();
-            (void)gc.GetValue(me * 128 + 64 + 9); // request 2's result
-            mm.End();
-        }, 20000, ws.addr());
+        return ktest::Run(
+            1, KernelType::MIX_AIC_1_2,
+            [&] {
+                TPipe pipe;
+                Matmul<MmF, MmF, MmF> mm;
+                REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+                GlobalTensor<float> ga = Gm(a), gb = Gm(b), gc = Gm(c);
+                const int64_t me = GetBlockIdx();
+                mm.SetTensorA(ga);
+                mm.SetTensorB(gb);
+                mm.template IterateAll<false>(gc[me * 128], 0, false, true);
+                firstWaitLine = __LINE__ + 1;
+                mm.WaitIterateAll();
+                mm.template IterateAll<false>(gc[me * 128 + 64], 0, false, true);
+                mm.WaitIterateAll();
+                (void)gc.GetValue(me * 128 + 64 + 9); // request 2's result
+                mm.End();
+            },
+            20000, ws.addr());
     };
     EXPECT_TRUE(ktest::ExpectOk(kernel()));
     ASSERT_GT(firstWaitLine, 0);

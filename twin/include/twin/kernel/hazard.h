@@ -111,7 +111,7 @@ void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bo
 void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped = false);
 // `notified` = false: an asynchronous request without waitIterateAll (no notification to wait for).
 void HzMatmulEnd(CoreContext& c, bool completed, bool dropped = false, bool notified = true);
-void HzMatmulWait(CoreContext &c);   // WaitIterateAll: completion of the oldest pending request
+void HzMatmulWait(CoreContext& c); // WaitIterateAll: completion of the oldest pending request
 // Cross-core flags (src/kernel/cross_core.cpp). A set: the clock it hands on (this core's, covering
 // all of its earlier GM accesses; empty when the checker is off); the core's later accesses start a
 // new epoch. A wait: joins `clock` (nothing when empty) and starts a new epoch; returns the core's

@@ -318,16 +318,20 @@ public:
         twin::kernel::HzMatmulBegin(c, enAtomic, hzDropped); // the cube's accesses belong to this AIV's Matmul thread
         twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
                                                                gm.TwinAddr(), enAtomic);
-        twin::kernel::HzMatmulEnd(c, sync, hzDropped, sync || waitIterateAll); // sync: the AIV waits for the result here
+        twin::kernel::HzMatmulEnd(
+            c, sync, hzDropped, sync || waitIterateAll); // sync: the AIV waits for the result here
         if (sync)
             twin::kernel::TlMatmulWait(c);
-        if (!sync && waitIterateAll) ++pendingAsync_;
+        if (!sync && waitIterateAll)
+            ++pendingAsync_;
     }
     __aicore__ inline void WaitIterateAll(const char* file = __builtin_FILE(), int line = __builtin_LINE())
     {
         Caller("Matmul::WaitIterateAll");
         if (pendingAsync_ == 0)
-            twin::kernel::Violation("Matmul::WaitIterateAll", "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
+            twin::kernel::Violation(
+                "Matmul::WaitIterateAll",
+                "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
         auto& c = twin::kernel::Core("Matmul::WaitIterateAll");
         twin::kernel::TlMatmulWait(c);
         if (twin::kernel::HzSiteDropped(c, "Matmul::WaitIterateAll", {file, line}))
