@@ -9,6 +9,7 @@
 // Work split (every quantity is a function of the shape only, never of the core count):
 //   segLen    = gcd(CinG, CinDg)     channel segment inside one conv group AND one deformable group
 //   blockC    = 128 if segLen % 128 == 0 and K <= 32 (wide: 2 vector repeats per row), else min(segLen, 64),
+//               halved (rounded up to a multiple of 8, down to 8) while the stage-2 tile buffers exceed the UB,
 //               then halved for the UB window (see winOutRows); channels of one stage-2 block; tails allowed
 //               (never for wide blocks)
 //   blocksPerSeg = ceil(segLen/blockC), numBlocks = (Cin/segLen)*blocksPerSeg  (channel blocks of one image)
@@ -57,7 +58,8 @@
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.
 // UB (per vector core, checked against the platform's UB - 8 KiB): stage 0 176 KiB, stage 3 ~176 KiB,
-//   stage 2 <= ~181 KiB (formula in the .cpp, mirrors the kernel's InitBuffer calls).
+//   stage 2 tile buffers (two tiles in flight; formula in the .cpp, mirrors the kernel's InitBuffer calls)
+//   plus the UB window, within the limit by construction (blockC halving, window from the rest).
 //
 // User workspace (bytes; every region rounded up to 512 B, in this order). R = chunkRows (one chunk;
 // rows r = image-in-chunk * qLen + pixel-in-chunk). The input copy [N,H,W,Cin] in T lives in the grad_input

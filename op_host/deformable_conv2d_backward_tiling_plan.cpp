@@ -25,7 +25,9 @@ int64_t Gcd(int64_t a, int64_t b)
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
-// Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls).
+// Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls). The tile pipeline (Front of tile j+1 before
+// the Back of tile j) holds two tiles: offsets, G tiles and corner planes in 2-deep queues, weight rows and
+// order tables per slot.
 uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt)
 {
     const int64_t kt = std::min(k, kStage2MaxKt);
@@ -35,16 +37,17 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t rows = pixelTile * kt;
     const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
     const int64_t gTiles = 2 * rows * lp * 4;
-    const int64_t rawOffsets = 3 * plane * elt;
-    const int64_t cornerPlanes = 4 * rows * lp * 4;
-    const int64_t coords = (11 * plane + 2 * ptp) * 4;
-    const int64_t partials = 3 * plane * 4;  // also the floor ints of the coordinates
+    const int64_t rawOffsets = 2 * 3 * plane * elt;
+    const int64_t cornerPlanes = 2 * 4 * rows * lp * 4;
+    // ys xs y0 x0 ly lx hy hx, 3 fp32 offset planes (16-bit I/O), floor ints, mask, outside key; hb, wb
+    const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
+    const int64_t partials = 3 * plane * 4;
     const int64_t rs = RoundUp(rows, kRedAlign);
     const int64_t sums = 4 * rs * 4;
-    const int64_t rowVecs = kStage2RowVecs * rs * 4;
+    const int64_t rowVecs = 2 * kStage2RowVecs * rs * 4;
     const int64_t broadcast = 4 * std::max(rows * hpr, rs) * kBrcLanes * 4; // Gather path: rows*hpr, Brcb: rs blocks
     const int64_t table = rows * hpr * kBrcLanes * 4;
-    const int64_t orderTables = rs * 4 + plane * 4;
+    const int64_t orderTables = 2 * (rs * 4 + plane * 4);
     // 16-bit I/O: the input rows (corners, window) arrive in T and are cast in UB: 4 staging planes of rows
     // padded to 16 elements (32 B)
     const int64_t staging = elt < 4 ? 4 * rows * RoundUp(blockC, 16) * elt : 0;
@@ -143,9 +146,10 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     w.segLen = Gcd(cinG, cinDg);
     const bool wide = w.segLen % kBlockCWide == 0 && k <= kWideMaxK;
     w.blockC = wide ? kBlockCWide : std::min(w.segLen, kBlockCMax);
-    // ... halved while the stage-2 tile buffers alone exceed the UB (16-bit staging with K >= 64) ...
-    while (Stage2UbBytes(k, PixelTile(s, w.blockC), w.blockC, s.elt) > ubLimit && w.blockC % 16 == 0) {
-        w.blockC /= 2;
+    // ... halved (rounded up to whole 32-B fp32 rows) while the stage-2 tile buffers alone exceed the UB
+    // (two tiles in flight; large K, 16-bit staging) ...
+    while (Stage2UbBytes(k, PixelTile(s, w.blockC), w.blockC, s.elt) > ubLimit && w.blockC > 8) {
+        w.blockC = RoundUp(CeilDiv(w.blockC, 2), 8);
     }
     // ... then halved while the UB window (PlanWindow) covers fewer than kWindowMinOut output pixels and
     // the narrower block's window covers more (from a block without any window, also past narrower blocks

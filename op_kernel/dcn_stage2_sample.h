@@ -32,15 +32,27 @@
 // offset block), one partials store (every kernel point in the tile; else one per offset block).
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
+// Tile pipeline (issue 11): tiles are pushed in the order above and run in three program-order steps,
+// Push(t) = offsets DMA of t; Front(t-1) = G DMA, coordinates and weights (V), then the scalar unit reads
+// y0/x0 and issues the corner loads of t-1; Back(t-2) = products and partials (V), scatter and partials
+// store (MTE3 / window adds). The scalar unit thus issues tile t-1's loads (MTE2) while tile t-2's scatter
+// (MTE3) and vector work run, and it waits (V_S) only for tile t-1's coordinates. Two tiles are in flight:
+// offsets, G tiles and corner planes live in 2-deep queues, the weight rows, row infos and order tables per
+// slot (tile parity); every wait orders only work issued before it, so the waits sit where the reuse is:
+// a corner-plane buffer and the partials plane are rewritten after an MTE3_V in the Front of the tile two
+// on. The pipeline drains (every tile through Back) before a window flush and at the end of a unit, so
+// every GM atomic add, every window add and every reduction runs in the same order as tile by tile.
+//
 // UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
 // output pixels (row-major over the image, intersected with the unit's band). Per window, the input
 // rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image) are
 // loaded once, x the block's channels, into xwin [row][cols][LP] (one DataCopyPad per input row), and a
-// grad_input window gwin of the same shape is zeroed. A corner pair whose pixels both lie in the window
-// is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
+// grad_input window gwin of the same shape is zeroed, both in the Front of the window's first tile (after
+// the scalar unit's V_S, so the previous flush and these loads overlap the pipeline). A corner pair whose pixels both
+// lie in the window is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
 // corner, in program order); other pairs take the GM path above. At the end of the window, gwin is added
 // to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
-// in program order).
+// in program order); a window without any tile of the unit (band edges) is neither loaded nor flushed.
 //
 // 16-bit I/O (T = half / bfloat16): xt holds the input in T, so GM corner rows and window rows arrive in
 // 4 staging planes xs[c][row][LPT] (T, LPT = roundup(blockC, 16): 32-B rows) and are cast to fp32 in UB:
@@ -51,12 +63,14 @@
 // Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 16 blocks (2 repeats); wide blocks are whole
 // 128-channel blocks, so they take the block-wise path (4 Add levels).
 //
-// UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64, PTP = roundup(PT, 16), LP = roundup(blockC, 8),
-//   hpr = LP/64 for LP > 64 else 1, plane = KT*PTP): G tiles 2 x R*LP*4, corner planes 4*R*LP*4, raw offsets
-//   3*plane*sizeof(T), coordinates (11*plane + 2*PTP)*4, floor ints plane*4, partials 3*plane*4, corner sums
-//   and coefficients 2 x 4*roundup(R, 8)*4, broadcast coefficients 4*max(R*hpr, roundup(R, 8))*8*4, Gather
-//   table R*hpr*8*4, 16-bit staging 4*R*LPT*2: at most ~181 KiB (K >= 64, blockC = 64; UB limit 183.75 KiB;
-//   the tiling halves blockC where the 16-bit staging would not fit).
+// UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64 (32 wide, 128 narrow), PTP = roundup(PT, 16),
+//   LP = roundup(blockC, 8), hpr = LP/64 for LP > 64 else 1, plane = KT*PTP, rs = roundup(R, 8)): G tiles
+//   2 x R*LP*4, corner planes 2 x 4*R*LP*4, raw offsets 2 x 3*plane*sizeof(T), coordinate planes
+//   (14*plane + 2*PTP)*4 (incl. 3 fp32 offset planes, floor ints, compare mask, outside key), partials
+//   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
+//   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2
+//   (op_host Stage2UbBytes). The tiling halves blockC (rounded up to whole 32-B rows, down to 8) while these
+//   exceed the UB limit (183.75 KiB); the UB window takes what they leave.
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -75,6 +89,14 @@ constexpr int64_t RV_HX = 7;
 constexpr int64_t RV_M = 8;
 constexpr int64_t RV_T1 = 9;
 constexpr int64_t RV_T2 = 10;
+// Coordinate planes (coordBuf_, plane_ floats each): 0..7 ys xs y0 x0 ly lx hy hx, CP_OFF..+2 the offsets
+// in fp32 (16-bit I/O), CP_FL the floor/ceil ints, CP_MSK the compare mask, CP_OUT the kOutsideKey plane,
+// then at CP_HB the pixel bases hb[PTP], wb[PTP].
+constexpr int64_t CP_OFF = 8;
+constexpr int64_t CP_FL = 11;
+constexpr int64_t CP_MSK = 12;
+constexpr int64_t CP_OUT = 13;
+constexpr int64_t CP_HB = dcn_tiling::kStage2CoordPlanes;
 // y0 of a sample point outside the whole-sample window (every real y0 is >= -1)
 constexpr float kOutsideKey = -4.0f;
 
@@ -93,12 +115,12 @@ public:
         plane_ = kt_ * ptp_;
 
         pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(pt_ * kt_ * lp_ * 4));
-        pipe.InitBuffer(offQue_, 1, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
+        pipe.InitBuffer(offQue_, 2, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
         rows_ = pt_ * kt_;
         // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
         hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
         rs_ = RoundUp(rows_, dcn_tiling::kRedAlign);
-        pipe.InitBuffer(xQue_, 1, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
+        pipe.InitBuffer(xQue_, 2, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
         lpt_ = RoundUp(p.blockC, 16);
         if constexpr (!IsSameType<T, float>::value) {
             const int64_t stageElems = 4 * rows_ * lpt_;
@@ -108,17 +130,17 @@ public:
             AscendC::Duplicate(
                 xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
         }
-        pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((11 * plane_ + 2 * ptp_) * 4));
+        pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((CP_HB * plane_ + 2 * ptp_) * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
-        pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(dcn_tiling::kStage2RowVecs * rs_ * 4));
+        pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(2 * dcn_tiling::kStage2RowVecs * rs_ * 4));
         // per corner max(rows*hpr, rs) broadcast blocks: rows*hpr for the Gather path, rs (Brcb writes whole
         // repeats of 8 rows) for the block-wise path
         brcStride_ = MaxI(rows_ * hpr_, rs_) * dcn_tiling::kBrcLanes;
         pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * brcStride_ * 4));
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
-        pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(rs_ * 4));
-        pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(plane_ * 4));
+        pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(2 * rs_ * 4));
+        pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(2 * plane_ * 4));
         CloseWindowState();
         if (p.winRows > 0) {
             const uint32_t winBytes = static_cast<uint32_t>(p.winRows * p.winCols * lp_ * 4);
@@ -132,12 +154,16 @@ public:
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
-        AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(11 * plane_ + 2 * ptp_));
-        AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
-        AscendC::Duplicate(raw.template ReinterpretCast<float>(), 0.0f,
-                           static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
-        offQue_.FreeTensor(raw);
-        AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(dcn_tiling::kStage2RowVecs * rs_));
+        AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(CP_HB * plane_ + 2 * ptp_));
+        AscendC::LocalTensor<T> raw0 = offQue_.AllocTensor<T>(); // both queue buffers
+        AscendC::LocalTensor<T> raw1 = offQue_.AllocTensor<T>();
+        AscendC::Duplicate(
+            raw0.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
+        AscendC::Duplicate(
+            raw1.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
+        offQue_.FreeTensor(raw0);
+        offQue_.FreeTensor(raw1);
+        AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * dcn_tiling::kStage2RowVecs * rs_));
         AscendC::Duplicate(redBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * rs_));
         // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
         // 32-B block per repeat of the row)
@@ -148,7 +174,12 @@ public:
         for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
             table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
         }
-        BuildOrderTables(kt_);
+        tableKt_[0] = tableKt_[1] = 0;
+        for (int64_t slot = 0; slot < 2; ++slot) {
+            BuildOrderTables(kt_, slot);
+        }
+        hasFront_ = hasBack_ = false;
+        nextSlot_ = 0;
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -165,9 +196,15 @@ public:
 private:
     // Per tile row (sample point), filled by the load pass and read by the scatter pass.
     struct RowInfo {
-        int64_t y0, x0;
+        int32_t y0, x0;
         bool inside;                  // whole-sample window -1 < y < H, -1 < x < W
         int8_t gmFirst[2], gmLast[2]; // 16-bit I/O: corners of pair r loaded from GM into staging (-1: none)
+    };
+
+    // One tile of the pipeline: unit (n, block b in conv group gc at cl0, deformable group dgi, channels
+    // [c0, c0+len)), pixels [p0, p0+pt), kernel points [k0, k0+kt); slot = tile parity (per-slot buffers).
+    struct TileJob {
+        int64_t n, b, gc, cl0, dgi, c0, len, p0, pt, k0, kt, slot;
     };
 
     __aicore__ inline void ProcessUnit(int64_t n, int64_t b, int64_t band)
@@ -181,8 +218,18 @@ private:
             return; // a band past the end of a short (last) chunk
         }
         giaccBase_ = band * p.giaccPlane;
+        TileJob unit;
+        unit.n = n;
+        unit.b = b;
+        unit.gc = gc;
+        unit.cl0 = cl0;
+        unit.dgi = dgi;
+        unit.c0 = c0;
+        unit.len = len;
+        unit.p0 = unit.pt = unit.k0 = unit.kt = unit.slot = 0;
         if (p.winRows == 0) {
-            ProcessPixels(n, b, gc, cl0, dgi, c0, len, pBegin, pEnd);
+            ProcessPixels(unit, pBegin, pEnd);
+            Drain();
             return;
         }
         const int64_t ohLast = (pEnd - 1) / p.wo;
@@ -190,8 +237,8 @@ private:
             const int64_t ohEnd = MinI(oh0 + p.winOutRows, ohLast + 1);
             if (p.winOutCols >= p.wo) {  // full-width window: one contiguous pixel range (tiles span rows)
                 const int64_t from = MaxI(pBegin, oh0 * p.wo), to = MinI(pEnd, ohEnd * p.wo);
-                OpenWindow(n, c0, len, oh0, ohEnd - 1, 0, p.wo - 1);
-                ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
+                OpenWindow(oh0, ohEnd - 1, 0, p.wo - 1);
+                ProcessPixels(unit, from, to);
                 FlushWindow(n, c0, len);
                 continue;
             }
@@ -203,11 +250,11 @@ private:
                 if (first >= last) {
                     continue;
                 }
-                OpenWindow(n, c0, len, oh0, ohEnd - 1, ow0, owEnd - 1);
+                OpenWindow(oh0, ohEnd - 1, ow0, owEnd - 1);
                 for (int64_t oh = oh0; oh < ohEnd; ++oh) {
                     const int64_t from = MaxI(pBegin, oh * p.wo + ow0), to = MinI(pEnd, oh * p.wo + owEnd);
                     if (from < to) {
-                        ProcessPixels(n, b, gc, cl0, dgi, c0, len, from, to);
+                        ProcessPixels(unit, from, to);
                     }
                 }
                 FlushWindow(n, c0, len);
@@ -222,6 +269,7 @@ private:
         winXLo_ = 0;
         winXHi_ = 0;
         winW_ = 0;
+        winPending_ = false;
     }
 
     __aicore__ inline bool InWindow(int64_t y, int64_t x) const
@@ -230,12 +278,10 @@ private:
     }
 
     // Input rows [winLo_, winHi_) x columns [winXLo_, winXHi_) reached by output rows ohFirst..ohLast and
-    // columns owFirst..owLast (+ margin, clipped) -> xwin; gwin = 0. The previous window's UB copies (V)
-    // are done before xwin is overwritten (V_MTE2). Every window has a pixel tile, whose offQue DeQue
-    // (MTE2_V after a later MTE2 EnQue) orders the window reads after these loads, and whose
-    // PipeBarrier<PIPE_V>s precede its window adds into gwin.
-    __aicore__ inline void OpenWindow(int64_t n, int64_t c0, int64_t len, int64_t ohFirst, int64_t ohLast,
-                                      int64_t owFirst, int64_t owLast)
+    // columns owFirst..owLast (+ margin, clipped). Only the state: the window's first tile loads xwin and
+    // zeroes gwin in its Front (LoadWindow), after the scalar unit has its coordinates, so the previous
+    // window's flush and these loads do not hold up the scalar unit.
+    __aicore__ inline void OpenWindow(int64_t ohFirst, int64_t ohLast, int64_t owFirst, int64_t owLast)
     {
         const DcnParams &p = *p_;
         const int64_t m = dcn_tiling::kWindowMargin;
@@ -252,7 +298,15 @@ private:
         winXLo_ = xlo;
         winXHi_ = xhi;
         winW_ = xhi - xlo;
-        const int64_t rows = winHi_ - winLo_;
+        winPending_ = true;
+    }
+
+    // The open window's input rows -> xwin (the V_MTE2 orders the previous window's UB copies, V, before
+    // xwin is overwritten; the MTE2_V orders these loads before this tile's copies, V). gwin is zeroed
+    // by the caller after its MTE3_V (the previous window's flush has read gwin).
+    __aicore__ inline void LoadWindow(int64_t n, int64_t c0, int64_t len)
+    {
+        const DcnParams& p = *p_;
         PipeSync<AscendC::HardEvent::V_MTE2>();
         AscendC::DataCopyExtParams cp;
         cp.blockCount = static_cast<uint16_t>(winW_);
@@ -267,10 +321,10 @@ private:
                 AscendC::DataCopyPad(
                     xwin_[(y - winLo_) * winW_ * lp_], t_->xt[((n * p.h + y) * p.w + winXLo_) * p.cin + c0], cp, noPad);
             }
+            PipeSync<AscendC::HardEvent::MTE2_V>();
         } else {
             LoadWindowCast(n, c0, len);
         }
-        AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>(rows * winW_ * lp_));
     }
 
     // 16-bit I/O: window rows (T) -> xwin (fp32) through the staging planes, in pieces of whole rows (or of
@@ -328,11 +382,12 @@ private:
 
     // 16-bit I/O: the GM-loaded corner rows of a tile (staging planes, after the queue hand-over) -> the
     // corner planes, one Cast per corner.
-    __aicore__ inline void CastGmCorners(const AscendC::LocalTensor<float>& xp, int64_t pt, int64_t kt, int64_t len)
+    __aicore__ inline void CastGmCorners(const AscendC::LocalTensor<float>& xp, const TileJob& J)
     {
         const int64_t planeElems = rows_ * lp_, planeT = rows_ * lpt_;
-        for (int64_t row = 0; row < pt * kt; ++row) {
-            const RowInfo& ri = rowInfo_[row];
+        const RowInfo* info = rowInfo_[J.slot];
+        for (int64_t row = 0; row < J.pt * J.kt; ++row) {
+            const RowInfo& ri = info[row];
             if (!ri.inside) {
                 continue;
             }
@@ -340,17 +395,20 @@ private:
                 for (int c = ri.gmFirst[r]; c >= 0 && c <= ri.gmLast[r]; ++c) {
                     AscendC::Cast(
                         xp[c * planeElems + row * lp_], xs_[c * planeT + row * lpt_], AscendC::RoundMode::CAST_NONE,
-                        static_cast<uint32_t>(len));
+                        static_cast<uint32_t>(J.len));
                 }
             }
         }
     }
 
-    // gwin rows -> the unit's accumulator plane (atomic add; only this unit writes there).
+    // Every tile of the window through the pipeline, then gwin rows -> the unit's accumulator plane (atomic
+    // add; only this unit writes there).
     __aicore__ inline void FlushWindow(int64_t n, int64_t c0, int64_t len)
     {
         const DcnParams &p = *p_;
-        if (winHi_ == winLo_) {
+        Drain();
+        if (winHi_ == winLo_ || winPending_) { // no window, or no tile of the unit in it (nothing added)
+            CloseWindowState();
             return;
         }
         PipeSync<AscendC::HardEvent::V_MTE3>();
@@ -367,98 +425,160 @@ private:
                                  gwin_[(y - winLo_) * winW_ * lp_], cp);
         }
         AscendC::SetAtomicNone();
-        PipeSync<AscendC::HardEvent::MTE3_V>();
+        // gwin is zeroed again after the MTE3_V of the next window's first Front
         CloseWindowState();
     }
 
-    // Output pixels [from, to) of one unit, in tiles of pixelTile pixels x kernel-point chunks.
-    __aicore__ inline void ProcessPixels(int64_t n, int64_t b, int64_t gc, int64_t cl0, int64_t dgi, int64_t c0,
-                                         int64_t len, int64_t from, int64_t to)
+    // Output pixels [from, to) of one unit, in tiles of pixelTile pixels x kernel-point chunks, pushed into
+    // the tile pipeline in order.
+    __aicore__ inline void ProcessPixels(const TileJob& unit, int64_t from, int64_t to)
     {
-        const DcnParams &p = *p_;
         for (int64_t p0 = from; p0 < to; p0 += pt_) {
-            const int64_t pt = MinI(pt_, to - p0);
-            AscendC::LocalTensor<float> hb = coord_[11 * plane_];
-            AscendC::LocalTensor<float> wb = coord_[11 * plane_ + ptp_];
-            // the vector reads of hb/wb are done: the previous tile's V_S after its coordinates (the first
-            // tile: the V_S of the setup)
-            for (int64_t i = 0; i < pt; ++i) {
-                int64_t pix = p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
-                hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
-                wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
-            }
-            PipeSync<AscendC::HardEvent::S_V>();
-            for (int64_t k0 = 0; k0 < p.k; k0 += kt_) {
-                const int64_t kt = MinI(kt_, p.k - k0);
-                ProcessTile(n, b, gc, cl0, dgi, c0, len, p0, pt, k0, kt);
+            for (int64_t k0 = 0; k0 < p_->k; k0 += kt_) {
+                TileJob job = unit;
+                job.p0 = p0;
+                job.pt = MinI(pt_, to - p0);
+                job.k0 = k0;
+                job.kt = MinI(kt_, p_->k - k0);
+                job.slot = nextSlot_;
+                nextSlot_ ^= 1;
+                Push(job);
             }
         }
     }
 
-    __aicore__ inline void ProcessTile(int64_t n, int64_t b, int64_t gc, int64_t cl0, int64_t dgi, int64_t c0,
-                                       int64_t len, int64_t p0, int64_t pt, int64_t k0, int64_t kt)
+    // Tile pipeline (program order = issue order; every wait below orders only work issued before it):
+    //   Push(t):  offsets of t (MTE2) ; then Front(t-1) ; then Back(t-2)
+    //   Front(j): G rows of j (MTE2), coordinates and weights of j (V), corner loads of j (S issues MTE2/V)
+    //   Back(j):  products, partials (V), scatter and partials store of j (MTE3 / V window adds)
+    // so the scalar unit issues tile j+1's corner loads before tile j's scatter, and MTE2 (loads of j+1),
+    // V and MTE3 (scatter of j) overlap. Buffers: offsets and G tiles in 2-deep queues, corner planes in a
+    // 2-deep queue, weight rows, row infos and order tables per slot (tile parity); the coordinate planes
+    // and the partials plane are single (their readers precede the next writer, see Front).
+    __aicore__ inline void Push(const TileJob& job)
     {
-        const DcnParams &p = *p_;
-        const DcnTensors<T> &t = *t_;
-        const int64_t elt = sizeof(T);
-        const uint32_t planeCnt = static_cast<uint32_t>(plane_);
+        LoadOffsets(job);
+        if (hasFront_) {
+            Advance();
+        }
+        jobFront_ = job;
+        hasFront_ = true;
+    }
 
-        // ---- offsets [j][kk][pp] (T) and G rows [pp][kk][LP] (fp32)
+    __aicore__ inline void Advance()
+    {
+        Front(jobFront_, hasBack_);
+        if (hasBack_) {
+            Back(jobBack_);
+        }
+        jobBack_ = jobFront_;
+        hasBack_ = true;
+        hasFront_ = false;
+    }
+
+    // Every pushed tile through Front and Back (before a window flush and at the end of a unit).
+    __aicore__ inline void Drain()
+    {
+        if (hasFront_) {
+            Advance();
+        }
+        if (hasBack_) {
+            if constexpr (!IsSameType<T, float>::value) {
+                xpBack_ = xQue_.DeQue<float>();
+                CastGmCorners(xpBack_, jobBack_);
+            }
+            // no Front in between (whose barriers order J's window corner copies and casts before J's products,
+            // and whose MTE3_V orders the previous partials store before the next partials): here
+            AscendC::PipeBarrier<PIPE_V>();
+            PipeSync<AscendC::HardEvent::MTE3_V>();
+            Back(jobBack_);
+            hasBack_ = false;
+        }
+    }
+
+    // Offsets [j][kk][pp] (T) of a tile -> offQue.
+    __aicore__ inline void LoadOffsets(const TileJob& J)
+    {
+        const DcnParams& p = *p_;
+        const int64_t elt = sizeof(T);
         AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
         // The [j][kk] planes are kt*PTP apart (kt == KT) and, with one deformable group and every kernel point
         // in the tile, the offset channels j*K + kk are consecutive: then one DMA loads all of them.
-        const bool wholeTile = kt == kt_ && kt == p.k;
+        const bool wholeTile = J.kt == kt_ && J.kt == p.k;
         const int64_t offDmas = wholeTile && p.dg == 1 ? 1 : p.offsetBlocks;
         for (int64_t j = 0; j < offDmas; ++j) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(offDmas == 1 ? p.offsetBlocks * kt : kt);
-            cp.blockLen = static_cast<uint32_t>(pt * elt);
-            cp.srcStride = static_cast<uint32_t>((p.howo - pt) * elt);
-            cp.dstStride = static_cast<uint32_t>((ptp_ * elt - RoundUp(pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+            cp.blockCount = static_cast<uint16_t>(offDmas == 1 ? p.offsetBlocks * J.kt : J.kt);
+            cp.blockLen = static_cast<uint32_t>(J.pt * elt);
+            cp.srcStride = static_cast<uint32_t>((p.howo - J.pt) * elt);
+            cp.dstStride = static_cast<uint32_t>(
+                (ptp_ * elt - RoundUp(J.pt * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<T> noPad;
-            int64_t ch = j * p.dg * p.k + dgi * p.k + k0;
-            AscendC::DataCopyPad(raw[j * plane_], t.offset[(n * offCh + ch) * p.howo + p0], cp, noPad);
+            int64_t ch = j * p.dg * p.k + J.dgi * p.k + J.k0;
+            AscendC::DataCopyPad(raw[j * plane_], t_->offset[(J.n * offCh + ch) * p.howo + J.p0], cp, noPad);
         }
         offQue_.EnQue(raw);
+    }
 
-        // G rows (p, k) of consecutive pixels are CinG apart when the tile holds every kernel point
-        // (kt == K): one DMA for the whole tile; else one per pixel (K > 64, kernel-point chunks).
+    // Tile J up to its corner loads; `withBack`: the previous tile (jobBack_) waits for its Back, which
+    // follows (16-bit I/O: its corner casts are done here, before J's loads reuse the staging planes).
+    __aicore__ inline void Front(const TileJob& J, bool withBack)
+    {
+        const DcnParams& p = *p_;
+        const DcnTensors<T>& t = *t_;
+        const uint32_t planeCnt = static_cast<uint32_t>(plane_);
+        const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
+
+        if (k0 == 0) { // the pixel bases of a new pixel tile
+            AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
+            AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
+            // the vector reads of hb/wb are done: the previous tile's V_S after its coordinates (the first
+            // tile: the V_S of the setup)
+            for (int64_t i = 0; i < pt; ++i) {
+                int64_t pix = J.p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
+                hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
+                wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
+            }
+            PipeSync<AscendC::HardEvent::S_V>();
+        }
+
+        // ---- G rows [pp][kk][LP] (fp32): rows (p, k) of consecutive pixels are CinG apart when the tile
+        // holds every kernel point (kt == K): one DMA for the whole tile; else one per pixel (K > 64).
         AscendC::LocalTensor<float> gt = gQue_.AllocTensor<float>();
         const bool wholeK = kt == p.k;
         const int64_t gDmas = wholeK ? 1 : pt;
         for (int64_t i = 0; i < gDmas; ++i) {
             AscendC::DataCopyExtParams cp;
             cp.blockCount = static_cast<uint16_t>(wholeK ? pt * kt : kt);
-            cp.blockLen = static_cast<uint32_t>(len * 4);
-            cp.srcStride = static_cast<uint32_t>((p.cinG - len) * 4);
-            cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
-                                                 dcn_tiling::kUbBlockBytes);
+            cp.blockLen = static_cast<uint32_t>(J.len * 4);
+            cp.srcStride = static_cast<uint32_t>((p.cinG - J.len) * 4);
+            cp.dstStride = static_cast<uint32_t>(
+                (lp_ * 4 - RoundUp(J.len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<float> noPad;
-            int64_t src = (ChunkGRow(p, n, gc, p0 + i) * p.k + k0) * p.cinG + cl0;
+            int64_t src = (ChunkGRow(p, J.n, J.gc, J.p0 + i) * p.k + k0) * p.cinG + J.cl0;
             AscendC::DataCopyPad(gt[i * kt * lp_], t.g[src], cp, noPad);
         }
         gQue_.EnQue(gt);
 
-        // ---- coordinates (vector over the [kk][pp] planes; the floor ints reuse the partials planes,
-        // whose previous contents were stored by the previous tile before its MTE3_V sync)
-        raw = offQue_.DeQue<T>();
+        // ---- coordinates (vector over the [kk][pp] planes; floor ints, compare mask and the outside plane
+        // in scratch planes of their own)
+        AscendC::LocalTensor<T> raw = offQue_.DeQue<T>();
         AscendC::LocalTensor<float> off;
         if constexpr (IsSameType<T, float>::value) {
             off = raw.template ReinterpretCast<float>();
         } else {
-            off = coord_[8 * plane_];
+            off = coord_[CP_OFF * plane_];
             AscendC::Cast(off, raw, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(p.offsetBlocks * plane_));
         }
         AscendC::LocalTensor<float> ys = coord_[0], xs = coord_[plane_];
         AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
         AscendC::LocalTensor<float> ly = coord_[4 * plane_], lx = coord_[5 * plane_];
         AscendC::LocalTensor<float> hy = coord_[6 * plane_], hx = coord_[7 * plane_];
-        AscendC::LocalTensor<float> hb = coord_[11 * plane_], wb = coord_[11 * plane_ + ptp_];
-        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
-        AscendC::LocalTensor<int32_t> fl = part.template ReinterpretCast<int32_t>();
+        AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_], wb = coord_[CP_HB * plane_ + ptp_];
+        AscendC::LocalTensor<int32_t> fl = coord_[CP_FL * plane_].template ReinterpretCast<int32_t>();
         // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
         // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
         for (int64_t kk = 0; kk < kt; ++kk) {
@@ -500,8 +620,8 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(ys, ys, y0, static_cast<int32_t>(planeCnt));
         AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
-        AscendC::LocalTensor<uint8_t> msk = part[plane_].template ReinterpretCast<uint8_t>();
-        outside_ = part[2 * plane_]; // a plane of kOutsideKey (Select's tensor form); the partials reuse it later
+        AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
+        outside_ = coord_[CP_OUT * plane_]; // a plane of kOutsideKey (Select's tensor form)
         AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
         MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE);
@@ -510,17 +630,19 @@ private:
         MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
         MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
+        // the scalar unit waits for the coordinates only: the vector work before them is the previous
+        // tile's Front and the Back before it (never this tile's predecessor's products)
         PipeSync<AscendC::HardEvent::V_S>();
 
-        // ---- per-row weights (row order i*kt + kk, vector): Gather the planes into rows, then
+        // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows, then
         //   mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
-        if (kt != tableKt_) {
-            BuildOrderTables(kt);
+        if (kt != tableKt_[J.slot]) {
+            BuildOrderTables(kt, J.slot);
         }
         const int64_t rows = pt * kt;
         const uint32_t rowCnt = static_cast<uint32_t>(rows);
-        AscendC::LocalTensor<float> rv = rowBuf_.Get<float>();
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>();
+        AscendC::LocalTensor<float> rv = RowVecs(J.slot);
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[J.slot * rs_];
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
@@ -544,39 +666,70 @@ private:
         AscendC::Mul(rv[1 * rs_], rT1, rLx, rc);
         AscendC::Mul(rv[2 * rs_], rT2, rHx, rc);
         AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
+        offQue_.FreeTensor(raw);
 
-        gt = gQue_.DeQue<float>();
+        if constexpr (!IsSameType<T, float>::value) {
+            if (withBack) { // the previous tile's GM corner rows leave the staging planes before J's loads
+                xpBack_ = xQue_.DeQue<float>();
+                CastGmCorners(xpBack_, jobBack_);
+            }
+        }
+
+        if (winPending_) { // J is the first tile of its window
+            LoadWindow(J.n, J.c0, J.len);
+        }
 
         // ---- X rows of the 4 corners of every point: planes xp[c][row][LP], row = i*kt + kk (the G order);
         // rows of corners outside the image (or of points outside the whole-sample window) stay zero, so
-        // their corner sums are 0 and the vector partials below need no masks.
+        // their corner sums are 0 and the vector partials need no masks. The queue buffer was last read by
+        // the scatter of the tile two before J, the partials plane (written next by the previous tile's
+        // Back) by its partials store, gwin (zeroed here for a new window) by the previous window's flush:
+        // all issued before this point.
+        PipeSync<AscendC::HardEvent::MTE3_V>();
+        if (winPending_) {
+            AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
+            winPending_ = false;
+        }
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
         AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         PipeSync<AscendC::HardEvent::V_MTE2>();
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
+        RowInfo* info = rowInfo_[J.slot];
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
                 const float fy0 = y0.GetValue(idx);
                 const int64_t row = i * kt + kk;
-                RowInfo &ri = rowInfo_[row];
+                RowInfo& ri = info[row];
                 ri.inside = fy0 > kOutsideKey + 1.0f;
                 if (ri.inside) {
-                    ri.y0 = static_cast<int64_t>(fy0);
-                    ri.x0 = static_cast<int64_t>(x0.GetValue(idx));
-                    LoadCornerRows(n, c0, len, xp, row, ri);
+                    ri.y0 = static_cast<int32_t>(fy0);
+                    ri.x0 = static_cast<int32_t>(x0.GetValue(idx));
+                    LoadCornerRows(J.n, J.c0, J.len, xp, row, ri);
                 }
             }
         }
         xQue_.EnQue(xp);
-        xp = xQue_.DeQue<float>();
-        if constexpr (!IsSameType<T, float>::value) {
-            CastGmCorners(xp, pt, kt, len); // ordered before the products by the barrier below
-        }
         PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the coordinate planes precede later vector writes
-        AscendC::PipeBarrier<PIPE_V>();  // window corner copies done before the products
+    }
+
+    // Products, partials, scatter and partials store of tile J (its corner rows in the oldest xQue buffer).
+    // The caller orders J's window corner copies (V) and 16-bit casts before the products (PipeBarrier<PIPE_V>)
+    // and the previous partials store (MTE3) before the partials are written (MTE3_V).
+    __aicore__ inline void Back(const TileJob& J)
+    {
+        const DcnParams& p = *p_;
+        const DcnTensors<T>& t = *t_;
+        const uint32_t planeCnt = static_cast<uint32_t>(plane_);
+        const int64_t pt = J.pt, kt = J.kt, len = J.len;
+        if constexpr (IsSameType<T, float>::value) {
+            xpBack_ = xQue_.DeQue<float>();
+        }
+        AscendC::LocalTensor<float> xp = xpBack_;
+        AscendC::LocalTensor<float> gt = gQue_.DeQue<float>();
 
         // ---- s_c[row] = sum_block X_c * G for all rows: one Mul (in place) per corner, then the row sums
+        const int64_t rows = pt * kt;
         const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8); // blocks from one row to the next
         const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
         const int64_t planeElems = rows_ * lp_;
@@ -591,6 +744,7 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
+        AscendC::LocalTensor<float> rv = RowVecs(J.slot);
         if (len == lp_) {
             BlockwiseRowSums(xp, red, rows);
             BlockwiseContributions(xp, gt, rv, brc, rows);
@@ -603,6 +757,10 @@ private:
         //   gx = m*(hy*(s1 - s0) + ly*(s3 - s2)),  gy = m*(hx*(s2 - s0) + lx*(s3 - s1)),
         //   gm = hy*(hx*s0 + lx*s1) + ly*(hx*s2 + lx*s3)
         // written over the mw rows (their broadcast is done), then Gathered into the [j][kk][pp] planes
+        AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
+        AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
+        AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
+        const int32_t rc = static_cast<int32_t>(rows);
         AscendC::LocalTensor<float> s0 = red[0], s1 = red[rs_], s2 = red[2 * rs_], s3 = red[3 * rs_];
         AscendC::LocalTensor<float> gx = rv[0], gy = rv[rs_], gm = rv[2 * rs_], tmp = rv[3 * rs_];
         // In levels separated by PipeBarrier<PIPE_V>; no instruction of a level writes a row another
@@ -637,7 +795,8 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(gm, tmp, rT2, rc);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[J.slot * plane_];
         AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
         AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt);     // dy <- gy
         if (p.modulated) {
@@ -647,10 +806,11 @@ private:
 
         // ---- per point: scatter (m*w_c)*G to grad_input (GM atomics or UB window adds, program order)
         AscendC::SetAtomicAdd<float>();
+        const RowInfo* info = rowInfo_[J.slot];
         for (int64_t row = 0; row < rows; ++row) {
-            const RowInfo &ri = rowInfo_[row];
+            const RowInfo& ri = info[row];
             if (ri.inside) {
-                ScatterPoint(n, c0, len, xp, row * lp_, ri.y0, ri.x0);
+                ScatterPoint(J.n, J.c0, len, xp, row * lp_, ri.y0, ri.x0);
             }
         }
         AscendC::SetAtomicNone();
@@ -658,6 +818,7 @@ private:
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
         // part[n][b][j][k][p]: with every kernel point in the tile (kt == K == KT) the (j, kk) rows are HoWo
         // apart in GM and PTP apart in UB for all j: one DMA stores them.
+        const bool wholeTile = kt == kt_ && kt == p.k;
         const int64_t partDmas = wholeTile ? 1 : p.offsetBlocks;
         for (int64_t j = 0; j < partDmas; ++j) {
             AscendC::DataCopyExtParams cp;
@@ -666,14 +827,13 @@ private:
             cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
             cp.dstStride = static_cast<uint32_t>((p.chunkPix - pt) * 4);
             cp.rsv = 0;
-            int64_t dst = ChunkPartAt(p, n, b, j, k0, p0);
+            int64_t dst = ChunkPartAt(p, J.n, J.b, j, J.k0, J.p0);
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
-        PipeSync<AscendC::HardEvent::MTE3_V>();  // the scatter and the partials store have read UB
-        // (the window adds read xp and write gwin: the next tile's PipeBarrier<PIPE_V>s precede its writes)
+        // the next readers' waits: the MTE3_V of the Front two tiles on (xp's buffer, the partials plane);
+        // the window adds (read xp, write gwin) precede the next writes by PipeBarrier<PIPE_V>s
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
-        offQue_.FreeTensor(raw);
     }
 
     // Row sums of the 4 corner product planes, rows of LP = 8*b lanes all valid (len == LP): the b blocks of
@@ -825,12 +985,13 @@ private:
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
     //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
     //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
-    // The caller has ordered the earlier vector reads of the tables before these scalar writes (V_S: the
-    // setup's, or in ProcessTile the one after the coordinates, which follows the previous tile's Gathers).
-    __aicore__ inline void BuildOrderTables(int64_t kt)
+    // One set per slot. The caller has ordered the earlier vector reads of the slot's tables before these
+    // scalar writes (V_S: the setup's, or in Front the one after the coordinates, which follows the Gathers
+    // of the slot's previous tile: its weights in an earlier Front, its partials in the Back before).
+    __aicore__ inline void BuildOrderTables(int64_t kt, int64_t slot)
     {
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>();
-        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>();
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[slot * rs_];
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[slot * plane_];
         for (int64_t e = 0; e < rs_; ++e) {
             const int64_t i = e / kt, kk = e - i * kt;
             rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));
@@ -840,7 +1001,13 @@ private:
             planeTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(i < pt_ && kk < kt ? (i * kt + kk) * 4 : 0));
         }
         PipeSync<AscendC::HardEvent::S_V>();
-        tableKt_ = kt;
+        tableKt_[slot] = kt;
+    }
+
+    // Row vectors of a slot (dcn_tiling::kStage2RowVecs rows of rs_ floats).
+    __aicore__ inline AscendC::LocalTensor<float> RowVecs(int64_t slot)
+    {
+        return rowBuf_.Get<float>()[slot * dcn_tiling::kStage2RowVecs * rs_];
     }
 
     // Corner c = 2*r + q of a sample point is (y0 + r, x0 + q); the two corners of one image row are
@@ -951,16 +1118,22 @@ private:
         }
     }
 
-    RowInfo rowInfo_[dcn_tiling::kStage2RowsNarrow];  // the most rows of any tile
+    RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
+    TileJob jobFront_, jobBack_; // the tile waiting for its Front (offsets loaded) / for its Back
+    bool hasFront_, hasBack_;
+    int64_t nextSlot_;
+    int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)
+    AscendC::LocalTensor<float> xpBack_; // corner planes of jobBack_ once dequeued
     const DcnParams *p_;
     const DcnTensors<T> *t_;
-    int64_t kt_, pt_, ptp_, lp_, lpt_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_, tableKt_;
+    int64_t kt_, pt_, ptp_, lp_, lpt_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_;
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
+    bool winPending_; // the window is open but xwin is not loaded nor gwin zeroed yet (its first Front does)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
     AscendC::LocalTensor<T> xs_; // 16-bit I/O staging planes [4][rows][LPT]
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;
-    AscendC::TQue<AscendC::TPosition::VECIN, 1> offQue_;
-    AscendC::TQue<AscendC::TPosition::VECIN, 1> xQue_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 2> offQue_;
+    AscendC::TQue<AscendC::TPosition::VECIN, 2> xQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, partBuf_, redBuf_, rowBuf_, brcBuf_, tableBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> rowTabBuf_, planeTabBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_, xsBuf_;

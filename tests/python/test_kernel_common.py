@@ -147,9 +147,10 @@ def _stage2_ub(k, pixel_tile, block_c, elt):
     hpr = lp // 64 if lp > 64 else 1
     rs = _cdiv(rows, 8) * 8
     staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
-    return (2 * rows * lp * 4 + 3 * plane * elt + 4 * rows * lp * 4 + (11 * plane + 2 * ptp) * 4 + 3 * plane * 4
-            + 4 * rs * 4 + 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4 + rs * 4 + plane * 4
-            + staging)
+    # two tiles in flight (tile pipeline): offsets, G tiles, corner planes, weight rows and order tables x 2
+    return (2 * rows * lp * 4 + 2 * 3 * plane * elt + 2 * 4 * rows * lp * 4 + (14 * plane + 2 * ptp) * 4
+            + 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
+            + 2 * (rs * 4 + plane * 4) + staging)
 
 
 def stage2_split(case, dtype):
@@ -193,8 +194,8 @@ def stage2_split(case, dtype):
         return best
 
     block_c = 128 if wide else min(seg, 64)
-    while _stage2_ub(k, tile(block_c), block_c, elt) > UB_LIMIT and block_c % 16 == 0:
-        block_c //= 2
+    while _stage2_ub(k, tile(block_c), block_c, elt) > UB_LIMIT and block_c > 8:
+        block_c = _cdiv(_cdiv(block_c, 2), 8) * 8  # halved, whole 32-B fp32 rows
     win = window(block_c)
     cur_c, cur = block_c, win
     while cur[0] * cur[1] < min(WINDOW_MIN_OUT, howo) and cur_c > WINDOW_MIN_BLOCK_C and cur_c % 16 == 0:
