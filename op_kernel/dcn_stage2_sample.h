@@ -50,7 +50,8 @@
 // grad_input window gwin of the same shape is zeroed, both in the Front of the window's first tile (after
 // the scalar unit's V_S, so the previous flush and these loads overlap the pipeline). A corner pair whose pixels both
 // lie in the window is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
-// corner, in program order); other pairs take the GM path above. At the end of the window, gwin is added
+// corner, in program order; a pair of valid corners in one 2-repeat Add when LP <= 64 and the corner planes
+// are <= 255 blocks apart); other pairs take the GM path above. At the end of the window, gwin is added
 // to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
 // in program order); a window without any tile of the unit (band edges) is neither loaded nor flushed.
 //
@@ -180,6 +181,7 @@ public:
         }
         hasFront_ = hasBack_ = false;
         nextSlot_ = 0;
+        pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -1099,6 +1101,14 @@ private:
                         AscendC::PipeBarrier<PIPE_V>();
                         barrier = true;
                     }
+                    if (valid[a] && valid[b] && pairAdds_) { // the pair in one Add: 2 repeats, one per corner
+                        const int64_t at = ((yc - winLo_) * winW_ + x0 - winXLo_) * lp_;
+                        const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(planeElems / 8);
+                        AscendC::Add(
+                            gwin_[at], gwin_[at], xp[a * planeElems + rowOff], static_cast<uint64_t>(len), 2,
+                            AscendC::BinaryRepeatParams(1, 1, 1, px, px, pl));
+                        continue;
+                    }
                     for (int c = first; c <= b; ++c) {
                         if (valid[c]) {
                             const int64_t at = ((yc - winLo_) * winW_ + x0 + (c & 1) - winXLo_) * lp_;
@@ -1121,6 +1131,7 @@ private:
     RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
     TileJob jobFront_, jobBack_; // the tile waiting for its Front (offsets loaded) / for its Back
     bool hasFront_, hasBack_;
+    bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     int64_t nextSlot_;
     int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)
     AscendC::LocalTensor<float> xpBack_; // corner planes of jobBack_ once dequeued
