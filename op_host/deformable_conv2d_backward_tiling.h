@@ -40,8 +40,9 @@
 //                (not below kWindowMinBlockC) while the window covers fewer than kWindowMinOut output pixels
 //                and the narrower block's window covers more. Corners in the window are read from / added into
 //                UB; the window's grad_input is added to the unit's accumulator plane once per window.
-//   stage-1 G matmul tiles:   gTileM x gTileN = min(chunkPix,512) x min(K*CinG,512) over [qLen, K*CinG] per
-//                             (image of the chunk, group)
+//   stage-1 G matmul tiles:   gTileM x gTileN = even(chunkPix,512) x even(K*CinG,512) over [qLen, K*CinG] per
+//                             (image of the chunk, group); even(x,c) = min(x, roundUp16(ceil(x / ceil(x/c)))):
+//                             ceil(x/c) tiles of about equal size, no small tail tile
 //   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,256) x min(CinG*K,256) over [CoutG, CinG*K] per group;
 //                             a chunk's rows (<= chunkRows) are split in Ka chunks of wChunkK rows, partial s into
 //                             slot s: wSplitK = min(max(ceil(chunkRows/2048), min(ceil(48/wTiles),

@@ -24,6 +24,12 @@ int64_t Gcd(int64_t a, int64_t b)
 }
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+// `total` cut into ceil(total / cap) tiles of even size, rounded up to kGTileAlign elements (at most total):
+// no small tail tile (a unit that pays a whole request's fill and L0C->GM transfers for little work).
+int64_t EvenTile(int64_t total, int64_t cap)
+{
+    return std::min(total, RoundUp(CeilDiv(total, CeilDiv(total, cap)), kGTileAlign));
+}
 
 // Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls). The tile pipeline (Front of tile j+1 before
 // the Back of tile j) holds two tiles: offsets, G tiles and corner planes in 2-deep queues, weight rows and
@@ -193,8 +199,8 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     // the core count) but Ka chunks of at least kWChunkKMin rows, and at least as many as kWChunkK-row chunks
     // need; all while the slots beyond the first fit a quarter of the chunk budget (then the chunks grow).
     const int64_t kcg = k * cinG;
-    w.gTileM = std::min(w.chunkPix, kGTileM);
-    w.gTileN = std::min(kcg, kGTileN);
+    w.gTileM = EvenTile(w.chunkPix, kGTileM);
+    w.gTileN = EvenTile(kcg, kGTileN);
     w.wTileM = std::min(coutG, kWTileM);
     w.wTileN = std::min(kcg, kWTileN);
     const int64_t wTiles = s.groups * CeilDiv(coutG, w.wTileM) * CeilDiv(kcg, w.wTileN);

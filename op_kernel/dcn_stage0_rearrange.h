@@ -1,11 +1,14 @@
 // Stage 0 (vector): rearrange the inputs of one pixel chunk (DcnParams cN0.., SetChunk; chunk rows
 // r = i*qLen + (q - q0) for image n = cN0+i, pixel q) into the user workspace; the first chunk also
-// rearranges the whole-run inputs and zeroes the grad_input accumulator.
+// rearranges the whole-run inputs and zeroes the grad_input accumulator. The weight is rearranged by a
+// prologue of its own (Stage0Part::kWeight, before the first chunk and its SyncAll), so that the G GEMM of
+// every chunk can run during that chunk's rearrangement (dcn_stage1_matmul.h, Stage1Feed).
+//   prologue only:
+//   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG]; wp is the
+//                                   grad_weight output, overwritten only by stage 3)
 //   first chunk only:
 //   xt    [N,H,W,Cin] T         <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin]; xt is the
 //                                   grad_input output, overwritten only by stage 3)
-//   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG]; wp is the
-//                                   grad_weight output, overwritten only by stage 3)
 //   giacc [pixelBands][N,H,W,Cin] fp32 = 0
 //   every chunk:
 //   got   [groups][chunkRows][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][qLen] -> [qLen][CoutG])
@@ -15,22 +18,27 @@
 //                                    whole output rows moves several channels with one DMA each way)
 // Work units: tiles of those transposes and 12288-element zero chunks, enumerated in that order; vector
 // core i takes units i, i+usedVecCores, ... Every unit writes a disjoint GM range, so the result is
-// independent of the assignment.
+// independent of the assignment. Before each of its units a core gives the Matmul feed (if any) a tick.
 #ifndef DCN_STAGE0_REARRANGE_H
 #define DCN_STAGE0_REARRANGE_H
 
 #include "dcn_transpose.h"
+#include "dcn_stage1_matmul.h"
 
 namespace dcn_kernel {
 
+enum class Stage0Part : int32_t { kWeight = 0, kChunk = 1 };
 
 template <typename T>
 class Stage0Rearrange {
 public:
-    __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
+    __aicore__ inline void Run(
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, Stage0Part part,
+        Stage1Feed<T>* feed)
     {
         runner_.Init(pipe);
-        const bool first = p.cIdx == 0;
+        const bool prologue = part == Stage0Part::kWeight;
+        const bool first = !prologue && p.cIdx == 0;
         AscendC::LocalTensor<float> zeros;
         if (first) {
             pipe.InitBuffer(zeroBuf_, dcn_tiling::kZeroChunk * 4);
@@ -42,13 +50,18 @@ public:
         TransposeJob jx = XtJob(p, 0), jw = WpJob(p, 0), jg = GotJob(p, p.cN0, 0), jd = DcolJob(p, p.cN0, 0, p.cRow0);
         const int64_t tx = TransposeTileCount(jx), tw = TransposeTileCount(jw);
         const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
-        const int64_t nX = first ? p.n * tx : 0, nW = first ? p.cout * tw : 0;
-        const int64_t nG = p.cImgs * p.groups * tg, nD = p.cImgs * p.groups * p.cRows * td;
+        const int64_t nX = first ? p.n * tx : 0, nW = prologue ? p.cout * tw : 0;
+        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg,
+                      nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * td;
         const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
         const int64_t nZ = first ? CeilDiv(accElems, dcn_tiling::kZeroChunk) : 0;
         const int64_t total = nX + nW + nG + nD + nZ;
 
+        const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
+            if (feed != nullptr) {
+                feed->Tick((u - aivIdx) / p.usedVecCores, mine);
+            }
             int64_t v = u;
             if (v < nX) {
                 runner_.RunTile(t.input, t.xt, XtJob(p, v / tx), v % tx);

@@ -76,6 +76,7 @@
 #define DCN_STAGE2_SAMPLE_H
 
 #include "dcn_common.h"
+#include "dcn_stage1_matmul.h"
 
 namespace dcn_kernel {
 
@@ -103,7 +104,8 @@ constexpr float kOutsideKey = -4.0f;
 template <typename T>
 class Stage2Sample {
 public:
-    __aicore__ inline void Run(AscendC::TPipe &pipe, const DcnParams &p, const DcnTensors<T> &t, int64_t aivIdx)
+    __aicore__ inline void Run(
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, Stage1Feed<T>* feed)
     {
         p_ = &p;
         t_ = &t;
@@ -183,7 +185,11 @@ public:
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
+        const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
+            if (feed != nullptr) {
+                feed->Tick((u - aivIdx) / p.usedVecCores, mine); // the grad_weight GEMM runs meanwhile
+            }
             const int64_t nb = u / p.pixelBands;
             ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }

@@ -50,8 +50,9 @@ constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reducti
 // columns once (bytes per output element ~ K*(1/tileM + 1/tileN)), so the cube's GM->L1 traffic and the
 // number of block loads fall with the tile; 512 x 512 G tiles still give >= 2 tiles per cube core on the
 // suite's full-size layers.
-constexpr int64_t kGTileM = 512;          // G tile rows (output pixels)
-constexpr int64_t kGTileN = 512;          // G tile columns (K*CinG)
+constexpr int64_t kGTileM = 512;          // most G tile rows (output pixels)
+constexpr int64_t kGTileN = 512;          // most G tile columns (K*CinG)
+constexpr int64_t kGTileAlign = 16;       // G tiles split their axis evenly, in multiples of 16 elements
 constexpr int64_t kWTileM = 256;          // grad_weight tile rows (CoutG)
 constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
 constexpr int64_t kWChunkK = 2048;        // most rows of one grad_weight partial (Ka chunk inside a pixel chunk)

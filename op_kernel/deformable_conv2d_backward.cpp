@@ -4,17 +4,19 @@
 // bfloat16). The output pixels are cut into pixel chunks (tiling "pixel chunks": images x output rows, a function of
 // the shape and a fixed workspace budget), so the workspace holds one chunk of G, dcol, got and partials.
 // For each chunk c, in order:
+// (first a prologue rearranges the weight into wp, then SyncAll)
 //   phase A (vector) fold chunk c-1 (its offset/mask partials -> grad_offset, its grad_weight Ka partials ->
 //                    the grad_weight accumulator; dcn_stage3_finalize.h), then rearrange chunk c's inputs
-//                    into the user workspace; chunk 0 also rearranges the input and the weight and zeroes
-//                    the grad_input accumulator (dcn_stage0_rearrange.h)
-//   phase B (cube)   G = GO^T x Wp per (image, conv group) of the chunk, grad_weight += GOt^T x Dcol per
-//                    (conv group, Ka chunk), via the Matmul high-level API called from AIV code
-//                    (dcn_stage1_matmul.h)
+//                    into the user workspace; chunk 0 also rearranges the input and zeroes the grad_input
+//                    accumulator (dcn_stage0_rearrange.h)
+//      (cube)        meanwhile G = GO^T x Wp per (image, conv group) of chunk c, via the Matmul high-level
+//                    API called asynchronously from AIV code (dcn_stage1_matmul.h, Stage1Feed)
 //   phase C (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per pixel band of a
 //                    chunk) and per-block offset/mask partials (dcn_stage2_sample.h)
+//      (cube)        meanwhile grad_weight += GOt^T x Dcol per (conv group, Ka chunk) of chunk c
 // then stage 3 (vector): fold the last chunk, combine band planes in fixed order, transpose, cast
-// (dcn_stage3_finalize.h). Every phase ends with SyncAll() over the vector cores.
+// (dcn_stage3_finalize.h). Every phase ends with SyncAll() over the vector cores, after each core has waited
+// for its own Matmul requests.
 // Event IDs: the Matmul client of REGIST_MATMUL_OBJ owns an MTE3_S event ID and its flag for the
 // lifetime of its scope (ChunkLoop); TPipe::Reset frees all IDs. Rule for kernel code: no TPipe::Reset
 // followed by an MTE3_S FetchEventID/AllocEventID while the client lives (see ChunkLoop).
@@ -100,31 +102,44 @@ private:
     // and both matmuls end after the last chunk.
     __aicore__ inline void ChunkLoop()
     {
-        typename Stage1Matmul<T>::Mm mmG;
-        typename Stage1Matmul<T>::Mm mmW;
+        typename DcnMatmulTypes<T>::Mm mmG;
+        typename DcnMatmulTypes<T>::Mm mmW;
         // Separated mode: must precede every InitBuffer; on the AIC this serves the matmuls and returns.
         REGIST_MATMUL_OBJ(&pipe_, GetSysWorkSpacePtr(), mmG, &td_->gMatmul, mmW, &td_->wMatmul);
         idx_ = AscendC::GetBlockIdx();
         active_ = idx_ < p_.usedVecCores;
+        SetChunk(p_, 0); // the prologue's job shapes are those of the first chunk
+        if (active_) {
+            Stage0Rearrange<T> s0;
+            s0.Run(pipe_, p_, t_, idx_, Stage0Part::kWeight, nullptr); // wp: read by every G GEMM
+        }
+        AscendC::SyncAll();
         for (int64_t c = 0; c < p_.numChunks; ++c) {
-            if (active_ && c > 0) {
-                Stage3Finalize<T> fold;
-                fold.Run(pipe_, p_, t_, idx_, false); // p_ still describes chunk c-1
-            }
-            SetChunk(p_, c);
+            // phase A: the G GEMM of chunk c runs while chunk c-1 is folded and chunk c rearranged
             if (active_) {
+                Stage1Feed<T> feedG;
+                DcnParams next = p_;
+                SetChunk(next, c);
+                feedG.Begin(mmG, next, t_, Stage1Kind::kG, idx_);
+                if (c > 0) {
+                    Stage3Finalize<T> fold;
+                    fold.Run(pipe_, p_, t_, idx_, false); // p_ still describes chunk c-1
+                }
+                SetChunk(p_, c);
                 Stage0Rearrange<T> s0;
-                s0.Run(pipe_, p_, t_, idx_);
+                s0.Run(pipe_, p_, t_, idx_, Stage0Part::kChunk, &feedG);
+                feedG.Finish();
+            } else {
+                SetChunk(p_, c);
             }
             AscendC::SyncAll();
+            // phase C: the grad_weight GEMM of chunk c runs while chunk c is sampled
             if (active_) {
-                Stage1Matmul<T> s1;
-                s1.Run(mmG, mmW, p_, t_, idx_);
-            }
-            AscendC::SyncAll();
-            if (active_) {
+                Stage1Feed<T> feedW;
+                feedW.Begin(mmW, p_, t_, Stage1Kind::kW, idx_);
                 Stage2Sample<T> s2;
-                s2.Run(pipe_, p_, t_, idx_);
+                s2.Run(pipe_, p_, t_, idx_, &feedW);
+                feedW.Finish();
             }
             AscendC::SyncAll();
         }

@@ -1,5 +1,6 @@
 // Hazard checker (twin/kernel/hazard.h): one negative test per hazard kind, each asserting the
 // reported rule, each with the synchronised twin that must pass; determinism of the report.
+#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -301,6 +302,46 @@ TEST(Hazard, hazard_aiv_reads_matmul_result_before_completion)
         kernel(false), {"GM hazard across cores (read/write)", "AIV 0 GlobalTensor::GetValue reads",
                         "the Matmul of AIV 0 (on AIC 0) Matmul::IterateAll writes", "'C' at byte offset 36"}));
     EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
+}
+
+// The chip counts completion notifications and each WaitIterateAll consumes the oldest: deleting the wait
+// for request 1 makes the wait meant for request 2 return once request 1 is done, so reading request 2's
+// result is a hazard. TWIN_DROP_SYNC on the first wait's line acts as that deletion.
+TEST(Hazard, hazard_deleted_matmul_wait_shifts_later_waits)
+{
+    ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
+    ktest::Gm<float> a(64, "A"), b(64, "B"), c(4 * 64, "C");
+    TCubeTiling t = Tiling8();
+    int firstWaitLine = 0;
+    auto kernel = [&] {
+        return ktest::Run(
+            1, KernelType::MIX_AIC_1_2,
+            [&] {
+                TPipe pipe;
+                Matmul<MmF, MmF, MmF> mm;
+                REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+                GlobalTensor<float> ga = Gm(a), gb = Gm(b), gc = Gm(c);
+                const int64_t me = GetBlockIdx();
+                mm.SetTensorA(ga);
+                mm.SetTensorB(gb);
+                mm.template IterateAll<false>(gc[me * 128], 0, false, true);
+                firstWaitLine = __LINE__ + 1;
+                mm.WaitIterateAll();
+                mm.template IterateAll<false>(gc[me * 128 + 64], 0, false, true);
+                mm.WaitIterateAll();
+                (void)gc.GetValue(me * 128 + 64 + 9); // request 2's result
+                mm.End();
+            },
+            20000, ws.addr());
+    };
+    EXPECT_TRUE(ktest::ExpectOk(kernel()));
+    ASSERT_GT(firstWaitLine, 0);
+    const std::string site = "test_hazard.cpp:" + std::to_string(firstWaitLine);
+    setenv("TWIN_DROP_SYNC", site.c_str(), 1);
+    twin::LaunchResult dropped = kernel();
+    unsetenv("TWIN_DROP_SYNC");
+    EXPECT_TRUE(ktest::ExpectViolation(
+        dropped, {"GM hazard across cores (read/write)", "GlobalTensor::GetValue reads", "Matmul::IterateAll writes"}));
 }
 
 TEST(Hazard, hazard_matmul_result_of_another_aiv_needs_sync_all)

@@ -121,27 +121,42 @@ void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped)
     h.mmAtomic = atomicOp;
 }
 
+// The AIV acquires the oldest outstanding completion (a wait consumes one notification).
 static void Complete(HazardCore &h) {
-    HzThread &aiv = h.launch->threads[h.tid], &mm = h.launch->threads[h.mmTid];
-    if (h.mmTid != h.tid) Acquire(aiv, h.tid, mm.vc);
-    h.mmPending = false;
+    if (h.mmDone.empty())
+        return;
+    if (h.mmTid != h.tid)
+        Acquire(h.launch->threads[h.tid], h.tid, h.mmDone.front());
+    h.mmDone.pop_front();
 }
 
-void HzMatmulEnd(CoreContext& c, bool completed, bool dropped)
+void HzMatmulEnd(CoreContext& c, bool completed, bool dropped, bool notified)
 {
     if (c.hz == nullptr) return;
     HazardCore &h = *c.hz;
     h.inMatmul = false;
     h.mmAtomic = 0;
-    if (dropped)
-        h.mmPending = false;
-    else if (completed)
+    if (completed && dropped)
+        return; // a dropped synchronous request: no completion edge either
+    if (!completed && !notified)
+        return; // no completion notification: nothing for a wait to consume
+    if (h.mmTid != h.tid) {
+        // the request's completion covers the Matmul thread's accesses so far; later requests start a
+        // new segment, so they are not covered by this completion
+        HzThread& mm = h.launch->threads[h.mmTid];
+        h.mmDone.push_back(mm.vc);
+        ++mm.vc[h.mmTid];
+        mm.cur = nullptr;
+    } else {
+        h.mmDone.emplace_back();
+    }
+    if (completed)
         Complete(h);
-    else h.mmPending = true;
 }
 
 void HzMatmulWait(CoreContext &c) {
-    if (c.hz != nullptr && c.hz->mmPending) Complete(*c.hz);
+    if (c.hz != nullptr)
+        Complete(*c.hz);
 }
 
 std::vector<uint32_t> HzCrossCoreRelease(CoreContext& c)

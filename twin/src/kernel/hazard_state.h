@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <deque>
 #include <vector>
 
 #include "twin/kernel/hazard.h"
@@ -77,7 +78,11 @@ struct HazardCore {
     // GM
     uint32_t tid = 0, mmTid = 0;
     int suppress = 0;
-    bool inMatmul = false, mmPending = false;
+    bool inMatmul = false;
+    // Completion clocks of this AIV's Matmul requests not yet waited for, oldest first: the chip counts
+    // completion notifications per event ID and each wait consumes one (the oldest), so a removed wait
+    // makes every later wait return one request early.
+    std::deque<std::vector<uint32_t>> mmDone;
     uint8_t mmAtomic = 0;
     ~HazardCore();
 };

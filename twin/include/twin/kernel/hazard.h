@@ -104,10 +104,14 @@ private:
 void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bool write);
 // Matmul request of this AIV: accesses until HzMatmulEnd belong to its Matmul thread; `atomicOp` is
 // the IterateAll enAtomic (1 add, 2 max, 3 min). `completed` = the AIV waits for the result now.
-// `dropped` (TWIN_DROP_SYNC on the IterateAll site): neither the request nor the completion orders.
+// `dropped` (TWIN_DROP_SYNC on the IterateAll site): the request does not order; a synchronous one's
+// completion does not either (an asynchronous one completes at its WaitIterateAll).
+// Completions are counted like the chip's per-event notifications: each completed request (synchronous
+// IterateAll, WaitIterateAll) acquires the oldest request not yet waited for.
 void HzMatmulBegin(CoreContext& c, uint8_t atomicOp, bool dropped = false);
-void HzMatmulEnd(CoreContext& c, bool completed, bool dropped = false);
-void HzMatmulWait(CoreContext &c);   // WaitIterateAll: completion of the pending request
+// `notified` = false: an asynchronous request without waitIterateAll (no notification to wait for).
+void HzMatmulEnd(CoreContext& c, bool completed, bool dropped = false, bool notified = true);
+void HzMatmulWait(CoreContext& c); // WaitIterateAll: completion of the oldest pending request
 // Cross-core flags (src/kernel/cross_core.cpp). A set: the clock it hands on (this core's, covering
 // all of its earlier GM accesses; empty when the checker is off); the core's later accesses start a
 // new epoch. A wait: joins `clock` (nothing when empty) and starts a new epoch; returns the core's

@@ -306,7 +306,10 @@ public:
         const char *api = "Matmul::IterateAll";
         auto &c = twin::kernel::Core(api);
         Caller(api);
-        if (pendingAsync_) twin::kernel::Violation(api, "previous IterateAll<false> was not completed with WaitIterateAll");
+        // One pending asynchronous request per Matmul object (the documented use). Under TWIN_DROP_SYNC a
+        // dropped WaitIterateAll acts as a deleted call, so more may be pending (completions are counted).
+        if (pendingAsync_ > 0 && !twin::kernel::HzSitesDropping(c))
+            twin::kernel::Violation(api, "previous IterateAll<false> was not completed with WaitIterateAll");
         if (a_ == nullptr || b_ == nullptr) twin::kernel::Violation(api, "SetTensorA and SetTensorB must be called before IterateAll");
         if (enAtomic > 3) twin::kernel::Violation(api, "enAtomic must be 0 (none), 1 (add), 2 (max) or 3 (min); got " + std::to_string(enAtomic));
         shape_.Validate(api, transA_, transB_, MM_CFG.intrinsicsCheck);
@@ -315,26 +318,31 @@ public:
         twin::kernel::HzMatmulBegin(c, enAtomic, hzDropped); // the cube's accesses belong to this AIV's Matmul thread
         twin::kernel::ReferenceGemm<SrcAT, SrcBT, DstT, BiasT>(api, c, shape_, a_, transA_, b_, transB_, biasOn_ ? bias_ : nullptr,
                                                                gm.TwinAddr(), enAtomic);
-        twin::kernel::HzMatmulEnd(c, sync, hzDropped); // sync: the AIV waits for the result here
+        twin::kernel::HzMatmulEnd(
+            c, sync, hzDropped, sync || waitIterateAll); // sync: the AIV waits for the result here
         if (sync)
             twin::kernel::TlMatmulWait(c);
-        pendingAsync_ = !sync && waitIterateAll;
-        if (!sync && !waitIterateAll) pendingAsync_ = false;
+        if (!sync && waitIterateAll)
+            ++pendingAsync_;
     }
     __aicore__ inline void WaitIterateAll(const char* file = __builtin_FILE(), int line = __builtin_LINE())
     {
         Caller("Matmul::WaitIterateAll");
-        if (!pendingAsync_)
-            twin::kernel::Violation("Matmul::WaitIterateAll", "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
-        pendingAsync_ = false;
+        if (pendingAsync_ == 0)
+            twin::kernel::Violation(
+                "Matmul::WaitIterateAll",
+                "no IterateAll<false>(..., waitIterateAll=true) is pending (would hang on the chip)");
         auto& c = twin::kernel::Core("Matmul::WaitIterateAll");
-        if (!twin::kernel::HzSiteDropped(c, "Matmul::WaitIterateAll", {file, line}))
-            twin::kernel::HzMatmulWait(c);
         twin::kernel::TlMatmulWait(c);
+        if (twin::kernel::HzSiteDropped(c, "Matmul::WaitIterateAll", {file, line}))
+            return; // TWIN_DROP_SYNC: as if the call were deleted (consumes no completion)
+        --pendingAsync_;
+        twin::kernel::HzMatmulWait(c);
     }
     __aicore__ inline void End() {
         Caller("Matmul::End");
-        if (pendingAsync_) twin::kernel::Violation("Matmul::End", "IterateAll<false> still pending: call WaitIterateAll before End");
+        if (pendingAsync_ > 0 && !twin::kernel::HzSitesDropping(twin::kernel::Core("Matmul::End")))
+            twin::kernel::Violation("Matmul::End", "IterateAll<false> still pending: call WaitIterateAll before End");
         client_->Message("Matmul::End (KFC client message)");
         ended_ = true;
     }
@@ -356,7 +364,8 @@ private:
     const SrcBT *b_ = nullptr;
     const BiasT *bias_ = nullptr;
     bool transA_ = false, transB_ = false, biasOn_ = false, hasBias_ = false;
-    bool registered_ = false, pendingAsync_ = false, ended_ = false;
+    bool registered_ = false, ended_ = false;
+    int pendingAsync_ = 0; // IterateAll<false>(..., waitIterateAll = true) requests not yet waited for
 };
 
 }  // namespace AscendC
