@@ -58,9 +58,10 @@ MATRIX = [
     ("float16", Case("f16_2cores_g2", 2, 8, 8, 5, 5, groups=2, dg=2), 2),
     # consecutive input-rearrange tiles (bf16 -> fp32 casts) on one core
     ("bfloat16", Case("bf16_1core_n2", 2, 8, 8, 5, 5), 1),
-    # 12 pixel chunks of 2 output rows: each chunk's stage-3 fold runs on the pipe right before the next
-    # chunk's stage 0 (no SyncAll in between)
-    ("float16", Case("f16_12_chunks", 2, 8, 8, 12, 10), 2, 64 << 10),
+    # 15 pixel chunks (pieces of 16 columns of one output row) x 3 pixel bands of 6 pixels on 2 cores: each
+    # chunk's stage-3 fold runs on the pipe right before the next chunk's stage 0 (no SyncAll in between),
+    # and a core runs two stage-2 units of one chunk back to back
+    ("float16", Case("f16_chunk_pieces", 1, 16, 8, 5, 40), 1, 46 << 10),
 ]
 
 HAZARD_RULES = ("UB hazard", "GM hazard")
