@@ -182,6 +182,7 @@ public:
         hasFront_ = hasBack_ = false;
         nextSlot_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
+        keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -608,7 +609,8 @@ private:
         AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
         // ---- whole-sample rule in vector form: y0 <- kOutsideKey for the sample points outside
-        // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside. Per axis
+        // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside (or one key per
+        // point, below). Per axis
         // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
         //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
         // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). ys/xs (consumed above) hold v0 + ceil(frac).
@@ -632,6 +634,19 @@ private:
         MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
         MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
+        if (keyPath_) {
+            // one scalar read per point: key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact
+            // (an integer below 2^24 for points inside), kOutsideKey (< 0) outside; over ys (consumed)
+            const float wk = static_cast<float>(p.w + 2);
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Muls(ys, y0, wk, static_cast<int32_t>(planeCnt));
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Add(ys, ys, x0, static_cast<int32_t>(planeCnt));
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Adds(ys, ys, wk + 1.0f, static_cast<int32_t>(planeCnt));
+            // y0 and the last Select's msk read are ordered by the barrier before Muls
+            MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
+        }
         // the scalar unit waits for the coordinates only: the vector work before them is the previous
         // tile's Front and the Back before it (never this tile's predecessor's products)
         PipeSync<AscendC::HardEvent::V_S>();
@@ -700,13 +715,21 @@ private:
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
-                const float fy0 = y0.GetValue(idx);
                 const int64_t row = i * kt + kk;
                 RowInfo& ri = info[row];
-                ri.inside = fy0 > kOutsideKey + 1.0f;
+                if (keyPath_) {
+                    const float fk = ys.GetValue(idx);
+                    ri.inside = fk >= 0.0f;
+                    const int32_t key = ri.inside ? static_cast<int32_t>(fk) : 0, wk = static_cast<int32_t>(p.w + 2);
+                    ri.y0 = key / wk - 1;
+                    ri.x0 = key - (key / wk) * wk - 1;
+                } else {
+                    const float fy0 = y0.GetValue(idx);
+                    ri.inside = fy0 > kOutsideKey + 1.0f;
+                    ri.y0 = ri.inside ? static_cast<int32_t>(fy0) : 0;
+                    ri.x0 = ri.inside ? static_cast<int32_t>(x0.GetValue(idx)) : 0;
+                }
                 if (ri.inside) {
-                    ri.y0 = static_cast<int32_t>(fy0);
-                    ri.x0 = static_cast<int32_t>(x0.GetValue(idx));
                     LoadCornerRows(J.n, J.c0, J.len, xp, row, ri);
                 }
             }
@@ -972,12 +995,15 @@ private:
     // whole 256-B repeats: it reads up to roundup(plane, 64) elements (the following coordinate plane,
     // always defined); Select writes exactly plane_ elements. The leading barrier orders the compare after
     // the vector writes of v (and, from the second call on, after the previous Select, which read msk and
-    // may have written v); the caller orders the last Select before its readers.
+    // may have written v; `ordered`: the caller's own barrier did); the caller orders the last Select before
+    // its readers.
     __aicore__ inline void MarkOutside(
         const AscendC::LocalTensor<float>& key, const AscendC::LocalTensor<float>& v,
-        const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp)
+        const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp, bool ordered = false)
     {
-        AscendC::PipeBarrier<PIPE_V>();
+        if (!ordered) {
+            AscendC::PipeBarrier<PIPE_V>();
+        }
         AscendC::CompareScalar(msk, v, bound, cmp, static_cast<uint32_t>(RoundUp(plane_, dcn_tiling::kRepeatLanes)));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Select(
@@ -1131,6 +1157,7 @@ private:
     RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
     TileJob jobFront_, jobBack_; // the tile waiting for its Front (offsets loaded) / for its Back
     bool hasFront_, hasBack_;
+    bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     int64_t nextSlot_;
     int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)

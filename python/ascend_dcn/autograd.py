@@ -1,5 +1,8 @@
 """Autograd of ascend_dcn::deformable_conv2d: the backward is this project's operator.
 
+Gradients are not materialised (ctx.set_materialize_grads(False)): deformOut's gradient is never
+allocated (autograd would otherwise pass a zero tensor of deformOut's size); an undefined gradient
+of out is taken as zero.
 Saved between forward and backward:
   save_deform_out=True : input, weight, offset, deformOut        (what torch_npu keeps)
   save_deform_out=False: input, weight, offset                   (deformOut, N*Cin*KH*KW*Ho*Wo
@@ -26,6 +29,9 @@ def _setup_context(ctx, inputs, output):
      deformable_groups, modulated, save_deform_out) = inputs
     deform_out = output[1]
     ctx.mark_non_differentiable(deform_out)
+    # deformOut never receives a gradient: without this, autograd would pass the backward a
+    # zero-filled deformOut-sized tensor (N*Cin*KH*KW*Ho*Wo elements) as its "gradient".
+    ctx.set_materialize_grads(False)
     ctx.attrs = (list(kernel_size), list(stride), list(padding), list(dilation), groups,
                  deformable_groups, modulated)
     ctx.has_bias = bias is not None
@@ -49,6 +55,8 @@ def _backward(ctx, grad_out, _grad_deform_out):
         input, weight, offset = ctx.saved_tensors
         deform_out = torch.ops.ascend_dcn.deformable_sample(
             input, offset, kernel_size, stride, padding, dilation, deformable_groups, modulated)
+    if grad_out is None:   # grads are not materialised (setup_context): an undefined grad is zero
+        grad_out = input.new_zeros((input.shape[0], weight.shape[0], offset.shape[2], offset.shape[3]))
     grad_out = grad_out.to(input.dtype).contiguous()
     args = (input, grad_out, deform_out, weight, offset, kernel_size, stride, padding, dilation,
             groups, deformable_groups, modulated)

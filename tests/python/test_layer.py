@@ -161,6 +161,52 @@ def test_memory_saving_mode_saves_no_deform_out():
     assert sum(saved[True]) - sum(saved[False]) == deform_numel
 
 
+def test_backward_allocates_no_deform_out_gradient():
+    """deformOut is non-differentiable: autograd must not materialise a zero "gradient" of its size
+    (N*Cin*KH*KW*Ho*Wo elements, the largest tensor of the layer) for the backward. Every tensor made
+    during the backward is logged by a dispatch mode: only the operator's outputs (and the incoming
+    gradient) may appear."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Log(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.made = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            result = func(*args, **(kwargs or {}))
+            for t in result if isinstance(result, (tuple, list)) else [result]:
+                if isinstance(t, torch.Tensor):
+                    self.made.append((str(func), tuple(t.shape)))
+            return result
+
+    (x, w, off, b, go), attrs = _make(ASCEND_CASES["g2_dg2_asym"], True)
+    leaves = [t.clone().requires_grad_() for t in (x, w, off, b)]
+    out, deform_out = deformable_conv2d(*leaves, **attrs)
+    with Log() as log:
+        out.backward(go)
+    assert tuple(deform_out.shape) not in [shape for _, shape in log.made], log.made
+    assert {func for func, _ in log.made} <= {"ascend_dcn.deformable_conv2d_backward.default", "aten.detach.default",
+                                              "aten._to_copy.default"}, log.made
+
+
+def test_undefined_output_gradient_is_zero():
+    """With grads not materialised, an undefined gradient of out reaches the backward as None: it is
+    taken as zero (same gradients, bitwise, as an explicit zero gradient)."""
+    import types
+    (x, w, off, _, go), attrs = _make(ASCEND_CASES["plain3x3"], True)
+    out, deform_out = deformable_conv2d(x, w, off, None, **attrs)
+    ctx = types.SimpleNamespace(
+        attrs=(attrs["kernel_size"], attrs["stride"], attrs["padding"], attrs["dilation"], attrs["groups"],
+               attrs["deformable_groups"], attrs["modulated"]),
+        has_bias=False, bias_dtype=None, save_deform_out=True, saved_tensors=(x, w, off, deform_out))
+    from_none = dcn_autograd._backward(ctx, None, None)
+    from_zero = dcn_autograd._backward(ctx, torch.zeros_like(out), None)
+    for a, c in zip(from_none[:3], from_zero[:3]):
+        assert torch.equal(a, c)
+    assert not any(a.any() for a in from_none[:3])
+
+
 def test_gradcheck_float64_with_reference_backend():
     """gradcheck of the autograd plumbing (forward op + registered backward + layout conversion)
     in float64. The operator accepts fp32/fp16/bf16 only, so the documented internal switch routes
