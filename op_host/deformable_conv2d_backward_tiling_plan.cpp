@@ -204,8 +204,9 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
         PlanChunks(s, wsBudget - extra, trial);
         if (b == 1) {
             oneBandChunks = trial.numChunks;
-        } else if ((trial.chunkOutCols == s.wo && trial.chunkPix < b * kBandMinOutRows * s.wo) ||
-                   trial.numChunks * 100 > oneBandChunks * kBandChunkGrowthPct) {
+        } else if (
+            (trial.chunkOutCols == s.wo && trial.chunkPix < b * kBandMinOutRows * s.wo) ||
+            trial.numChunks * 100 > oneBandChunks * kBandChunkGrowthPct) {
             continue;
         }
         const uint64_t units = static_cast<uint64_t>(trial.chunkImgs * w.numBlocks * b);
