@@ -41,6 +41,55 @@ TEST(BlockReduceBrcb, block_reduce_sum_row_sums)
         EXPECT_EQ(out[16 + q], float(16 * q + 120));
 }
 
+// Masks whose last block is partial (continuous 20 = blocks of 8, 8, 4; counter mode over 2 repeats, the
+// second of 13 elements) and a bit mask with holes (every other element): block sums of exactly the
+// enabled elements, blocks without an enabled element left untouched.
+TEST(BlockReduceBrcb, block_reduce_sum_partial_and_holed_masks)
+{
+    ktest::Gm<float> out(64);
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 4096);
+        LocalTensor<float> x = buf.Get<float>(), s = x[256];
+        for (int i = 0; i < 128; ++i)
+            x.SetValue(i, float(i + 1));
+        Duplicate(s, -1.0f, 64);
+        PipeBarrier<PIPE_ALL>();
+        BlockReduceSum(s, x, 1, 20, 1, 1, 8); // s[0..2]; s[3..7] stay -1
+        const uint64_t holes[2] = {0x5555555555555555ull, 0};
+        BlockReduceSum(s[8], x, 1, holes, 1, 1, 8); // s[8..15]: elements 0, 2, 4, 6 of each block
+        SetMaskCount();
+        SetVectorMask<float, MaskMode::COUNTER>(0, 77);
+        BlockReduceSum<float, false>(s[16], x, 1, 0, 1, 1, 8); // 64 + 13 elements: s[16..23], s[24..25]
+        SetMaskNorm();
+        ResetMask();
+        PipeBarrier<PIPE_ALL>();
+        GlobalTensor<float> go;
+        go.SetGlobalBuffer((__gm__ float*)out.addr());
+        DataCopy(go, s, 32);
+    });
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    auto sum = [](int from, int to, int step) {
+        float t = 0;
+        for (int i = from; i < to; i += step)
+            t += float(i + 1);
+        return t;
+    };
+    EXPECT_EQ(out[0], sum(0, 8, 1));
+    EXPECT_EQ(out[1], sum(8, 16, 1));
+    EXPECT_EQ(out[2], sum(16, 20, 1));
+    for (int b = 3; b < 8; ++b)
+        EXPECT_EQ(out[b], -1.0f);
+    for (int b = 0; b < 8; ++b)
+        EXPECT_EQ(out[8 + b], sum(8 * b, 8 * b + 8, 2));
+    for (int b = 0; b < 8; ++b)
+        EXPECT_EQ(out[16 + b], sum(8 * b, 8 * b + 8, 1));
+    EXPECT_EQ(out[24], sum(64, 72, 1));
+    EXPECT_EQ(out[25], sum(72, 77, 1));
+    EXPECT_EQ(out[26], -1.0f);
+}
+
 // Brcb: 16 values -> 16 blocks, twice with dstBlkStride 2 (even / odd blocks of 2-block rows).
 TEST(BlockReduceBrcb, brcb_broadcasts_blocks)
 {

@@ -12,6 +12,7 @@
 #pragma once
 #include <vector>
 #include "twin/kernel/vec_engine.h"
+#include "twin/kernel/vec_ops.h" // PrefixPlan / PrefixCount (BlockReduceSum fast path)
 
 namespace twin {
 namespace kernel {
@@ -145,6 +146,31 @@ inline void BlockReduceSumImpl(
     twin::kernel::CheckLocalRange(api, c, dst, (R - 1) * static_cast<uint64_t>(dstRepStride) * 8 + 8, "dst");
     float sums[8][32];
     uint32_t cnt[8];
+    if (twin::kernel::PrefixPlan(m)) {
+        // Prefix plans (continuous mask, counter mode): the enabled elements of block b are its first
+        // ones, contiguous in UB; the shadow is checked once per block (as BinaryMasked does; the reads
+        // come before this instruction's writes). Same elements, same order, same sums as below.
+        for (uint64_t r = 0; r < R; ++r) {
+            const uint32_t enabled = twin::kernel::PrefixCount(m, r, per);
+            const T* sr = src.TwinAddr() + r * ops[0].repStride * perBlk;
+            const uint32_t blocks = (enabled + perBlk - 1) / perBlk;
+            for (uint32_t b = 0; b < blocks; ++b) {
+                const T* p = sr + static_cast<uint64_t>(b) * ops[0].blkStride * perBlk;
+                if (!twin::kernel::ShadowWritten(c, p))
+                    twin::kernel::UbCheckRead(api, c, p, sizeof(T));
+                cnt[b] = std::min(perBlk, enabled - b * perBlk);
+                for (uint32_t k = 0; k < cnt[b]; ++k)
+                    sums[b][k] = static_cast<float>(p[k]);
+            }
+            c.counters.vecElemOps += enabled;
+            T* d = dst.TwinAddr() + r * static_cast<uint64_t>(dstRepStride) * 8;
+            for (uint32_t b = 0; b < blocks; ++b) {
+                d[b] = twin::kernel::TreeSum<T>(sums[b], cnt[b]);
+                twin::kernel::ShadowWriteElem(c, d + b);
+            }
+        }
+        return;
+    }
     for (uint64_t r = 0; r < R; ++r) {
         for (uint32_t b = 0; b < 8; ++b)
             cnt[b] = 0;
