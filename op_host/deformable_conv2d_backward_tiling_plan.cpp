@@ -180,17 +180,47 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
     w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
     w.pixelTile = PixelTile(s, w.blockC);
-    // Pixel bands: enough stage-2 units for a full chip (a constant target, not the core count). Each
-    // band plane beyond the first (N*H*W*Cin fp32) comes out of the workspace budget, which leaves at
-    // least budget / kChunkShareDiv to the chunk regions; the chunks take the rest.
+    // Pixel bands: a chunk's stage-2 units (images x blocks x bands) are spread over kTargetUnits lanes
+    // (a constant target, not the core count). The band count b in 1..kMaxBands keeps the most lanes busy
+    // per round, units / (rounds * kTargetUnits) with rounds = ceil(units / kTargetUnits); a larger b is
+    // taken only if it raises that share by more than kBandGainPct percent, its bands keep at least
+    // kBandMinOutRows output rows when the chunk is whole rows (a band's UB windows reload their margin
+    // rows; a piece of one row has the same rows in any band) and it costs at most
+    // kBandChunkGrowthPct percent of the one-band chunk count. Each plane beyond the first (N*H*W*Cin fp32)
+    // comes out of the workspace budget, which leaves at least budget / kChunkShareDiv to the chunk
+    // regions; the chunks take the rest (so the chunk images, and the units, depend on b).
     const uint64_t plane = static_cast<uint64_t>(s.n) * static_cast<uint64_t>(s.h) * static_cast<uint64_t>(s.w) *
                            static_cast<uint64_t>(s.cin) * 4;
-    const int64_t wanted = std::min({kMaxBands, howo, std::max<int64_t>(1, CeilDiv(kTargetUnits, s.n * w.numBlocks))});
     const uint64_t bandRoom = wsBudget - wsBudget / static_cast<uint64_t>(kChunkShareDiv);
-    const int64_t extraPlanes = std::min(wanted - 1, static_cast<int64_t>(bandRoom / plane));
-    const uint64_t chunkBudget = wsBudget - static_cast<uint64_t>(extraPlanes) * plane;
+    int64_t bands = 1, oneBandChunks = 0;
+    uint64_t chunkBudget = wsBudget;
+    uint64_t bestBusy = 0, bestSlots = 1; // the best share busy / slots so far
+    for (int64_t b = 1; b <= std::min(kMaxBands, howo); ++b) {
+        const uint64_t extra = static_cast<uint64_t>(b - 1) * plane;
+        if (extra > bandRoom) {
+            break;
+        }
+        WorkSplit trial = w;
+        PlanChunks(s, wsBudget - extra, trial);
+        if (b == 1) {
+            oneBandChunks = trial.numChunks;
+        } else if (
+            (trial.chunkOutCols == s.wo && trial.chunkPix < b * kBandMinOutRows * s.wo) ||
+            trial.numChunks * 100 > oneBandChunks * kBandChunkGrowthPct) {
+            continue;
+        }
+        const uint64_t units = static_cast<uint64_t>(trial.chunkImgs * w.numBlocks * b);
+        const uint64_t slots = static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(units), kTargetUnits) * kTargetUnits);
+        // units / slots > bestBusy / bestSlots * (100 + gain) / 100, in integers
+        if (b == 1 || units * bestSlots * 100 > bestBusy * slots * static_cast<uint64_t>(100 + kBandGainPct)) {
+            bands = b;
+            chunkBudget = wsBudget - extra;
+            bestBusy = units;
+            bestSlots = slots;
+        }
+    }
     PlanChunks(s, chunkBudget, w);
-    const int64_t bands = std::min(1 + extraPlanes, w.chunkPix);
+    bands = std::min(bands, w.chunkPix);
     w.bandLen = CeilDiv(w.chunkPix, bands);
     w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0

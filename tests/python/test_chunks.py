@@ -20,15 +20,15 @@ HBM_PER_BUDGET = 512  # dcn_tiling::kHbmPerWsBudget (budgets >= 34 KiB: the work
 CASES = [
     # whole output rows of one image per chunk (12 rows in chunks of 2)
     (Case("rows_of_one_image", 2, 8, 8, 12, 10), 64 << 10),
-    # pieces of one output row (12 + 12 + 12 + 4 columns), conv groups and deformable groups
+    # pieces of one output row (19 + 19 + 2 columns), conv groups and deformable groups
     (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 60 << 10),
     # two whole images per chunk, 3 chunks (2 + 2 + 1 images), channel blocks of 4
     (Case("image_pairs_dg3", 5, 12, 8, 6, 7, dg=3), 164 << 10),
-    # 1x1 kernel: 2160-row chunks (the last short), 16 grad_weight Ka chunks of 135 rows per chunk (one
-    # 4 x 4 tile: as many >= 128-row Ka chunks as the 48-unit target allows; slots 1..15 folded into slot 0)
-    (Case("ka_slots_k1", 2, 4, 4, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 544 << 10),
-    # DCNv1 (no mask), stride 2, row chunks (10 rows in chunks of 3)
-    (Case("v1_stride2_rows", 2, 8, 8, 20, 12, stride=(2, 2), modulated=False), 36 << 10),
+    # 1x1 kernel: 1200-row chunks (2 images x 10 output rows), 9 grad_weight Ka chunks of 134 rows per chunk
+    # (one 4 x 4 tile: as many >= 128-row Ka chunks as the rows allow; slots 1..8 folded into slot 0)
+    (Case("ka_slots_k1", 2, 4, 4, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 172 << 10),
+    # DCNv1 (no mask), stride 2, row chunks (10 rows in chunks of 6)
+    (Case("v1_stride2_rows", 2, 8, 8, 20, 12, stride=(2, 2), modulated=False), 52 << 10),
 ]
 NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")
 
@@ -70,7 +70,7 @@ def test_cases_are_multi_chunk():
     assert plans["rows_of_one_image"]["imgs"] == 1 and plans["rows_of_one_image"]["out_rows"] < 12
     assert plans["row_pieces_g2_dg2"]["out_rows"] == 1 and 40 % plans["row_pieces_g2_dg2"]["out_cols"] != 0
     assert plans["image_pairs_dg3"]["imgs"] == 2 and plans["image_pairs_dg3"]["out_rows"] == 6
-    assert plans["ka_slots_k1"]["w_split"] == 16 and plans["ka_slots_k1"]["w_chunk"] == 135
+    assert plans["ka_slots_k1"]["w_split"] == 9 and plans["ka_slots_k1"]["w_chunk"] == 134
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

@@ -58,9 +58,12 @@ MATRIX = [
     ("float16", Case("f16_2cores_g2", 2, 8, 8, 5, 5, groups=2, dg=2), 2),
     # consecutive input-rearrange tiles (bf16 -> fp32 casts) on one core
     ("bfloat16", Case("bf16_1core_n2", 2, 8, 8, 5, 5), 1),
-    # 12 pixel chunks of 2 output rows: each chunk's stage-3 fold runs on the pipe right before the next
-    # chunk's stage 0 (no SyncAll in between)
-    ("float16", Case("f16_12_chunks", 2, 8, 8, 12, 10), 2, 64 << 10),
+    # 4 pixel chunks (9 + 3 output rows of each image) x 3 pixel bands on 2 cores: each chunk's stage-3 fold
+    # runs on the pipe right before the next chunk's stage 0 (no SyncAll in between)
+    ("float16", Case("f16_chunks_bands", 2, 8, 8, 12, 10), 2, 82 << 10),
+    # 8 images on 2 cores: a core runs several stage-2 units back to back, each a full tile pipeline (the
+    # next unit's window load follows the previous unit's tiles)
+    ("float16", Case("f16_8imgs_2cores", 8, 8, 8, 12, 10), 2),
 ]
 
 HAZARD_RULES = ("UB hazard", "GM hazard")
