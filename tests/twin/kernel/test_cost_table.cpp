@@ -209,6 +209,32 @@ TEST(CostTable, kernel_accumulates_vector_cycles_per_core_and_stage)
     EXPECT_EQ(r.cores[1].vecCycles, 4 + 1 + 1 + 2 + 20);
 }
 
+// A UB->UB DataCopy is a PIPE_V instruction (API pipe summary): the scalar unit issues it like any other
+// vector instruction, so it counts in vecIssued (scalar_issue_cycles on S) besides its bytes on V.
+TEST(CostTable, ub_to_ub_copy_is_issued_by_the_scalar_unit)
+{
+    auto r = ktest::Run(1, KernelType::MIX_AIV_1_0, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 4096);
+        LocalTensor<float> a = buf.Get<float>(), b = a[256];
+        Duplicate(a, 1.0f, 256);
+        PipeBarrier<PIPE_V>();
+        DataCopy(b, a, 64); // count form: 256 bytes
+        DataCopyParams p;
+        p.blockCount = 2;
+        p.blockLen = 1;
+        p.srcStride = 1;
+        p.dstStride = 1;
+        PipeBarrier<PIPE_V>();
+        DataCopy(b[128], a, p); // strided form: 2 blocks of 32 bytes
+    });
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    ASSERT_EQ(r.cores.size(), 1u);
+    EXPECT_EQ(r.cores[0].ubToUbBytes, 256u + 64u);
+    EXPECT_EQ(r.cores[0].vecIssued, 3u); // Duplicate + two copies
+}
+
 namespace {
 using AType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;

@@ -150,6 +150,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> 
     std::memmove(dst.TwinAddr(), src.TwinAddr(), bytes);
     twin::kernel::UbMarkWritten(c, dst.TwinAddr(), bytes);
     c.counters.ubToUbBytes += bytes;
+    ++c.counters.vecIssued; // a PIPE_V instruction the scalar unit issues, like every vector instruction
 }
 
 // ---- strided (DataCopyParams) form: all lengths/gaps in 32-B DataBlocks -------------------------
@@ -228,6 +229,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> 
         twin::kernel::UbMarkWritten(c, ud, blk);
     }
     c.counters.ubToUbBytes += blk * p.blockCount;
+    ++c.counters.vecIssued; // a PIPE_V instruction the scalar unit issues, like every vector instruction
 }
 
 // ---- DataCopyPad: byte-granular blocks -----------------------------------------------------------
