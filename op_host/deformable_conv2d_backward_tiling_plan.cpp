@@ -205,9 +205,9 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
         if (b == 1) {
             oneBandChunks = trial.numChunks;
         } else if (
-            (trial.chunkOutCols == s.wo && trial.chunkPix < b * kBandMinOutRows * s.wo) ||
+            b > trial.chunkPix || (trial.chunkOutCols == s.wo && trial.chunkPix < b * kBandMinOutRows * s.wo) ||
             trial.numChunks * 100 > oneBandChunks * kBandChunkGrowthPct) {
-            continue;
+            continue; // no band without a pixel (its plane would only shrink the chunks)
         }
         const uint64_t units = static_cast<uint64_t>(trial.chunkImgs * w.numBlocks * b);
         const uint64_t slots = static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(units), kTargetUnits) * kTargetUnits);
@@ -220,7 +220,6 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
         }
     }
     PlanChunks(s, chunkBudget, w);
-    bands = std::min(bands, w.chunkPix);
     w.bandLen = CeilDiv(w.chunkPix, bands);
     w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0

@@ -239,8 +239,8 @@ def chunk_plan(case, dtype, budget=WS_BUDGET):
         return out_rows, out_cols, chunk_pix, imgs
 
     # bands: the count that keeps the most of 48 stage-2 lanes busy per round; more bands only for a share
-    # more than 15 % higher, with >= 3 output rows per band (whole-row chunks) and <= 1.5x the one-band chunks; each extra
-    # plane comes out of the budget (at least budget // 5 stays)
+    # more than 15 % higher, with a pixel per band, >= 3 output rows per band (whole-row chunks) and
+    # <= 1.5x the one-band chunks; each extra plane comes out of the budget (at least budget // 5 stays)
     bands, chunk_budget, best, one_band_chunks = 1, budget, None, 0
     for b in range(1, min(8, howo) + 1):
         extra = (b - 1) * plane
@@ -250,7 +250,7 @@ def chunk_plan(case, dtype, budget=WS_BUDGET):
         n_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
         if b == 1:
             one_band_chunks = n_chunks
-        elif (out_cols == wo and chunk_pix < b * 3 * wo) or n_chunks * 100 > one_band_chunks * 150:
+        elif b > chunk_pix or (out_cols == wo and chunk_pix < b * 3 * wo) or n_chunks * 100 > one_band_chunks * 150:
             continue
         units = imgs * num_blocks * b
         slots = _cdiv(units, 48) * 48
@@ -260,7 +260,6 @@ def chunk_plan(case, dtype, budget=WS_BUDGET):
     out_rows, out_cols, chunk_pix, imgs = chunks(budget)
     chunk_rows = imgs * chunk_pix
     num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
-    bands = min(bands, chunk_pix)
     band_len = _cdiv(chunk_pix, bands)
     bands = _cdiv(chunk_pix, band_len)
     slot_bytes = case.cout * (case.cin // case.groups) * k * 4
