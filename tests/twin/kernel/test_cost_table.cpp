@@ -21,6 +21,9 @@ TEST(CostTable, vector_rates_follow_the_official_table)
     // Gather: 5 elements/cycle (Vector table 12), per element, any type
     EXPECT_EQ(cost::VectorCost("Gather", 4, 100).cycles, 20);
     EXPECT_EQ(cost::VectorCost("Gather", 2, 101).cycles, 21);
+    // Gatherb: uint32_t 21, uint16_t 42 elements/cycle (table 12); one repeat = 8 blocks = 64 uint32_t
+    EXPECT_EQ(cost::VectorCost("Gatherb", 4, 64).cycles, 4);
+    EXPECT_EQ(cost::VectorCost("Gatherb", 2, 128).cycles, 4);
     // Add: one 256-B repeat per cycle; a partial repeat costs a full one
     EXPECT_EQ(cost::VectorCost("Add", 4, 64).cycles, 1);
     EXPECT_EQ(cost::VectorCost("Add", 4, 65).cycles, 2);

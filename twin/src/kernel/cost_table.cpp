@@ -54,6 +54,8 @@ const VecRate kVecRates[] = {
     {"Brcb", 2, 128, 1, false, kVec}, {"Brcb", 4, 64, 1, false, kVec},
     // 表12 离散与聚合类: Gather 5 element/cycle for every data type
     {"Gather", 0, 5, 1, true, kVec},
+    // 表12: Gatherb uint16_t 42, uint32_t 21 element/cycle
+    {"Gatherb", 2, 42, 1, false, kVec}, {"Gatherb", 4, 21, 1, false, kVec},
 };
 // clang-format on
 

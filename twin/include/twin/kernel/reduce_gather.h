@@ -9,6 +9,10 @@
 // each repeat, then reduces the per-repeat results the same way until one value remains. Sums are
 // carried in float (half results rounded once at the end of each level).
 // Gather: dst[i] = *(T*)((uint8_t*)src + srcBaseOffset + srcOffset[i]) — offsets are in BYTES.
+// Gatherb (CANN 8.1.RC1 kernel_operator_vec_gather_intf.h, dav_c220 vgatherb; asc-devkit Gatherb(ISASI).md):
+// per repeat i, 8 DataBlocks: the 32-B block at src0 + offset[8i + j] (bytes, 32-B aligned, inside UB) goes
+// to dst + (i*dstRepStride + j*dstBlkStride) blocks (dstBlkStride 0 = 1). uint16_t/uint32_t only on A2/A3;
+// src0 and dst must not be the same memory; repeatTime 0 is a NOP. Rate: 42 (u16) / 21 (u32) elem/cycle.
 #pragma once
 #include <vector>
 #include "twin/kernel/vec_engine.h"
@@ -250,6 +254,65 @@ __aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &s
         std::memcpy(d + i, sb + byteOff, sizeof(T));
     }
     twin::kernel::CountDone(c, dst, count);
+}
+
+struct GatherRepeatParams {
+    __aicore__ GatherRepeatParams() {}
+    __aicore__ GatherRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t dstRepStrideIn)
+    {
+        dstBlkStride = dstBlkStrideIn;
+        dstRepStride = dstRepStrideIn;
+    }
+    uint32_t blockNumber = DEFAULT_BLK_NUM;
+    uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t dstBlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+
+template <typename T>
+__aicore__ inline void Gatherb(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<uint32_t> &offset,
+                               const uint8_t repeatTime, const GatherRepeatParams &p) {
+    static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, uint32_t>::value,
+                  "Gatherb: data type not supported on Atlas A2/A3; accepted: uint16_t, uint32_t");
+    const char *api = "Gatherb";
+    auto &c = twin::kernel::Core(api);
+    if (twin::kernel::CountNop(api, c, repeatTime)) return;
+    const uint32_t blocks = 8u * repeatTime;
+    twin::kernel::CountOperand(api, c, offset, blocks, "offset", true);
+    twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
+    twin::kernel::CheckUbAligned(api, c, src0.TwinAddr(), "src0");
+    const uint64_t blk = p.dstBlkStride == 0 ? 1 : p.dstBlkStride;
+    const uint64_t dstSpan = (uint64_t(repeatTime - 1) * p.dstRepStride + 7 * blk + 1) * 32;
+    if (dstSpan > uint64_t(dst.TwinCapacity()) * sizeof(T))
+        twin::kernel::Violation(api, "dst blocks reach " + std::to_string(dstSpan) + " bytes past dst, beyond its " +
+                                         std::to_string(uint64_t(dst.TwinCapacity()) * sizeof(T)) + "-byte buffer");
+    const uint8_t *sb = reinterpret_cast<const uint8_t *>(src0.TwinAddr());
+    uint8_t *db = reinterpret_cast<uint8_t *>(dst.TwinAddr());
+    const uint32_t *off = offset.TwinAddr();
+    for (uint32_t i = 0; i < repeatTime; ++i) {
+        for (uint32_t j = 0; j < 8; ++j) {
+            const uint32_t o = off[8 * i + j];
+            if (o % 32 != 0)
+                twin::kernel::Violation(api, "offset[" + std::to_string(8 * i + j) + "] = " + std::to_string(o) +
+                                                 " bytes: src0 + offset must be 32-byte aligned (offsets are in bytes)");
+            twin::kernel::CheckUbAddress(api, c, sb + o, 32);
+            if (sb + o < db + dstSpan && db < sb + o + 32)
+                twin::kernel::Violation(api, "src0 and dst must not share memory: offset[" + std::to_string(8 * i + j) +
+                                                 "] reads a block inside the dst range");
+            twin::kernel::UbCheckRead(api, c, sb + o, 32);
+            uint8_t *d = db + (uint64_t(i) * p.dstRepStride + j * blk) * 32;
+            std::memcpy(d, sb + o, 32);
+            twin::kernel::UbMarkWritten(c, d, 32);
+        }
+    }
+    c.counters.vecElemOps += uint64_t(blocks) * (32 / sizeof(T));
+    c.counters.vecInstrs += repeatTime;
+    twin::kernel::ChargeVector(c, api, sizeof(T), uint64_t(blocks) * (32 / sizeof(T)));
 }
 
 struct GatherMaskParams {
