@@ -57,9 +57,13 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     // 16-bit I/O: the input rows (corners, window) arrive in T and are cast in UB: 4 staging planes of rows
     // padded to 16 elements (32 B)
     const int64_t staging = elt < 4 ? 4 * rows * RoundUp(blockC, 16) * elt : 0;
+    // the zero area behind the UB window (LP floats; corner gathers of points the window does not serve read
+    // it) and the Gather indices of the corner-gather offsets (one per corner row block, LP <= kGatherMaxLp)
+    const int64_t zeroArea = lp * 4;
+    const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rows * (lp / 8) * 4 : 0;
     return static_cast<uint64_t>(
         gTiles + rawOffsets + cornerPlanes + coords + partials + sums + rowVecs + broadcast + table + orderTables +
-        staging);
+        staging + zeroArea + gatherIdx);
 }
 
 // Input rows / columns a stage-2 window of `out` output rows / columns reaches (kernel reach + margin

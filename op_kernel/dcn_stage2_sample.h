@@ -145,12 +145,15 @@ public:
         CloseWindowState();
         if (p.winRows > 0) {
             const uint32_t winBytes = static_cast<uint32_t>(p.winRows * p.winCols * lp_ * 4);
-            pipe.InitBuffer(xwinBuf_, winBytes);
+            // xwin is followed by a zero area of LP floats (zeroOff_ bytes from xwin): the corner gathers of
+            // points the window does not serve read it
+            pipe.InitBuffer(xwinBuf_, winBytes + static_cast<uint32_t>(lp_ * 4));
             pipe.InitBuffer(gwinBuf_, winBytes);
             xwin_ = xwinBuf_.Get<float>();
             gwin_ = gwinBuf_.Get<float>();
-            // padding lanes of the window pixels (never loaded) are defined once
-            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>(p.winRows * p.winCols * lp_));
+            zeroOff_ = static_cast<int64_t>(winBytes);
+            // padding lanes of the window pixels (never loaded) and the zero block are defined once
+            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((p.winRows * p.winCols + 1) * lp_));
         }
 
         // Defined contents in the padding columns of the coordinate planes.
@@ -182,6 +185,29 @@ public:
         hasFront_ = hasBack_ = false;
         nextSlot_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
+        // Corner gathers (Gatherb from the window, see GatherOffsets): LP of 1, 2 or 4 blocks, whole repeats of
+        // 8 blocks over the 4 corner planes, and the offset work areas within the broadcast buffer.
+        const int64_t nb = lp_ / 8;
+        const int64_t cornerBlocks = 4 * rows_ * nb;
+        gatherTableAt_ = RoundUp(cornerBlocks, 8);
+        gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && cornerBlocks % 8 == 0 &&
+                         cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
+        if (gatherCorners_) {
+            pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
+        }
+        if (gatherCorners_) { // Gather indices of the offset table: entry (c, row, j) <- S row c*nb + j, element row
+            AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
+            for (int64_t c = 0; c < 4; ++c) {
+                for (int64_t row = 0; row < rows_; ++row) {
+                    for (int64_t j = 0; j < nb; ++j) {
+                        idx.SetValue(static_cast<uint32_t>((c * rows_ + row) * nb + j),
+                                     static_cast<uint32_t>(((c * nb + j) * rs_ + row) * 4));
+                    }
+                }
+            }
+        }
+        // one Add for the 4 corners of a point (LP = 8: repeat = corner row pair, block = corner column)
+        quadAdds_ = gatherCorners_ && nb == 1 && 2 * rows_ <= 255 && p.winCols <= 255;
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
@@ -201,6 +227,7 @@ private:
     struct RowInfo {
         int32_t y0, x0;
         bool inside;                  // whole-sample window -1 < y < H, -1 < x < W
+        bool served;                  // its 4 corners lie in the UB window (gathered there, added into gwin)
         int8_t gmFirst[2], gmLast[2]; // 16-bit I/O: corners of pair r loaded from GM into staging (-1: none)
     };
 
@@ -684,6 +711,10 @@ private:
         AscendC::Mul(rv[2 * rs_], rT2, rHx, rc);
         AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
         offQue_.FreeTensor(raw);
+        const bool gather = gatherCorners_ && winHi_ > winLo_;
+        if (gather) {
+            GatherOffsets(J);
+        }
 
         if constexpr (!IsSameType<T, float>::value) {
             if (withBack) { // the previous tile's GM corner rows leave the staging planes before J's loads
@@ -708,7 +739,14 @@ private:
             winPending_ = false;
         }
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
-        AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
+        if (gather) { // every row: its window corners, or the zero block (GatherOffsets)
+            AscendC::PipeBarrier<PIPE_V>();  // the offsets (and a 16-bit window's casts) are complete
+            AscendC::Gatherb(xp.template ReinterpretCast<uint32_t>(), xwin_.template ReinterpretCast<uint32_t>(),
+                             brcBuf_.Get<uint32_t>(), static_cast<uint8_t>(rows_ * lp_ / 16),
+                             AscendC::GatherRepeatParams(1, 8));
+        } else {
+            AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
+        }
         PipeSync<AscendC::HardEvent::V_MTE2>();
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
         RowInfo* info = rowInfo_[J.slot];
@@ -729,7 +767,11 @@ private:
                     ri.y0 = ri.inside ? static_cast<int32_t>(fy0) : 0;
                     ri.x0 = ri.inside ? static_cast<int32_t>(x0.GetValue(idx)) : 0;
                 }
-                if (ri.inside) {
+                ri.served = gather && ri.inside && ri.y0 >= winLo_ && ri.y0 + 1 < winHi_ && ri.x0 >= winXLo_ &&
+                            ri.x0 + 1 < winXHi_;
+                ri.gmFirst[0] = ri.gmFirst[1] = -1;
+                ri.gmLast[0] = ri.gmLast[1] = -1;
+                if (ri.inside && !ri.served) {
                     LoadCornerRows(J.n, J.c0, J.len, xp, row, ri);
                 }
             }
@@ -834,7 +876,9 @@ private:
         const RowInfo* info = rowInfo_[J.slot];
         for (int64_t row = 0; row < rows; ++row) {
             const RowInfo& ri = info[row];
-            if (ri.inside) {
+            if (ri.served) {
+                ScatterServed(len, xp, row * lp_, ri.y0, ri.x0);
+            } else if (ri.inside) {
                 ScatterPoint(J.n, J.c0, len, xp, row * lp_, ri.y0, ri.x0);
             }
         }
@@ -1154,11 +1198,125 @@ private:
         }
     }
 
+    // Gatherb offsets of tile J's corner planes (bytes from xwin, in the order of the planes' blocks:
+    // [c][row][j], rows_ rows per plane, j < nb = LP/8) into the broadcast buffer. A point whose 4 corners
+    // lie in the open window (winLo <= y0, y0 + 1 < winHi, winXLo <= x0, x0 + 1 < winXHi: all valid, so it has
+    // no zero corner rows) reads its corner rows there; every other row (outside points, border or GM-path
+    // points, rows past the tile) reads the zero area behind xwin, and the GM path overwrites its valid
+    // corners afterwards. Vector only:
+    //   e = (y0 - winLo)*winW + (x0 - winXLo), or kOutsideKey when not served   ([kk][pp] planes)
+    //   rows (Gather by rowTab): q = e*LP*4, d = min(e + 4, 1) (1 served, 0 not)
+    //   S[c*nb + j][row] = zeroOff + d*(q + delta_c - zeroOff) + 32*j   (rows of rs_, 32-B aligned)
+    //   with delta = 0, LP*4, winW*LP*4, (winW + 1)*LP*4, then the table = Gather(S, gatherIdx_) and Cast
+    // (exact in fp32: every value is an integer below 2^24). Scratch: the hy, hx, ly planes (read by the
+    // weight Gathers before), the T1/T2 row vectors (read by the weight Muls before).
+    __aicore__ inline void GatherOffsets(const TileJob& J)
+    {
+        const uint32_t planeCnt = static_cast<uint32_t>(plane_);
+        const int64_t nb = lp_ / 8, rowsJ = J.pt * J.kt;
+        const float pixBytes = static_cast<float>(lp_ * 4), zero = static_cast<float>(zeroOff_);
+        AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
+        AscendC::LocalTensor<float> e = coord_[4 * plane_], ty = coord_[6 * plane_], tx = coord_[7 * plane_];
+        AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Adds(ty, y0, static_cast<float>(-winLo_), static_cast<int32_t>(planeCnt));
+        AscendC::Adds(tx, x0, static_cast<float>(-winXLo_), static_cast<int32_t>(planeCnt));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Muls(e, ty, static_cast<float>(winW_), static_cast<int32_t>(planeCnt));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(e, e, tx, static_cast<int32_t>(planeCnt));
+        MarkOutside(e, ty, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(e, ty, msk, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
+        MarkOutside(e, tx, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(e, tx, msk, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
+
+        AscendC::LocalTensor<float> rv = RowVecs(J.slot);
+        AscendC::LocalTensor<float> q = rv[RV_T1 * rs_], d = rv[RV_T2 * rs_];
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[J.slot * rs_];
+        const int32_t rsCnt = static_cast<int32_t>(rs_);
+        AscendC::Duplicate(q, kOutsideKey, rsCnt); // rows past the tile read the zero area
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Gather(q, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), static_cast<uint32_t>(rowsJ));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Adds(d, q, -kOutsideKey, rsCnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mins(d, d, 1.0f, rsCnt);
+        AscendC::Muls(q, q, pixBytes, rsCnt);
+
+        // S rows behind the table: the table takes 4*rows_*nb entries (rounded to whole blocks)
+        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
+        AscendC::LocalTensor<float> sv = work[gatherTableAt_];
+        const float delta[4] = {0.0f, pixBytes, static_cast<float>(winW_) * pixBytes,
+                                static_cast<float>(winW_ + 1) * pixBytes};
+        AscendC::PipeBarrier<PIPE_V>();
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Adds(sv[c * nb * rs_], q, delta[c] - zero, rsCnt);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Mul(sv[c * nb * rs_], sv[c * nb * rs_], d, rsCnt);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Adds(sv[c * nb * rs_], sv[c * nb * rs_], zero, rsCnt);
+        }
+        if (nb > 1) {
+            AscendC::PipeBarrier<PIPE_V>();
+            for (int c = 0; c < 4; ++c) {
+                for (int64_t j = 1; j < nb; ++j) {
+                    AscendC::Adds(sv[(c * nb + j) * rs_], sv[c * nb * rs_], static_cast<float>(32 * j), rsCnt);
+                }
+            }
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        const uint32_t entries = static_cast<uint32_t>(4 * rows_ * nb);
+        AscendC::Gather(work, sv, gatherIdxBuf_.Get<uint32_t>(), 0, entries);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT, entries);
+    }
+
+    // A window-served point (all 4 corners in the window, see GatherOffsets): its contribution rows C_c
+    // (corner planes at element `rowOff`) added into gwin in program order. LP = 8: one Add, repeat r = the
+    // corner row pair y0 + r (winW blocks apart in gwin, 2 planes apart in xp), block = the corner column
+    // (adjacent in gwin, one plane apart in xp), len lanes of each block; else one Add per corner pair.
+    __aicore__ inline void ScatterServed(int64_t len, const AscendC::LocalTensor<float> &xp, int64_t rowOff,
+                                         int64_t y0, int64_t x0)
+    {
+        const int64_t planeElems = rows_ * lp_;
+        const int64_t at = ((y0 - winLo_) * winW_ + x0 - winXLo_) * lp_;
+        AscendC::PipeBarrier<PIPE_V>();  // an earlier point's adds may target the same window rows
+        if (quadAdds_) {
+            const uint64_t lanes = (uint64_t{1} << len) - 1;
+            uint64_t mask[2] = {lanes | (lanes << 8), 0};
+            const uint8_t pl = static_cast<uint8_t>(planeElems / 8), ww = static_cast<uint8_t>(winW_);
+            AscendC::Add(gwin_[at], gwin_[at], xp[rowOff], mask, 2,
+                         AscendC::BinaryRepeatParams(1, 1, pl, ww, ww, static_cast<uint8_t>(2 * pl)));
+            return;
+        }
+        for (int r = 0; r < 2; ++r) {
+            const int64_t atR = at + r * winW_ * lp_;
+            if (pairAdds_) { // the pair in one Add: 2 repeats, one per corner
+                const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(planeElems / 8);
+                AscendC::Add(gwin_[atR], gwin_[atR], xp[2 * r * planeElems + rowOff], static_cast<uint64_t>(len), 2,
+                             AscendC::BinaryRepeatParams(1, 1, 1, px, px, pl));
+                continue;
+            }
+            for (int q = 0; q < 2; ++q) {
+                AscendC::Add(gwin_[atR + q * lp_], gwin_[atR + q * lp_], xp[(2 * r + q) * planeElems + rowOff],
+                             static_cast<int32_t>(len));
+            }
+        }
+    }
+
     RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
     TileJob jobFront_, jobBack_; // the tile waiting for its Front (offsets loaded) / for its Back
     bool hasFront_, hasBack_;
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
+    bool gatherCorners_; // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
+    bool quadAdds_;      // a window-served point's 4 corner adds fit one Add (LP = 8)
+    int64_t zeroOff_;    // bytes from xwin to the zero area (LP floats) behind it
+    int64_t gatherTableAt_; // floats from the broadcast buffer's start to the S rows of GatherOffsets
     int64_t nextSlot_;
     int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)
     AscendC::LocalTensor<float> xpBack_; // corner planes of jobBack_ once dequeued
@@ -1174,7 +1332,7 @@ private:
     AscendC::TQue<AscendC::TPosition::VECIN, 2> xQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, partBuf_, redBuf_, rowBuf_, brcBuf_, tableBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> rowTabBuf_, planeTabBuf_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_, xsBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_, xsBuf_, gatherIdxBuf_;
 };
 
 }  // namespace dcn_kernel

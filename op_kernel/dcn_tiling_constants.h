@@ -16,6 +16,7 @@ namespace dcn_tiling {
 
 // ---- hardware granules
 constexpr int64_t kUbBlockBytes = 32;     // UB block (DataCopy / vector operand alignment)
+constexpr int64_t kGatherMaxLp = 32;      // stage 2 gathers window corners with Gatherb for LP <= 32 (1, 2 or 4 blocks)
 constexpr int64_t kRepeatLanes = 64;      // fp32 lanes of one 256-B vector repeat
 constexpr int64_t kMaxDmaBlocks = 4095;   // blockCount limit of one DataCopy / DataCopyPad
 constexpr int64_t kBrcLanes = 8;          // fp32 lanes of one 32-B block (block-stride-0 broadcast operand)
