@@ -148,7 +148,7 @@ uint64_t WsBudgetForHbm(uint64_t hbmBytes)
 WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudget)
 {
     WorkSplit w;
-    const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
+    const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups;
     const int64_t cinDg = s.cin / s.dg;
     // Stage 2 channel blocks: segments inside one conv group AND one deformable group, cut into blocks
     // as wide as possible. Wide (128-channel) blocks need whole 128-channel blocks and <= 32 kernel
@@ -181,6 +181,35 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
             w = cur;
         }
     }
+    PlanUnits(s, wsBudget, w);
+    // ... and halved (not below 8 channels, whole 32-B fp32 rows) while a chunk's stage-2 units (images x
+    // blocks x bands) leave more than half of the kTargetUnits lanes idle and the narrower block has more
+    // units and a window as large: idle lanes cost more than the per-point work of a second block (the
+    // window's halo pixels double with the halved row bytes).
+    while (UnitsOf(w) * 2 <= kTargetUnits && w.blockC > 8 && w.blockC % 16 == 0 && w.winOutRows > 0) {
+        WorkSplit narrower = w;
+        narrower.blockC = w.blockC / 2;
+        PlanWindow(s, ubLimit, narrower);
+        if (narrower.winOutRows * narrower.winOutCols < w.winOutRows * w.winOutCols) {
+            break;
+        }
+        PlanUnits(s, wsBudget, narrower);
+        if (UnitsOf(narrower) <= UnitsOf(w)) {
+            break;
+        }
+        w = narrower;
+    }
+    return w;
+}
+
+// Stage-2 units of one (full) pixel chunk: images x channel blocks x pixel bands.
+int64_t UnitsOf(const WorkSplit& w) { return w.chunkImgs * w.numBlocks * w.pixelBands; }
+
+// Everything of the split that follows the block width and window: blocks, pixel tile, bands, chunks and
+// the stage-1 tiles.
+void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
+{
+    const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
     w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
     w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
     w.pixelTile = PixelTile(s, w.blockC);
@@ -243,7 +272,6 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     const int64_t split = std::min(std::max(CeilDiv(w.chunkRows, kWChunkK), forUnits), slots);
     w.wChunkK = CeilDiv(w.chunkRows, split);
     w.wSplitK = CeilDiv(w.chunkRows, w.wChunkK);
-    return w;
 }
 
 void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)

@@ -85,6 +85,8 @@ bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &er
 uint64_t WsBudgetForHbm(uint64_t hbmBytes);
 WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget);
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
+void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
+int64_t UnitsOf(const WorkSplit& split);
 void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
 UbBudget PlanUbBytes(const TilingShape &shape, const WorkSplit &split);
 WorkspaceLayout PlanWorkspace(const TilingShape &shape, const WorkSplit &split);

@@ -302,6 +302,13 @@ private:
         winPending_ = false;
     }
 
+    // Window rows one transfer moves: full-width windows' rows are consecutive pixels in xt / giacc (as many
+    // as one DataCopyPad's block count allows), other windows' rows one by one.
+    __aicore__ inline int64_t WindowRowsPerDma() const
+    {
+        return winW_ == p_->w ? MaxI(1, dcn_tiling::kMaxDmaBlocks / winW_) : 1;
+    }
+
     __aicore__ inline bool InWindow(int64_t y, int64_t x) const
     {
         return y >= winLo_ && y < winHi_ && x >= winXLo_ && x < winXHi_;
@@ -347,7 +354,9 @@ private:
         cp.rsv = 0;
         if constexpr (IsSameType<T, float>::value) {
             AscendC::DataCopyPadExtParams<float> noPad;
-            for (int64_t y = winLo_; y < winHi_; ++y) {
+            const int64_t step = WindowRowsPerDma();
+            for (int64_t y = winLo_; y < winHi_; y += step) {
+                cp.blockCount = static_cast<uint16_t>(MinI(step, winHi_ - y) * winW_);
                 AscendC::DataCopyPad(
                     xwin_[(y - winLo_) * winW_ * lp_], t_->xt[((n * p.h + y) * p.w + winXLo_) * p.cin + c0], cp, noPad);
             }
@@ -380,8 +389,10 @@ private:
                     PipeSync<AscendC::HardEvent::V_MTE2>(); // the previous piece is cast before it is overwritten
                 }
                 firstPiece = false;
-                cp.blockCount = static_cast<uint16_t>(nc);
-                for (int64_t r = 0; r < nr; ++r) {
+                // full-width rows are consecutive pixels in xt: one transfer for the piece
+                const bool whole = winW_ == p.w && nc == winW_;
+                cp.blockCount = static_cast<uint16_t>(whole ? nr * nc : nc);
+                for (int64_t r = 0; r < (whole ? 1 : nr); ++r) {
                     AscendC::DataCopyPad(
                         xs_[r * nc * lpt_], t_->xt[((n * p.h + y + r) * p.w + winXLo_ + x) * p.cin + c0], cp, noPad);
                 }
@@ -450,7 +461,9 @@ private:
         cp.dstStride = static_cast<uint32_t>((p.cin - len) * 4);
         cp.rsv = 0;
         AscendC::SetAtomicAdd<float>();
-        for (int64_t y = winLo_; y < winHi_; ++y) {
+        const int64_t step = WindowRowsPerDma();
+        for (int64_t y = winLo_; y < winHi_; y += step) {
+            cp.blockCount = static_cast<uint16_t>(MinI(step, winHi_ - y) * winW_);
             AscendC::DataCopyPad(t_->giacc[giaccBase_ + ((n * p.h + y) * p.w + winXLo_) * p.cin + c0],
                                  gwin_[(y - winLo_) * winW_ * lp_], cp);
         }
@@ -1218,14 +1231,16 @@ private:
         AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
         AscendC::LocalTensor<float> e = coord_[4 * plane_], ty = coord_[6 * plane_], tx = coord_[7 * plane_];
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
-        AscendC::PipeBarrier<PIPE_V>();
+        // the weight Gathers' reads of hy, hx, ly precede the PipeBarrier before the weight Muls
         AscendC::Adds(ty, y0, static_cast<float>(-winLo_), static_cast<int32_t>(planeCnt));
         AscendC::Adds(tx, x0, static_cast<float>(-winXLo_), static_cast<int32_t>(planeCnt));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Muls(e, ty, static_cast<float>(winW_), static_cast<int32_t>(planeCnt));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(e, e, tx, static_cast<int32_t>(planeCnt));
-        MarkOutside(e, ty, msk, 0.0f, AscendC::CMPMODE::GE);
+        // ty is complete (barrier before Muls); e (Add) and msk (the coordinates' last Select, barriers since)
+        // are ordered before the Select by MarkOutside's second barrier
+        MarkOutside(e, ty, msk, 0.0f, AscendC::CMPMODE::GE, true);
         MarkOutside(e, ty, msk, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
         MarkOutside(e, tx, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(e, tx, msk, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);

@@ -154,8 +154,38 @@ def _stage2_ub(k, pixel_tile, block_c, elt):
             + lp * 4 + (4 * rows * (lp // 8) * 4 if lp <= 32 else 0))  # window zero area, corner-gather indices
 
 
-def stage2_split(case, dtype):
+WS_BUDGET = 60 << 20  # dcn_tiling::kWsBudget: extra grad_input band planes + the per-chunk regions
+
+
+def stage2_split(case, dtype, budget=WS_BUDGET):
     """Stage-2 block width, pixel tile and UB window of the tiling (deformable_conv2d_backward_tiling.h)."""
+    split = _window_split(case, dtype)
+    # then halved (not below 8) while a chunk's units (images x blocks x bands) fill at most half of the 48
+    # lanes, the narrower block's window is as large and it has more units
+    units = _units(_chunks_for(case, dtype, budget, split))
+    while units * 2 <= 48 and split["block_c"] > 8 and split["block_c"] % 16 == 0 and split["window"][0] > 0:
+        narrower = _split_for(case, dtype, split["block_c"] // 2)
+        w0, w1 = split["window"], narrower["window"]
+        if w1[0] * w1[1] < w0[0] * w0[1]:
+            break
+        n_units = _units(_chunks_for(case, dtype, budget, narrower))
+        if n_units <= units:
+            break
+        split, units = narrower, n_units
+    return split
+
+
+def _units(cp):
+    return cp["imgs"] * cp["num_blocks"] * cp["bands"]
+
+
+def _split_for(case, dtype, block_c):
+    """The split for a given block width: its pixel tile and UB window."""
+    return _window_split(case, dtype, block_c)
+
+
+def _window_split(case, dtype, force_block_c=None):
+    """Block width (halved for the UB and for a useful window), pixel tile and UB window."""
     elt = 4 if dtype == "float32" else 2
     ho, wo = case.out_hw
     howo, k = ho * wo, case.kh * case.kw
@@ -194,6 +224,8 @@ def stage2_split(case, dtype):
                 best = (wr, wc, r, c)
         return best
 
+    if force_block_c is not None:
+        return {"seg": seg, "block_c": force_block_c, "pixel_tile": tile(force_block_c), "window": window(force_block_c)}
     block_c = 128 if wide else min(seg, 64)
     while _stage2_ub(k, tile(block_c), block_c, elt) > UB_LIMIT and block_c > 8:
         block_c = _cdiv(_cdiv(block_c, 2), 8) * 8  # halved, whole 32-B fp32 rows
@@ -209,16 +241,19 @@ def stage2_split(case, dtype):
     return {"seg": seg, "block_c": block_c, "pixel_tile": tile(block_c), "window": win}
 
 
-WS_BUDGET = 60 << 20  # dcn_tiling::kWsBudget: extra grad_input band planes + the per-chunk regions
 
 
 def chunk_plan(case, dtype, budget=WS_BUDGET):
     """Pixel bands, pixel chunks and grad_weight Ka chunks of the tiling (PlanWorkSplit / PlanChunks,
     deformable_conv2d_backward_tiling.h) for a workspace budget, derived independently of the C++ plan."""
+    return _chunks_for(case, dtype, budget, stage2_split(case, dtype, budget))
+
+
+def _chunks_for(case, dtype, budget, split):
+    """chunk_plan for a given stage-2 split."""
     elt = 4 if dtype == "float32" else 2
     ho, wo = case.out_hw
     howo, k = ho * wo, case.kh * case.kw
-    split = stage2_split(case, dtype)
     seg, block_c = split["seg"], split["block_c"]
     num_blocks = (case.cin // seg) * _cdiv(seg, block_c)
     plane = case.n * case.h * case.w * case.cin * 4
