@@ -46,14 +46,24 @@
 // UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
 // output pixels (row-major over the image, intersected with the unit's band). Per window, the input
 // rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image) are
-// loaded once, x the block's channels, into xwin [row][cols][LP] (one DataCopyPad per input row), and a
+// loaded once, x the block's channels, into xwin [row][cols][LP] (one DataCopyPad per input row; one for all
+// rows of a full-width window), and a
 // grad_input window gwin of the same shape is zeroed, both in the Front of the window's first tile (after
 // the scalar unit's V_S, so the previous flush and these loads overlap the pipeline). A corner pair whose pixels both
 // lie in the window is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
 // corner, in program order; a pair of valid corners in one 2-repeat Add when LP <= 64 and the corner planes
 // are <= 255 blocks apart); other pairs take the GM path above. At the end of the window, gwin is added
-// to the unit's accumulator plane (one atomic DataCopyPad per input row; only this unit writes there,
-// in program order); a window without any tile of the unit (band edges) is neither loaded nor flushed.
+// to the unit's accumulator plane (one atomic DataCopyPad per input row, or per full-width window; only this
+// unit writes there, in program order); a window without any tile of the unit (band edges) is neither loaded
+// nor flushed.
+//
+// Window-served points (LP <= 32, issue 11): a point whose 4 corners all lie in the open window takes no
+// per-point load at all. Per tile, GatherOffsets builds (vector only) the byte offset of every 32-B block of
+// the 4 corner planes, and ONE Gatherb (21 uint32 per cycle, Vector table 12) fills the planes from xwin;
+// every other row reads the zero area behind xwin, and the scalar unit then loads only the corners of the
+// remaining points (border or far samples) as above. Their scatter is one Add per point for LP = 8 (2
+// repeats = the corner rows, 2 blocks = the corner columns) or one per corner pair. The sums are the same
+// as with per-pair copies and adds (same values, same order), so results are bitwise unchanged.
 //
 // 16-bit I/O (T = half / bfloat16): xt holds the input in T, so GM corner rows and window rows arrive in
 // 4 staging planes xs[c][row][LPT] (T, LPT = roundup(blockC, 16): 32-B rows) and are cast to fp32 in UB:
@@ -69,8 +79,8 @@
 //   2 x R*LP*4, corner planes 2 x 4*R*LP*4, raw offsets 2 x 3*plane*sizeof(T), coordinate planes
 //   (14*plane + 2*PTP)*4 (incl. 3 fp32 offset planes, floor ints, compare mask, outside key), partials
 //   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
-//   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2
-//   (op_host Stage2UbBytes). The tiling halves blockC (rounded up to whole 32-B rows, down to 8) while these
+//   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2, the window's zero
+//   area LP*4 and the corner-gather indices 4*R*(LP/8)*4 for LP <= 32 (op_host Stage2UbBytes). The tiling halves blockC (rounded up to whole 32-B rows, down to 8) while these
 //   exceed the UB limit (183.75 KiB); the UB window takes what they leave.
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
