@@ -80,8 +80,9 @@
 //   (14*plane + 2*PTP)*4 (incl. 3 fp32 offset planes, floor ints, compare mask, outside key), partials
 //   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
 //   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2, the window's zero
-//   area LP*4 and the corner-gather indices 4*R*(LP/8)*4 for LP <= 32 (op_host Stage2UbBytes). The tiling halves blockC (rounded up to whole 32-B rows, down to 8) while these
-//   exceed the UB limit (183.75 KiB); the UB window takes what they leave.
+//   area LP*4 and the corner-gather indices 4*R*(LP/8)*4 for LP <= 32 (op_host Stage2UbBytes). The tiling halves blockC
+//   (rounded up to whole 32-B rows, down to 8) while these exceed the UB limit (183.75 KiB); the UB window takes what
+//   they leave.
 #ifndef DCN_STAGE2_SAMPLE_H
 #define DCN_STAGE2_SAMPLE_H
 
@@ -210,8 +211,9 @@ public:
             for (int64_t c = 0; c < 4; ++c) {
                 for (int64_t row = 0; row < rows_; ++row) {
                     for (int64_t j = 0; j < nb; ++j) {
-                        idx.SetValue(static_cast<uint32_t>((c * rows_ + row) * nb + j),
-                                     static_cast<uint32_t>(((c * nb + j) * rs_ + row) * 4));
+                        idx.SetValue(
+                            static_cast<uint32_t>((c * rows_ + row) * nb + j),
+                            static_cast<uint32_t>(((c * nb + j) * rs_ + row) * 4));
                     }
                 }
             }
@@ -762,11 +764,11 @@ private:
             winPending_ = false;
         }
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
-        if (gather) { // every row: its window corners, or the zero block (GatherOffsets)
-            AscendC::PipeBarrier<PIPE_V>();  // the offsets (and a 16-bit window's casts) are complete
-            AscendC::Gatherb(xp.template ReinterpretCast<uint32_t>(), xwin_.template ReinterpretCast<uint32_t>(),
-                             brcBuf_.Get<uint32_t>(), static_cast<uint8_t>(rows_ * lp_ / 16),
-                             AscendC::GatherRepeatParams(1, 8));
+        if (gather) {                       // every row: its window corners, or the zero block (GatherOffsets)
+            AscendC::PipeBarrier<PIPE_V>(); // the offsets (and a 16-bit window's casts) are complete
+            AscendC::Gatherb(
+                xp.template ReinterpretCast<uint32_t>(), xwin_.template ReinterpretCast<uint32_t>(),
+                brcBuf_.Get<uint32_t>(), static_cast<uint8_t>(rows_ * lp_ / 16), AscendC::GatherRepeatParams(1, 8));
         } else {
             AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         }
@@ -1271,8 +1273,8 @@ private:
         // S rows behind the table: the table takes 4*rows_*nb entries (rounded to whole blocks)
         AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
         AscendC::LocalTensor<float> sv = work[gatherTableAt_];
-        const float delta[4] = {0.0f, pixBytes, static_cast<float>(winW_) * pixBytes,
-                                static_cast<float>(winW_ + 1) * pixBytes};
+        const float delta[4] = {
+            0.0f, pixBytes, static_cast<float>(winW_) * pixBytes, static_cast<float>(winW_ + 1) * pixBytes};
         AscendC::PipeBarrier<PIPE_V>();
         for (int c = 0; c < 4; ++c) {
             AscendC::Adds(sv[c * nb * rs_], q, delta[c] - zero, rsCnt);
@@ -1304,31 +1306,34 @@ private:
     // (corner planes at element `rowOff`) added into gwin in program order. LP = 8: one Add, repeat r = the
     // corner row pair y0 + r (winW blocks apart in gwin, 2 planes apart in xp), block = the corner column
     // (adjacent in gwin, one plane apart in xp), len lanes of each block; else one Add per corner pair.
-    __aicore__ inline void ScatterServed(int64_t len, const AscendC::LocalTensor<float> &xp, int64_t rowOff,
-                                         int64_t y0, int64_t x0)
+    __aicore__ inline void ScatterServed(
+        int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowOff, int64_t y0, int64_t x0)
     {
         const int64_t planeElems = rows_ * lp_;
         const int64_t at = ((y0 - winLo_) * winW_ + x0 - winXLo_) * lp_;
-        AscendC::PipeBarrier<PIPE_V>();  // an earlier point's adds may target the same window rows
+        AscendC::PipeBarrier<PIPE_V>(); // an earlier point's adds may target the same window rows
         if (quadAdds_) {
             const uint64_t lanes = (uint64_t{1} << len) - 1;
             uint64_t mask[2] = {lanes | (lanes << 8), 0};
             const uint8_t pl = static_cast<uint8_t>(planeElems / 8), ww = static_cast<uint8_t>(winW_);
-            AscendC::Add(gwin_[at], gwin_[at], xp[rowOff], mask, 2,
-                         AscendC::BinaryRepeatParams(1, 1, pl, ww, ww, static_cast<uint8_t>(2 * pl)));
+            AscendC::Add(
+                gwin_[at], gwin_[at], xp[rowOff], mask, 2,
+                AscendC::BinaryRepeatParams(1, 1, pl, ww, ww, static_cast<uint8_t>(2 * pl)));
             return;
         }
         for (int r = 0; r < 2; ++r) {
             const int64_t atR = at + r * winW_ * lp_;
             if (pairAdds_) { // the pair in one Add: 2 repeats, one per corner
                 const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(planeElems / 8);
-                AscendC::Add(gwin_[atR], gwin_[atR], xp[2 * r * planeElems + rowOff], static_cast<uint64_t>(len), 2,
-                             AscendC::BinaryRepeatParams(1, 1, 1, px, px, pl));
+                AscendC::Add(
+                    gwin_[atR], gwin_[atR], xp[2 * r * planeElems + rowOff], static_cast<uint64_t>(len), 2,
+                    AscendC::BinaryRepeatParams(1, 1, 1, px, px, pl));
                 continue;
             }
             for (int q = 0; q < 2; ++q) {
-                AscendC::Add(gwin_[atR + q * lp_], gwin_[atR + q * lp_], xp[(2 * r + q) * planeElems + rowOff],
-                             static_cast<int32_t>(len));
+                AscendC::Add(
+                    gwin_[atR + q * lp_], gwin_[atR + q * lp_], xp[(2 * r + q) * planeElems + rowOff],
+                    static_cast<int32_t>(len));
             }
         }
     }
@@ -1338,9 +1343,9 @@ private:
     bool hasFront_, hasBack_;
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
-    bool gatherCorners_; // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
-    bool quadAdds_;      // a window-served point's 4 corner adds fit one Add (LP = 8)
-    int64_t zeroOff_;    // bytes from xwin to the zero area (LP floats) behind it
+    bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
+    bool quadAdds_;         // a window-served point's 4 corner adds fit one Add (LP = 8)
+    int64_t zeroOff_;       // bytes from xwin to the zero area (LP floats) behind it
     int64_t gatherTableAt_; // floats from the broadcast buffer's start to the S rows of GatherOffsets
     int64_t nextSlot_;
     int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)

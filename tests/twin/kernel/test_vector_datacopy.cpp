@@ -211,16 +211,18 @@ TEST(VectorDatacopy, gatherb_gathers_blocks_by_byte_offsets)
         TPipe pipe;
         TBuf<TPosition::VECCALC> b;
         pipe.InitBuffer(b, 8192);
-        LocalTensor<uint32_t> src = b.Get<uint32_t>(16 * 8);                  // 16 blocks
+        LocalTensor<uint32_t> src = b.Get<uint32_t>(16 * 8); // 16 blocks
         LocalTensor<uint32_t> off = b.GetWithOffset<uint32_t>(16, 1024);
-        LocalTensor<uint32_t> dst = b.GetWithOffset<uint32_t>(2 * 16 * 8, 2048);  // 2 repeats x 16 block slots
-        for (int i = 0; i < 16 * 8; ++i) src.SetValue(i, static_cast<uint32_t>(1000 + i));
-        for (int i = 0; i < 16; ++i) off.SetValue(i, static_cast<uint32_t>(((i * 5) % 16) * 32));
+        LocalTensor<uint32_t> dst = b.GetWithOffset<uint32_t>(2 * 16 * 8, 2048); // 2 repeats x 16 block slots
+        for (int i = 0; i < 16 * 8; ++i)
+            src.SetValue(i, static_cast<uint32_t>(1000 + i));
+        for (int i = 0; i < 16; ++i)
+            off.SetValue(i, static_cast<uint32_t>(((i * 5) % 16) * 32));
         Duplicate(dst.ReinterpretCast<float>(), 0.0f, 2 * 16 * 8);
         PipeBarrier<PIPE_ALL>();
-        Gatherb(dst, src, off, 2, GatherRepeatParams(2, 16));  // blocks to even slots, repeats 16 blocks apart
+        Gatherb(dst, src, off, 2, GatherRepeatParams(2, 16)); // blocks to even slots, repeats 16 blocks apart
         GlobalTensor<uint32_t> g;
-        g.SetGlobalBuffer((__gm__ uint32_t *)out.addr());
+        g.SetGlobalBuffer((__gm__ uint32_t*)out.addr());
         PipeBarrier<PIPE_ALL>();
         DataCopy(g, dst, 2 * 16 * 8);
     });
@@ -229,7 +231,8 @@ TEST(VectorDatacopy, gatherb_gathers_blocks_by_byte_offsets)
         for (int j = 0; j < 8; ++j) {
             const int srcBlock = ((8 * i + j) * 5) % 16;
             for (int e = 0; e < 8; ++e) {
-                EXPECT_EQ(out[(i * 16 + 2 * j) * 8 + e], static_cast<uint32_t>(1000 + srcBlock * 8 + e)) << i << " " << j;
+                EXPECT_EQ(out[(i * 16 + 2 * j) * 8 + e], static_cast<uint32_t>(1000 + srcBlock * 8 + e))
+                    << i << " " << j;
                 EXPECT_EQ(out[(i * 16 + 2 * j + 1) * 8 + e], 0u) << "odd slots untouched";
             }
         }
@@ -241,8 +244,10 @@ TEST(VectorDatacopy, gatherb_gathers_blocks_by_byte_offsets)
         LocalTensor<uint32_t> src = b.Get<uint32_t>(64);
         LocalTensor<uint32_t> off = b.GetWithOffset<uint32_t>(8, 512);
         LocalTensor<uint32_t> dst = b.GetWithOffset<uint32_t>(64, 1024);
-        for (int i = 0; i < 64; ++i) src.SetValue(i, 1u);
-        for (int i = 0; i < 8; ++i) off.SetValue(i, i == 3 ? 4u : 0u);  // 4 bytes: not a block start
+        for (int i = 0; i < 64; ++i)
+            src.SetValue(i, 1u);
+        for (int i = 0; i < 8; ++i)
+            off.SetValue(i, i == 3 ? 4u : 0u); // 4 bytes: not a block start
         PipeBarrier<PIPE_ALL>();
         Gatherb(dst, src, off, 1, GatherRepeatParams(1, 8));
     });
@@ -253,8 +258,10 @@ TEST(VectorDatacopy, gatherb_gathers_blocks_by_byte_offsets)
         pipe.InitBuffer(b, 4096);
         LocalTensor<uint32_t> src = b.Get<uint32_t>(128);
         LocalTensor<uint32_t> off = b.GetWithOffset<uint32_t>(8, 1024);
-        for (int i = 0; i < 128; ++i) src.SetValue(i, 1u);
-        for (int i = 0; i < 8; ++i) off.SetValue(i, i == 5 ? 288u : 0u);  // block 9: inside dst = src[64..127]
+        for (int i = 0; i < 128; ++i)
+            src.SetValue(i, 1u);
+        for (int i = 0; i < 8; ++i)
+            off.SetValue(i, i == 5 ? 288u : 0u); // block 9: inside dst = src[64..127]
         PipeBarrier<PIPE_ALL>();
         Gatherb(src[64], src, off, 1, GatherRepeatParams(1, 8));
     });

@@ -275,13 +275,17 @@ struct GatherRepeatParams {
 };
 
 template <typename T>
-__aicore__ inline void Gatherb(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<uint32_t> &offset,
-                               const uint8_t repeatTime, const GatherRepeatParams &p) {
-    static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, uint32_t>::value,
-                  "Gatherb: data type not supported on Atlas A2/A3; accepted: uint16_t, uint32_t");
-    const char *api = "Gatherb";
-    auto &c = twin::kernel::Core(api);
-    if (twin::kernel::CountNop(api, c, repeatTime)) return;
+__aicore__ inline void Gatherb(
+    const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<uint32_t>& offset,
+    const uint8_t repeatTime, const GatherRepeatParams& p)
+{
+    static_assert(
+        std::is_same<T, uint16_t>::value || std::is_same<T, uint32_t>::value,
+        "Gatherb: data type not supported on Atlas A2/A3; accepted: uint16_t, uint32_t");
+    const char* api = "Gatherb";
+    auto& c = twin::kernel::Core(api);
+    if (twin::kernel::CountNop(api, c, repeatTime))
+        return;
     const uint32_t blocks = 8u * repeatTime;
     twin::kernel::CountOperand(api, c, offset, blocks, "offset", true);
     twin::kernel::CheckUbAligned(api, c, dst.TwinAddr(), "dst");
@@ -289,23 +293,26 @@ __aicore__ inline void Gatherb(const LocalTensor<T> &dst, const LocalTensor<T> &
     const uint64_t blk = p.dstBlkStride == 0 ? 1 : p.dstBlkStride;
     const uint64_t dstSpan = (uint64_t(repeatTime - 1) * p.dstRepStride + 7 * blk + 1) * 32;
     if (dstSpan > uint64_t(dst.TwinCapacity()) * sizeof(T))
-        twin::kernel::Violation(api, "dst blocks reach " + std::to_string(dstSpan) + " bytes past dst, beyond its " +
-                                         std::to_string(uint64_t(dst.TwinCapacity()) * sizeof(T)) + "-byte buffer");
-    const uint8_t *sb = reinterpret_cast<const uint8_t *>(src0.TwinAddr());
-    uint8_t *db = reinterpret_cast<uint8_t *>(dst.TwinAddr());
-    const uint32_t *off = offset.TwinAddr();
+        twin::kernel::Violation(
+            api, "dst blocks reach " + std::to_string(dstSpan) + " bytes past dst, beyond its " +
+                     std::to_string(uint64_t(dst.TwinCapacity()) * sizeof(T)) + "-byte buffer");
+    const uint8_t* sb = reinterpret_cast<const uint8_t*>(src0.TwinAddr());
+    uint8_t* db = reinterpret_cast<uint8_t*>(dst.TwinAddr());
+    const uint32_t* off = offset.TwinAddr();
     for (uint32_t i = 0; i < repeatTime; ++i) {
         for (uint32_t j = 0; j < 8; ++j) {
             const uint32_t o = off[8 * i + j];
             if (o % 32 != 0)
-                twin::kernel::Violation(api, "offset[" + std::to_string(8 * i + j) + "] = " + std::to_string(o) +
-                                                 " bytes: src0 + offset must be 32-byte aligned (offsets are in bytes)");
+                twin::kernel::Violation(
+                    api, "offset[" + std::to_string(8 * i + j) + "] = " + std::to_string(o) +
+                             " bytes: src0 + offset must be 32-byte aligned (offsets are in bytes)");
             twin::kernel::CheckUbAddress(api, c, sb + o, 32);
             if (sb + o < db + dstSpan && db < sb + o + 32)
-                twin::kernel::Violation(api, "src0 and dst must not share memory: offset[" + std::to_string(8 * i + j) +
-                                                 "] reads a block inside the dst range");
+                twin::kernel::Violation(
+                    api, "src0 and dst must not share memory: offset[" + std::to_string(8 * i + j) +
+                             "] reads a block inside the dst range");
             twin::kernel::UbCheckRead(api, c, sb + o, 32);
-            uint8_t *d = db + (uint64_t(i) * p.dstRepStride + j * blk) * 32;
+            uint8_t* d = db + (uint64_t(i) * p.dstRepStride + j * blk) * 32;
             std::memcpy(d, sb + o, 32);
             twin::kernel::UbMarkWritten(c, d, 32);
         }
