@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../op_kernel/dcn_tiling_constants.h"
 #include "dcn_checked_math.h"
@@ -24,11 +25,27 @@ int64_t Gcd(int64_t a, int64_t b)
 }
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-// `total` cut into ceil(total / cap) tiles of even size, rounded up to kGTileAlign elements (at most total):
-// no small tail tile (a unit that pays a whole request's fill and L0C->GM transfers for little work).
-int64_t EvenTile(int64_t total, int64_t cap)
+// `total` cut into `count` tiles of even size, rounded up to kGTileAlign elements (at most total): no
+// small tail tile (a unit that pays a whole request's fill and L0C->GM transfers for little work).
+int64_t EvenTile(int64_t total, int64_t count) { return std::min(total, RoundUp(CeilDiv(total, count), kGTileAlign)); }
+
+// The G tile lengths of one axis of `total` elements that the search tries: from the fewest tiles of at
+// most kGTileMaxLen elements, kGTileCounts tile counts, each length once, none shorter than kGTileMinLen
+// (but the first).
+std::vector<int64_t> GTileLengths(int64_t total)
 {
-    return std::min(total, RoundUp(CeilDiv(total, CeilDiv(total, cap)), kGTileAlign));
+    std::vector<int64_t> out;
+    const int64_t first = CeilDiv(total, kGTileMaxLen);
+    for (int64_t count = first; count < first + kGTileCounts; ++count) {
+        const int64_t len = EvenTile(total, count);
+        if (!out.empty() && len < kGTileMinLen) {
+            break;
+        }
+        if (out.empty() || len != out.back()) {
+            out.push_back(len);
+        }
+    }
+    return out;
 }
 
 // Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls). The tile pipeline (Front of tile j+1 before
@@ -228,8 +245,6 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     // the core count) but Ka chunks of at least kWChunkKMin rows, and at least as many as kWChunkK-row chunks
     // need; all while the slots beyond the first fit a quarter of the chunk budget (then the chunks grow).
     const int64_t kcg = k * cinG;
-    w.gTileM = EvenTile(w.chunkPix, kGTileM);
-    w.gTileN = EvenTile(kcg, kGTileN);
     w.wTileM = std::min(coutG, kWTileM);
     w.wTileN = std::min(kcg, kWTileN);
     const int64_t wTiles = s.groups * CeilDiv(coutG, w.wTileM) * CeilDiv(kcg, w.wTileN);
@@ -287,6 +302,95 @@ void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
     BestWindow(s, fitPixels, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
 }
 
+MatmulL1Limits Stage1Limits(const TilingPlatform& platform)
+{
+    MatmulL1Limits l;
+    l.l0aBytes = platform.l0aBytes;
+    l.l0bBytes = platform.l0bBytes;
+    l.l0cBytes = platform.l0cBytes;
+    l.l1Bytes = platform.l1Bytes;
+    return l;
+}
+
+bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSplit& w)
+{
+    // The chunks of the stage loop as (images, pixels) kinds with their counts: image groups of chunkImgs
+    // images and the last group, pixel chunks of chunkOutRows x chunkOutCols and the row / column tails.
+    struct Kind {
+        int64_t imgs, pix, count;
+    };
+    const int64_t k = s.kh * s.kw, cinG = s.cin / s.groups, coutG = s.cout / s.groups, kcg = k * cinG;
+    auto parts = [](int64_t total, int64_t len) {
+        std::vector<std::pair<int64_t, int64_t>> out; // (length, count)
+        if (total / len > 0) {
+            out.push_back({len, total / len});
+        }
+        if (total % len > 0) {
+            out.push_back({total % len, 1});
+        }
+        return out;
+    };
+    std::vector<Kind> kinds;
+    for (const auto& img : parts(s.n, w.chunkImgs)) {
+        for (const auto& row : parts(s.ho, w.chunkOutRows)) {
+            for (const auto& col : parts(s.wo, w.chunkOutCols)) {
+                kinds.push_back({img.first, row.first * col.first, img.second * row.second * col.second});
+            }
+        }
+    }
+    // Every tile shape tried (GTileLengths of the chunk's pixels and of K*CinG) gets its best Matmul plan
+    // (PlanStage1Matmul) and the modelled time of the chunks: per chunk, tile u runs on lane u % kStage1Lanes
+    // (the kernel's tile order: consecutive tiles on distinct cube cores), the chunk takes its busiest lane's
+    // sum of tile cycles (Stage1TileCycles of each tile's own sizes). A chunk of more than kStage1ExactTiles
+    // tiles is costed as ceil(tiles / lanes) x the mean tile (its exact lane sums cost time and change little).
+    // Ties keep the earlier shape (fewer, larger tiles).
+    bool found = false;
+    double best = 0;
+    for (const int64_t tileM : GTileLengths(w.chunkPix)) {
+        for (const int64_t tileN : GTileLengths(kcg)) {
+            Stage1MatmulPlan plan;
+            if (!PlanStage1Matmul(tileM, tileN, coutG, s.elt, limits, plan)) {
+                continue;
+            }
+            double total = 0;
+            for (const Kind& kind : kinds) {
+                const int64_t tm = CeilDiv(kind.pix, tileM), tn = CeilDiv(kcg, tileN);
+                const int64_t tailM = kind.pix - (tm - 1) * tileM, tailN = kcg - (tn - 1) * tileN;
+                double cycles[2][2]; // [m tail][n tail]
+                for (int a = 0; a < 2; ++a) {
+                    for (int b = 0; b < 2; ++b) {
+                        cycles[a][b] = Stage1TileCycles(a ? tailM : tileM, b ? tailN : tileN, coutG, plan, s.elt);
+                    }
+                }
+                const int64_t tiles = kind.imgs * s.groups * tm * tn;
+                double phase = 0;
+                if (tiles <= kStage1ExactTiles) {
+                    double lanes[kStage1Lanes] = {};
+                    for (int64_t u = 0; u < tiles; ++u) {
+                        const int64_t ni = u % tn, mi = (u / tn) % tm;
+                        lanes[u % kStage1Lanes] += cycles[mi == tm - 1 ? 1 : 0][ni == tn - 1 ? 1 : 0];
+                    }
+                    phase = *std::max_element(lanes, lanes + kStage1Lanes);
+                } else {
+                    // per image and group: (tm - 1)(tn - 1) full tiles, tm - 1 n tails, tn - 1 m tails, 1 corner
+                    const double perImage = cycles[0][0] * static_cast<double>((tm - 1) * (tn - 1)) +
+                                            cycles[0][1] * static_cast<double>(tm - 1) +
+                                            cycles[1][0] * static_cast<double>(tn - 1) + cycles[1][1];
+                    phase = perImage / static_cast<double>(tm * tn) * static_cast<double>(CeilDiv(tiles, kStage1Lanes));
+                }
+                total += phase * static_cast<double>(kind.count);
+            }
+            if (!found || total < best) {
+                found = true;
+                best = total;
+                w.gTileM = tileM;
+                w.gTileN = tileN;
+            }
+        }
+    }
+    return found;
+}
+
 UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
 {
     UbBudget ub;
@@ -334,6 +438,10 @@ bool MakeTilingPlan(
     }
     const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
     plan.split = PlanWorkSplit(shape, ubLimit, wsBudget);
+    if (!PlanStage1Tiles(shape, Stage1Limits(platform), plan.split)) {
+        error = "matmul: no stage-1 Matmul plan fits the cube core's L0/L1 buffers";
+        return false;
+    }
     const int64_t howo = shape.ho * shape.wo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
     if (howo > INT32_MAX || kcg > INT32_MAX || plan.split.chunkRows > INT32_MAX) {
         error = "gradOutput: Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(howo);
