@@ -43,9 +43,10 @@
 //   stage-1 G matmul tiles:   gTileM x gTileN over [qLen, K*CinG] per (image of the chunk, group), each axis
 //                             even(x, t) = min(x, roundUp16(ceil(x/t))) for t tiles (about equal, no small
 //                             tail); PlanStage1Tiles tries t = ceil(x/2048) .. +15 per axis (lengths >= 128
-//                             unless the first) and keeps the shape with the fewest modelled cube cycles
-//                             summed over the chunks (each chunk: its busiest of 24 lanes, tile u on lane
-//                             u % 24; tiles costed by Stage1TileCycles under their PlanStage1Matmul plan)
+//                             unless the first) and keeps the shape with the fewest modelled cycles summed
+//                             over the chunks (each chunk: its busiest of 24 lanes, tile u on lane u % 24,
+//                             tiles costed by Stage1TileCycles under their PlanStage1Matmul plan; plus the
+//                             tiles' A and B GM reads at 889 B per cycle, the HBM they share)
 //   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,256) x min(CinG*K,256) over [CoutG, CinG*K] per group;
 //                             a chunk's rows (<= chunkRows) are split in Ka chunks of wChunkK rows, partial s into
 //                             slot s: wSplitK = min(max(ceil(chunkRows/2048), min(ceil(48/wTiles),

@@ -378,7 +378,10 @@ bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSpl
                                             cycles[1][0] * static_cast<double>(tn - 1) + cycles[1][1];
                     phase = perImage / static_cast<double>(tm * tn) * static_cast<double>(CeilDiv(tiles, kStage1Lanes));
                 }
-                total += phase * static_cast<double>(kind.count);
+                // the tiles' GM reads (A rows and B columns of every tile) on the chip's shared HBM
+                const double reads = static_cast<double>(kind.imgs * s.groups) *
+                                     static_cast<double>(kind.pix * tn + kcg * tm) * static_cast<double>(coutG * s.elt);
+                total += (phase + reads / kStage1HbmBytesPerCycle) * static_cast<double>(kind.count);
             }
             if (!found || total < best) {
                 found = true;
