@@ -47,11 +47,13 @@
 //                             over the chunks (each chunk: its busiest of 24 lanes, tile u on lane u % 24,
 //                             tiles costed by Stage1TileCycles under their PlanStage1Matmul plan; plus the
 //                             tiles' A and B GM reads at 889 B per cycle, the HBM they share)
-//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,256) x min(CinG*K,256) over [CoutG, CinG*K] per group;
+//   stage-1 dW matmul tiles:  wTileM x wTileN over [CoutG, CinG*K] per group, chosen like the G tiles (even
+//                             splits of CoutG and CinG*K, the fewest modelled cycles of all chunks' grad_weight
+//                             phases over the Ka chunks below);
 //                             a chunk's rows (<= chunkRows) are split in Ka chunks of wChunkK rows, partial s into
 //                             slot s: wSplitK = min(max(ceil(chunkRows/2048), min(ceil(48/wTiles),
 //                             max(1, chunkRows/128))), 1 + (B/4) / (Cout*CinG*K*4)) with wTiles = groups x
-//                             ceil(CoutG/wTileM) x ceil(CinG*K/wTileN) (about 48 grad_weight units per chunk, Ka
+//                             ceil(CoutG/256) x ceil(CinG*K/256) (about 48 nominal grad_weight units per chunk, Ka
 //                             chunks of >= 128 rows), wChunkK = ceil(chunkRows/wSplitK). Slot 0 is the grad_weight
 //                             accumulator (written by chunk 0, atomically added to by later chunks); slots >= 1 are
 //                             added to it in slot order in the next phase.

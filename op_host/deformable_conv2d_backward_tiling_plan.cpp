@@ -245,9 +245,8 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     // the core count) but Ka chunks of at least kWChunkKMin rows, and at least as many as kWChunkK-row chunks
     // need; all while the slots beyond the first fit a quarter of the chunk budget (then the chunks grow).
     const int64_t kcg = k * cinG;
-    w.wTileM = std::min(coutG, kWTileM);
-    w.wTileN = std::min(kcg, kWTileN);
-    const int64_t wTiles = s.groups * CeilDiv(coutG, w.wTileM) * CeilDiv(kcg, w.wTileN);
+    // (units counted in nominal kWTileM x kWTileN tiles; the grad_weight tile itself is PlanStage1Tiles')
+    const int64_t wTiles = s.groups * CeilDiv(coutG, kWTileM) * CeilDiv(kcg, kWTileN);
     const int64_t forUnits = std::min(CeilDiv(kWTargetUnits, wTiles), std::max<int64_t>(1, w.chunkRows / kWChunkKMin));
     const int64_t slotBytes = s.cout * kcg * 4;
     const int64_t slots = 1 + static_cast<int64_t>((chunkBudget / 4) / static_cast<uint64_t>(slotBytes));
@@ -312,14 +311,36 @@ MatmulL1Limits Stage1Limits(const TilingPlatform& platform)
     return l;
 }
 
-bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSplit& w)
+namespace {
+
+// Modelled cycles of one phase's Matmul tiles: tile u on lane u % kStage1Lanes (the kernel's order: consecutive
+// tiles on distinct cube cores) costing cyclesOf(u); the phase takes its busiest lane. Past kStage1ExactTiles
+// tiles: ceil(tiles / lanes) x the mean tile of one `period` of the tile pattern.
+template <typename CyclesOf>
+double BusiestLane(int64_t tiles, int64_t period, const CyclesOf& cyclesOf)
 {
-    // The chunks of the stage loop as (images, pixels) kinds with their counts: image groups of chunkImgs
-    // images and the last group, pixel chunks of chunkOutRows x chunkOutCols and the row / column tails.
-    struct Kind {
-        int64_t imgs, pix, count;
-    };
-    const int64_t k = s.kh * s.kw, cinG = s.cin / s.groups, coutG = s.cout / s.groups, kcg = k * cinG;
+    if (tiles <= kStage1ExactTiles) {
+        double lanes[kStage1Lanes] = {};
+        for (int64_t u = 0; u < tiles; ++u) {
+            lanes[u % kStage1Lanes] += cyclesOf(u);
+        }
+        return *std::max_element(lanes, lanes + kStage1Lanes);
+    }
+    double sum = 0;
+    for (int64_t u = 0; u < period; ++u) {
+        sum += cyclesOf(u);
+    }
+    return sum / static_cast<double>(period) * static_cast<double>(CeilDiv(tiles, kStage1Lanes));
+}
+
+// The chunks of the stage loop as (images, pixels) kinds with their counts: image groups of chunkImgs images
+// and the last group, pixel chunks of chunkOutRows x chunkOutCols and the row / column tails.
+struct ChunkKind {
+    int64_t imgs, pix, count;
+};
+
+std::vector<ChunkKind> ChunkKinds(const TilingShape& s, const WorkSplit& w)
+{
     auto parts = [](int64_t total, int64_t len) {
         std::vector<std::pair<int64_t, int64_t>> out; // (length, count)
         if (total / len > 0) {
@@ -330,7 +351,7 @@ bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSpl
         }
         return out;
     };
-    std::vector<Kind> kinds;
+    std::vector<ChunkKind> kinds;
     for (const auto& img : parts(s.n, w.chunkImgs)) {
         for (const auto& row : parts(s.ho, w.chunkOutRows)) {
             for (const auto& col : parts(s.wo, w.chunkOutCols)) {
@@ -338,60 +359,109 @@ bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSpl
             }
         }
     }
-    // Every tile shape tried (GTileLengths of the chunk's pixels and of K*CinG) gets its best Matmul plan
-    // (PlanStage1Matmul) and the modelled time of the chunks: per chunk, tile u runs on lane u % kStage1Lanes
-    // (the kernel's tile order: consecutive tiles on distinct cube cores), the chunk takes its busiest lane's
-    // sum of tile cycles (Stage1TileCycles of each tile's own sizes). A chunk of more than kStage1ExactTiles
-    // tiles is costed as ceil(tiles / lanes) x the mean tile (its exact lane sums cost time and change little).
-    // Ties keep the earlier shape (fewer, larger tiles).
-    bool found = false;
-    double best = 0;
+    return kinds;
+}
+
+// Modelled cycles of all chunks' G phases with tiles tileM x tileN (plus the tiles' GM reads at the HBM rate);
+// < 0 when no Matmul plan fits.
+double GPhaseCycles(
+    const TilingShape& s, const std::vector<ChunkKind>& kinds, const MatmulL1Limits& limits, int64_t tileM,
+    int64_t tileN)
+{
+    const int64_t kcg = s.kh * s.kw * (s.cin / s.groups), coutG = s.cout / s.groups;
+    Stage1MatmulPlan plan;
+    if (!PlanStage1Matmul(tileM, tileN, coutG, s.elt, limits, plan)) {
+        return -1;
+    }
+    double total = 0;
+    for (const ChunkKind& kind : kinds) {
+        const int64_t tm = CeilDiv(kind.pix, tileM), tn = CeilDiv(kcg, tileN);
+        const int64_t tailM = kind.pix - (tm - 1) * tileM, tailN = kcg - (tn - 1) * tileN;
+        double cycles[2][2]; // [m tail][n tail]
+        for (int a = 0; a < 2; ++a) {
+            for (int b = 0; b < 2; ++b) {
+                cycles[a][b] = Stage1TileCycles(a ? tailM : tileM, b ? tailN : tileN, coutG, plan, s.elt);
+            }
+        }
+        // SetStage1Tile's order: n fastest, then m, then group and image
+        const double lanes = BusiestLane(kind.imgs * s.groups * tm * tn, tm * tn, [&](int64_t u) {
+            return cycles[(u / tn) % tm == tm - 1 ? 1 : 0][u % tn == tn - 1 ? 1 : 0];
+        });
+        // the tiles' GM reads (A rows and B columns of every tile) on the chip's shared HBM
+        const double reads = static_cast<double>(kind.imgs * s.groups) * static_cast<double>(kind.pix * tn + kcg * tm) *
+                             static_cast<double>(coutG * s.elt);
+        total += (lanes + reads / kStage1HbmBytesPerCycle) * static_cast<double>(kind.count);
+    }
+    return total;
+}
+
+// The same for the grad_weight phases with tiles tileM x tileN over Ka chunks of w.wChunkK rows.
+double WPhaseCycles(
+    const TilingShape& s, const WorkSplit& w, const std::vector<ChunkKind>& kinds, const MatmulL1Limits& limits,
+    int64_t tileM, int64_t tileN)
+{
+    const int64_t kcg = s.kh * s.kw * (s.cin / s.groups), coutG = s.cout / s.groups;
+    Stage1MatmulPlan plan;
+    if (!PlanStage1Matmul(tileM, tileN, w.wChunkK, s.elt, limits, plan)) {
+        return -1;
+    }
+    double total = 0;
+    for (const ChunkKind& kind : kinds) {
+        const int64_t rows = kind.imgs * kind.pix;
+        const int64_t tm = CeilDiv(coutG, tileM), tn = CeilDiv(kcg, tileN), tk = CeilDiv(rows, w.wChunkK);
+        const int64_t tail[3] = {coutG - (tm - 1) * tileM, kcg - (tn - 1) * tileN, rows - (tk - 1) * w.wChunkK};
+        double cycles[2][2][2]; // [m tail][n tail][k tail]
+        for (int a = 0; a < 2; ++a) {
+            for (int b = 0; b < 2; ++b) {
+                for (int c = 0; c < 2; ++c) {
+                    cycles[a][b][c] = Stage1TileCycles(
+                        a ? tail[0] : tileM, b ? tail[1] : tileN, c ? tail[2] : w.wChunkK, plan, s.elt);
+                }
+            }
+        }
+        // SetStage1Tile's order: Ka chunk fastest, then n, then m, then group
+        const double lanes = BusiestLane(s.groups * tm * tn * tk, tm * tn * tk, [&](int64_t u) {
+            const int64_t r = u / tk;
+            return cycles[(r / tn) % tm == tm - 1 ? 1 : 0][r % tn == tn - 1 ? 1 : 0][u % tk == tk - 1 ? 1 : 0];
+        });
+        const double reads = static_cast<double>(s.groups) * static_cast<double>(coutG * tn + kcg * tm) *
+                             static_cast<double>(rows * s.elt);
+        total += (lanes + reads / kStage1HbmBytesPerCycle) * static_cast<double>(kind.count);
+    }
+    return total;
+}
+
+} // namespace
+
+bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSplit& w)
+{
+    // Every tile shape tried (GTileLengths of both axes) gets its best Matmul plan (PlanStage1Matmul); the
+    // shape with the fewest modelled cycles over all chunks wins (G: GPhaseCycles; grad_weight: WPhaseCycles
+    // with the Ka chunks PlanWorkSplit chose). Ties keep the earlier shape (fewer, larger tiles).
+    const std::vector<ChunkKind> kinds = ChunkKinds(s, w);
+    const int64_t kcg = s.kh * s.kw * (s.cin / s.groups), coutG = s.cout / s.groups;
+    double bestG = -1, bestW = -1;
     for (const int64_t tileM : GTileLengths(w.chunkPix)) {
         for (const int64_t tileN : GTileLengths(kcg)) {
-            Stage1MatmulPlan plan;
-            if (!PlanStage1Matmul(tileM, tileN, coutG, s.elt, limits, plan)) {
-                continue;
-            }
-            double total = 0;
-            for (const Kind& kind : kinds) {
-                const int64_t tm = CeilDiv(kind.pix, tileM), tn = CeilDiv(kcg, tileN);
-                const int64_t tailM = kind.pix - (tm - 1) * tileM, tailN = kcg - (tn - 1) * tileN;
-                double cycles[2][2]; // [m tail][n tail]
-                for (int a = 0; a < 2; ++a) {
-                    for (int b = 0; b < 2; ++b) {
-                        cycles[a][b] = Stage1TileCycles(a ? tailM : tileM, b ? tailN : tileN, coutG, plan, s.elt);
-                    }
-                }
-                const int64_t tiles = kind.imgs * s.groups * tm * tn;
-                double phase = 0;
-                if (tiles <= kStage1ExactTiles) {
-                    double lanes[kStage1Lanes] = {};
-                    for (int64_t u = 0; u < tiles; ++u) {
-                        const int64_t ni = u % tn, mi = (u / tn) % tm;
-                        lanes[u % kStage1Lanes] += cycles[mi == tm - 1 ? 1 : 0][ni == tn - 1 ? 1 : 0];
-                    }
-                    phase = *std::max_element(lanes, lanes + kStage1Lanes);
-                } else {
-                    // per image and group: (tm - 1)(tn - 1) full tiles, tm - 1 n tails, tn - 1 m tails, 1 corner
-                    const double perImage = cycles[0][0] * static_cast<double>((tm - 1) * (tn - 1)) +
-                                            cycles[0][1] * static_cast<double>(tm - 1) +
-                                            cycles[1][0] * static_cast<double>(tn - 1) + cycles[1][1];
-                    phase = perImage / static_cast<double>(tm * tn) * static_cast<double>(CeilDiv(tiles, kStage1Lanes));
-                }
-                // the tiles' GM reads (A rows and B columns of every tile) on the chip's shared HBM
-                const double reads = static_cast<double>(kind.imgs * s.groups) *
-                                     static_cast<double>(kind.pix * tn + kcg * tm) * static_cast<double>(coutG * s.elt);
-                total += (phase + reads / kStage1HbmBytesPerCycle) * static_cast<double>(kind.count);
-            }
-            if (!found || total < best) {
-                found = true;
-                best = total;
+            const double cycles = GPhaseCycles(s, kinds, limits, tileM, tileN);
+            if (cycles >= 0 && (bestG < 0 || cycles < bestG)) {
+                bestG = cycles;
                 w.gTileM = tileM;
                 w.gTileN = tileN;
             }
         }
     }
-    return found;
+    for (const int64_t tileM : GTileLengths(coutG)) {
+        for (const int64_t tileN : GTileLengths(kcg)) {
+            const double cycles = WPhaseCycles(s, w, kinds, limits, tileM, tileN);
+            if (cycles >= 0 && (bestW < 0 || cycles < bestW)) {
+                bestW = cycles;
+                w.wTileM = tileM;
+                w.wTileN = tileN;
+            }
+        }
+    }
+    return bestG >= 0 && bestW >= 0;
 }
 
 UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)

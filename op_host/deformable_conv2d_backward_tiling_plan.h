@@ -7,8 +7,8 @@
 //   PlanCores(platform)           blockDim, usedVecCores            (the only step that sees the core count)
 //   PlanWorkSplit(shape, ub, wb)  stage-2 channel blocks (narrowed for a useful UB window), pixel bands
 //                                 and pixel chunks (PlanChunks) sharing the workspace budget wb, pixel tile,
-//                                 grad_weight matmul tiles, Ka chunks (platform UB and wb, never the core count)
-//   PlanStage1Tiles(shape, p, s)  stage-1 G tiles: the tile shape with the fewest modelled cube cycles per
+//                                 grad_weight Ka chunks (platform UB and wb, never the core count)
+//   PlanStage1Tiles(shape, p, s)  stage-1 G and grad_weight tiles: the shapes with the fewest modelled cube cycles per
 //                                 chunk (platform L0/L1 sizes, a constant lane count, never the core count)
 //   PlanChunks(shape, cb, split)  the pixel chunks of the kernel's stage loop: images x output rows (or
 //                                 columns of one row) whose per-chunk workspace fits cb bytes
@@ -92,7 +92,8 @@ uint64_t WsBudgetForHbm(uint64_t hbmBytes);
 WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget);
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
 void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
-// The G tile (gTileM x gTileN) of the split's chunks; false when no Matmul plan fits the limits.
+// The G tile (gTileM x gTileN) and the grad_weight tile (wTileM x wTileN) of the split's chunks; false when no
+// Matmul plan fits the limits.
 bool PlanStage1Tiles(const TilingShape& shape, const MatmulL1Limits& limits, WorkSplit& split);
 // The L0/L1 limits of the stage-1 Matmul plans on the platform.
 MatmulL1Limits Stage1Limits(const TilingPlatform& platform);

@@ -50,8 +50,8 @@ constexpr int64_t kZeroChunk = 12288;       // fp32 elements zeroed per stage-0 
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
 
 // ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h; op_host PlanStage1Tiles / PlanStage1Matmul.
-// G tiles: per shape, the tile (axes split evenly in multiples of 16) with the fewest modelled cube cycles
-// per chunk, each tile shape with its own base block and L1 plan. The search is over shape-only constants
+// G and grad_weight tiles: per shape, the tile (axes split evenly in multiples of 16) with the fewest modelled
+// cube cycles per chunk, each tile shape with its own base block and L1 plan. The search is over shape-only constants
 // (the lane count below is not the core count), so the tiles never depend on the core count.
 constexpr int64_t kGTileAlign = 16;       // G tiles split their axis evenly, in multiples of 16 elements
 constexpr int64_t kGTileMaxLen = 2048;    // longest G tile axis tried
@@ -61,8 +61,8 @@ constexpr int64_t kStage1Lanes = 24;      // cube cores the tile search assumes 
 constexpr int64_t kStage1ExactTiles = 4096; // chunks of more tiles are costed by their mean tile
 constexpr double kStage1HbmBytesPerCycle = 889; // HBM bytes per cube cycle the search charges the tiles' GM
                                                 // reads (perf model: 1.6 TB/s at 1.8 GHz, an assumption)
-constexpr int64_t kWTileM = 256;          // grad_weight tile rows (CoutG)
-constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
+constexpr int64_t kWTileM = 256;                // nominal grad_weight tile rows (CoutG) and columns (CinG*K) that
+constexpr int64_t kWTileN = 256;                // count the Ka split's units; the tiles themselves: like G tiles
 constexpr int64_t kWChunkK = 2048;        // most rows of one grad_weight partial (Ka chunk inside a pixel chunk)
 constexpr int64_t kWChunkKMin = 128;      // fewest rows of a Ka chunk split only to occupy the cores
 constexpr int64_t kWTargetUnits = 48;     // grad_weight units (tiles x Ka chunks) aimed at per pixel chunk
