@@ -59,8 +59,8 @@ constexpr int64_t kGTileMinLen = 128;     // shortest G tile axis tried (unless 
 constexpr int64_t kGTileCounts = 16;      // tile counts tried per axis (from the fewest)
 constexpr int64_t kStage1Lanes = 24;      // cube cores the tile search assumes (A2/A3: 24 AIC)
 constexpr int64_t kStage1ExactTiles = 4096; // chunks of more tiles are costed by their mean tile
-constexpr double kStage1HbmBytesPerCycle = 889; // HBM bytes per cube cycle the search charges the tiles' GM
-                                                // reads (perf model: 1.6 TB/s at 1.8 GHz, an assumption)
+constexpr int64_t kStage1HbmBytesPerCycle = 889; // HBM bytes per cube cycle the search charges the tiles' GM
+                                                 // reads (perf model: 1.6 TB/s at 1.8 GHz, an assumption)
 constexpr int64_t kWTileM = 256;                // nominal grad_weight tile rows (CoutG) and columns (CinG*K) that
 constexpr int64_t kWTileN = 256;                // count the Ka split's units; the tiles themselves: like G tiles
 constexpr int64_t kWChunkK = 2048;        // most rows of one grad_weight partial (Ka chunk inside a pixel chunk)
