@@ -171,7 +171,8 @@ endif()
 # Tiling unit test of the real operator: the pure plan of op_host against a table of shapes x platforms.
 if(ASCEND_DCN_TESTS AND TARGET dcn_op_host AND EXISTS ${PROJECT_SOURCE_DIR}/tests/op_host/test_tiling_plan.cpp)
   add_executable(dcn_test_tiling_plan ${PROJECT_SOURCE_DIR}/tests/op_host/test_tiling_plan.cpp
-                 ${PROJECT_SOURCE_DIR}/op_host/deformable_conv2d_backward_tiling_plan.cpp)
+                 ${PROJECT_SOURCE_DIR}/op_host/deformable_conv2d_backward_tiling_plan.cpp
+                 ${PROJECT_SOURCE_DIR}/op_host/deformable_conv2d_backward_matmul_l1.cpp)
   target_include_directories(dcn_test_tiling_plan PRIVATE ${PROJECT_SOURCE_DIR}/tests/twin ${PROJECT_SOURCE_DIR}/op_host)
   target_compile_options(dcn_test_tiling_plan PRIVATE ${ASCEND_DCN_WARN})
   ascend_dcn_gtest(dcn_test_tiling_plan dcn_tiling_plan)

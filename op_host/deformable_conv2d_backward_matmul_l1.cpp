@@ -2,6 +2,7 @@
 #include "deformable_conv2d_backward_matmul_l1.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace dcn {
 namespace {
@@ -50,7 +51,130 @@ Loads OuterLoads(
     return l;
 }
 
+// Stage1TileCycles weights (see the header): the perf model's assumed DMA latency, GM bandwidth per core and
+// Mmad head overhead (twin cost table dma_transfer_cycles, gm_read/write_cycles_per_byte, mmad_head_cycles)
+// and the official L1->L0 rates (CUBE table 3).
+constexpr double kTransferCycles = 500;
+constexpr double kGmBytesPerCycle = 32;
+constexpr double kMmadHeadCycles = 32;
+constexpr double kL0aBytesPerCycle = 256;
+constexpr double kL0bBytesPerCycle = 128;
+constexpr uint64_t kFractal = 16;     // Mmad m / n granule
+constexpr uint64_t kL0cElemBytes = 4; // fp32 accumulation in L0C
+constexpr uint64_t kC0Bytes = 32;     // C0: one 32-B block of B's inner axis
+constexpr int64_t kBaseSteps[] = {256, 192, 128, 64};
+
+// Sum over the blocks of one axis of the block length rounded up to `align` (the Cube formula's ceil_*).
+uint64_t AlignedBlockSum(uint64_t total, uint64_t base, uint64_t align)
+{
+    const uint64_t full = total / base, tail = total % base;
+    return full * CeilDiv(base, align) * align + (tail ? CeilDiv(tail, align) * align : 0);
+}
+
+// Base candidates of one axis of `len` elements: the multiples of 16 up to `len` rounded up to `align`
+// (SetFixSplit) among kBaseSteps, and that bound itself when it is below 256; 16 when the bound is below 16.
+std::vector<int64_t> BaseCandidates(int64_t len, int64_t align)
+{
+    const int64_t fractal = static_cast<int64_t>(kFractal);
+    const int64_t bound = (len + align - 1) / align * align / fractal * fractal;
+    if (bound < fractal) {
+        return {fractal};
+    }
+    std::vector<int64_t> out;
+    if (bound < kBaseSteps[0]) {
+        out.push_back(bound); // the whole axis in one base block
+    }
+    for (const int64_t b : kBaseSteps) {
+        if (b <= bound && (out.empty() || b != out.front())) {
+            out.push_back(b);
+        }
+    }
+    return out;
+}
+
 } // namespace
+
+double Stage1TileCycles(int64_t m, int64_t n, int64_t k, const Stage1MatmulPlan& plan, int64_t eltBytes)
+{
+    if (m <= 0 || n <= 0 || k <= 0 || plan.baseM <= 0 || plan.baseN <= 0 || plan.l1.baseK <= 0) {
+        return 0;
+    }
+    const uint64_t um = static_cast<uint64_t>(m), un = static_cast<uint64_t>(n), uk = static_cast<uint64_t>(k);
+    const uint64_t bm = static_cast<uint64_t>(plan.baseM), bn = static_cast<uint64_t>(plan.baseN);
+    const uint64_t bk = static_cast<uint64_t>(plan.l1.baseK), elt = static_cast<uint64_t>(eltBytes);
+    const uint64_t tm = CeilDiv(um, bm), tn = CeilDiv(un, bn), tk = CeilDiv(uk, bk);
+    // Cube formula (CUBE table 1): fp32 cube_k = 4, k0 = 8; 16-bit cube_k = k0 = 16
+    const uint64_t cubeK = elt == 4 ? 4 : 16, k0 = elt == 4 ? 8 : 16;
+    const uint64_t sm = AlignedBlockSum(um, bm, kFractal), sn = AlignedBlockSum(un, bn, kFractal);
+    const uint64_t sk = AlignedBlockSum(uk, bk, k0);
+    const uint64_t mmads = tm * tn * tk;
+    const double mPipe =
+        static_cast<double>(CeilDiv(sm * sn * sk, kFractal * kFractal * cubeK)) + kMmadHeadCycles * mmads;
+    const double mte1 = static_cast<double>(CeilDiv(tn * sm * sk * elt, static_cast<uint64_t>(kL0aBytesPerCycle))) +
+                        static_cast<double>(CeilDiv(tm * sk * sn * elt, static_cast<uint64_t>(kL0bBytesPerCycle)));
+    const uint64_t stepM = static_cast<uint64_t>(std::max(plan.l1.stepM, 1));
+    const uint64_t stepN = static_cast<uint64_t>(std::max(plan.l1.stepN, 1));
+    const uint64_t cacheA = NormCachedBlocks(static_cast<uint64_t>(std::max(plan.l1.depthA1, 1)), tk, stepM);
+    const uint64_t cacheB = NormCachedBlocks(static_cast<uint64_t>(std::max(plan.l1.depthB1, 1)), tk, stepN);
+    Loads a, b;
+    if (plan.l1.iterateOrder == 0) {
+        a = InnerLoads(um, bm, tn, stepN, uk, bk, cacheA);
+        b = OuterLoads(un, bn, tm, stepN, uk, bk, cacheB);
+    } else {
+        b = InnerLoads(un, bn, tm, stepM, uk, bk, cacheB);
+        a = OuterLoads(um, bm, tn, stepM, uk, bk, cacheA);
+    }
+    const uint64_t loads = a.blocks + b.blocks, stores = tm * tn;
+    const double mte2 = kTransferCycles * loads + static_cast<double>((a.elems + b.elems) * elt) / kGmBytesPerCycle;
+    const double fix = kTransferCycles * stores + static_cast<double>(um * un * kL0cElemBytes) / kGmBytesPerCycle;
+    const double pipe[4] = {mte2, mte1, mPipe, fix};
+    const double units[4] = {
+        static_cast<double>(std::max<uint64_t>(loads, 1)), static_cast<double>(std::max<uint64_t>(mmads, 1)),
+        static_cast<double>(std::max<uint64_t>(mmads, 1)), static_cast<double>(std::max<uint64_t>(stores, 1))};
+    double best = 0;
+    for (int i = 0; i < 4; ++i) {
+        double t = pipe[i];
+        for (int j = 0; j < 4; ++j) {
+            if (j != i) {
+                t += pipe[j] / units[j];
+            }
+        }
+        best = std::max(best, t);
+    }
+    return best;
+}
+
+bool PlanStage1Matmul(
+    int64_t singleM, int64_t singleN, int64_t singleK, int64_t eltBytes, const MatmulL1Limits& limits,
+    Stage1MatmulPlan& plan)
+{
+    if (singleM <= 0 || singleN <= 0 || singleK <= 0 || eltBytes <= 0) {
+        return false;
+    }
+    const int64_t c0 = static_cast<int64_t>(kC0Bytes) / eltBytes;
+    bool found = false;
+    double best = 0;
+    for (const int64_t bm : BaseCandidates(singleM, static_cast<int64_t>(kFractal))) {
+        for (const int64_t bn : BaseCandidates(singleN, c0)) {
+            if (static_cast<uint64_t>(bm * bn) * kL0cElemBytes > limits.l0cBytes) {
+                continue;
+            }
+            Stage1MatmulPlan cand;
+            cand.baseM = static_cast<int32_t>(bm);
+            cand.baseN = static_cast<int32_t>(bn);
+            if (!PlanMatmulL1(singleM, singleN, singleK, bm, bn, eltBytes, limits, cand.l1)) {
+                continue;
+            }
+            const double cycles = Stage1TileCycles(singleM, singleN, singleK, cand, eltBytes);
+            if (!found || cycles < best) {
+                found = true;
+                best = cycles;
+                plan = cand;
+            }
+        }
+    }
+    return found;
+}
 
 uint64_t NormCachedBlocks(uint64_t depth, uint64_t kIter, uint64_t step)
 {

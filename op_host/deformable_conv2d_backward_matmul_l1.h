@@ -28,6 +28,7 @@ struct MatmulL1Limits {
     uint64_t l0aBytes = 0;
     uint64_t l0bBytes = 0;
     uint64_t l1Bytes = 0;
+    uint64_t l0cBytes = 0; // PlanStage1Matmul only: baseM x baseN x 4 (fp32, dbL0C = 1) must fit
 };
 
 struct MatmulL1Plan {
@@ -47,6 +48,33 @@ uint64_t NormCachedBlocks(uint64_t depth, uint64_t kIter, uint64_t step);
 bool PlanMatmulL1(
     int64_t singleM, int64_t singleN, int64_t singleK, int64_t baseM, int64_t baseN, int64_t eltBytes,
     const MatmulL1Limits& limits, MatmulL1Plan& plan);
+
+// The plan of one stage-1 tile: the base block (TCubeTiling baseM x baseN, passed to SetFixSplit) and the
+// L1 plan over it.
+struct Stage1MatmulPlan {
+    int32_t baseM = 0, baseN = 0;
+    MatmulL1Plan l1;
+};
+
+// Modelled AIC cycles of one IterateAll of m x n x k (a full tile or a tail tile: its own sizes) under
+// `plan`, with the NPU time model's costs (scripts/perf_model.py; twin cost table and pipeline rule of
+// twin/src/kernel/cost_table.cpp MatmulCost and pipe_timeline.cpp MatmulDuration): MTE2 = block loads x
+// 500 cycles + loaded bytes / 32 B per cycle; M = the Cube formula sum(ceil_m x ceil_n x ceil_k) /
+// (16 x 16 x cube_k) + 32 cycles per Mmad; MTE1 = L1->L0A bytes / 256 + L1->L0B bytes / 128 per cycle;
+// FIX = one 500-cycle store per base block + C bytes / 32. The four pipes overlap: the time is the busiest
+// pipe plus one unit (block load, Mmad, store) of each of the others. A planning weight only: the chip
+// runs the plan whatever the constants are.
+double Stage1TileCycles(int64_t m, int64_t n, int64_t k, const Stage1MatmulPlan& plan, int64_t eltBytes);
+
+// The base block and L1 plan of a singleM x singleN x singleK tile with the fewest modelled cycles
+// (Stage1TileCycles): baseM, baseN from {64, 128, 192, 256} and the axis itself rounded up to 16 when it is
+// shorter than 256 (baseM <= singleM rounded up to 16, baseN <= singleN rounded up to C0 = 32 B, multiples
+// of 16: SetFixSplit docs), baseM x baseN x 4 <= L0C; on an axis shorter than 16 elements of C0 alignment
+// (fp32 N < 9) the base is 16 (SetFixSplit then leaves that axis to the tiling: pass -1). Ties keep the
+// earlier candidate (larger baseM, then larger baseN). false when no base fits.
+bool PlanStage1Matmul(
+    int64_t singleM, int64_t singleN, int64_t singleK, int64_t eltBytes, const MatmulL1Limits& limits,
+    Stage1MatmulPlan& plan);
 
 } // namespace dcn
 

@@ -24,27 +24,25 @@ ge::graphStatus Fail(const std::string &msg)
     return ge::GRAPH_FAILED;
 }
 
-// Fixed base block of one tile (SetFixSplit): dcn_tiling::kMmBaseM x kMmBaseN where the tile is at least
-// that large, else -1 (the tiling's own choice; the API requires baseM <= singleM rounded up to 16 and
-// baseN <= singleN rounded up to C0 elements).
-int32_t FixedBase(int64_t base, int64_t single) { return single >= base ? static_cast<int32_t>(base) : -1; }
-
-// The Norm-scheduler L1 plan (deformable_conv2d_backward_matmul_l1.h) written over the tiling GetTiling
-// returned: baseK, iterate order, steps and L1 depths chosen for the fewest GM->L1 loads of one tile, so the
-// chip runs the plan the model costs (GetTiling's own L1 choice is made for the MDL template by default:
-// matmul_tiling_base.h mmConfigType = 1). The base block (baseM, baseN) stays the tiling's.
-bool ApplyL1Plan(
-    const platform_ascendc::PlatformAscendC& plat, int64_t eltBytes, int64_t sm, int64_t sn, int64_t sk,
-    TCubeTiling& out)
+// The stage-1 Matmul plan of one tile: the base block and L1 plan with the fewest modelled cycles
+// (deformable_conv2d_backward_matmul_l1.h PlanStage1Matmul). The base goes to SetFixSplit (an axis whose
+// planned base exceeds the SetFixSplit bound - an fp32 N below 9 - is left to the tiling: -1); the L1 plan
+// (baseK, iterate order, steps, depths) is written over the tiling GetTiling returned, so the chip runs the
+// plan the model costs (GetTiling's own L1 choice is made for the MDL template by default:
+// matmul_tiling_base.h mmConfigType = 1). Should the tiling's base differ from the planned one, the L1 plan
+// is redone over the tiling's base.
+dcn::MatmulL1Limits LimitsOf(const platform_ascendc::PlatformAscendC& plat)
 {
     dcn::MatmulL1Limits limits;
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, limits.l0aBytes);
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, limits.l0bBytes);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, limits.l0cBytes);
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::L1, limits.l1Bytes);
-    dcn::MatmulL1Plan l1;
-    if (!dcn::PlanMatmulL1(sm, sn, sk, out.get_baseM(), out.get_baseN(), eltBytes, limits, l1)) {
-        return false;
-    }
+    return limits;
+}
+
+void ApplyL1Plan(const dcn::MatmulL1Plan& l1, TCubeTiling& out)
+{
     out.set_baseK(l1.baseK);
     out.set_iterateOrder(l1.iterateOrder);
     out.set_stepM(l1.stepM);
@@ -57,13 +55,19 @@ bool ApplyL1Plan(
     out.set_dbL0B(2);
     out.set_dbL0C(1);
     out.set_shareL1Size(static_cast<int32_t>(l1.l1Bytes));
-    return true;
 }
+
+int64_t AlignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 bool MatmulTiling(
     const platform_ascendc::PlatformAscendC& plat, matmul_tiling::DataType dt, int64_t eltBytes, uint32_t aivNum,
     int64_t m, int64_t n, int64_t k, int64_t sm, int64_t sn, int64_t sk, TCubeTiling& out)
 {
+    const dcn::MatmulL1Limits limits = LimitsOf(plat);
+    dcn::Stage1MatmulPlan plan;
+    if (!dcn::PlanStage1Matmul(sm, sn, sk, eltBytes, limits, plan)) {
+        return false;
+    }
     matmul_tiling::MultiCoreMatmulTiling mm(plat);
     mm.SetDim(static_cast<int32_t>(aivNum));
     mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, dt, true);
@@ -79,10 +83,18 @@ bool MatmulTiling(
     mm.SetSingleShape(static_cast<int32_t>(sm), static_cast<int32_t>(sn), static_cast<int32_t>(sk));
     mm.SetBias(false);
     mm.SetBufferSpace(-1, -1, -1);
-    if (mm.SetFixSplit(FixedBase(dcn_tiling::kMmBaseM, sm), FixedBase(dcn_tiling::kMmBaseN, sn), -1) != 0) {
+    const int32_t fixM = plan.baseM <= AlignUp(sm, 16) ? plan.baseM : -1;
+    const int32_t fixN = plan.baseN <= AlignUp(sn, 32 / eltBytes) ? plan.baseN : -1;
+    if (mm.SetFixSplit(fixM, fixN, -1) != 0 || mm.GetTiling(out) == -1) {
         return false;
     }
-    return mm.GetTiling(out) != -1 && ApplyL1Plan(plat, eltBytes, sm, sn, sk, out);
+    if (out.get_baseM() != plan.baseM || out.get_baseN() != plan.baseN) {
+        if (!dcn::PlanMatmulL1(sm, sn, sk, out.get_baseM(), out.get_baseN(), eltBytes, limits, plan.l1)) {
+            return false;
+        }
+    }
+    ApplyL1Plan(plan.l1, out);
+    return true;
 }
 
 // Step 1: the validated shape, attributes and dtype of the call.
@@ -126,6 +138,10 @@ dcn::TilingPlatform PlatformOf(const platform_ascendc::PlatformAscendC &plat)
     p.aicNum = plat.GetCoreNumAic();
     p.aivNum = plat.GetCoreNumAiv();
     plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, p.ubBytes);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_A, p.l0aBytes);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_B, p.l0bBytes);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L0_C, p.l0cBytes);
+    plat.GetCoreMemSize(platform_ascendc::CoreMemType::L1, p.l1Bytes);
     return p;
 }
 

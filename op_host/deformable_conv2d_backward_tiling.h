@@ -40,21 +40,27 @@
 //                (not below kWindowMinBlockC) while the window covers fewer than kWindowMinOut output pixels
 //                and the narrower block's window covers more. Corners in the window are read from / added into
 //                UB; the window's grad_input is added to the unit's accumulator plane once per window.
-//   stage-1 G matmul tiles:   gTileM x gTileN = even(chunkPix,512) x even(K*CinG,512) over [qLen, K*CinG] per
-//                             (image of the chunk, group); even(x,c) = min(x, roundUp16(ceil(x / ceil(x/c)))):
-//                             ceil(x/c) tiles of about equal size, no small tail tile
-//   stage-1 dW matmul tiles:  wTileM x wTileN = min(CoutG,256) x min(CinG*K,256) over [CoutG, CinG*K] per group;
+//   stage-1 G matmul tiles:   gTileM x gTileN over [qLen, K*CinG] per (image of the chunk, group), each axis
+//                             even(x, t) = min(x, roundUp16(ceil(x/t))) for t tiles (about equal, no small
+//                             tail); PlanStage1Tiles tries t = ceil(x/2048) .. +15 per axis (lengths >= 128
+//                             unless the first) and keeps the shape with the fewest modelled cycles summed
+//                             over the chunks (each chunk: its busiest of 24 lanes, tile u on lane u % 24,
+//                             tiles costed by Stage1TileCycles under their PlanStage1Matmul plan; plus the
+//                             tiles' A and B GM reads at 889 B per cycle, the HBM they share)
+//   stage-1 dW matmul tiles:  wTileM x wTileN over [CoutG, CinG*K] per group, chosen like the G tiles (even
+//                             splits of CoutG and CinG*K, the fewest modelled cycles of all chunks' grad_weight
+//                             phases over the Ka chunks below);
 //                             a chunk's rows (<= chunkRows) are split in Ka chunks of wChunkK rows, partial s into
 //                             slot s: wSplitK = min(max(ceil(chunkRows/2048), min(ceil(48/wTiles),
 //                             max(1, chunkRows/128))), 1 + (B/4) / (Cout*CinG*K*4)) with wTiles = groups x
-//                             ceil(CoutG/wTileM) x ceil(CinG*K/wTileN) (about 48 grad_weight units per chunk, Ka
+//                             ceil(CoutG/256) x ceil(CinG*K/256) (about 48 nominal grad_weight units per chunk, Ka
 //                             chunks of >= 128 rows), wChunkK = ceil(chunkRows/wSplitK). Slot 0 is the grad_weight
 //                             accumulator (written by chunk 0, atomically added to by later chunks); slots >= 1 are
 //                             added to it in slot order in the next phase.
 //   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
-//   usedVecCores; SetFixSplit base block kMmBaseM x kMmBaseN = 128 x 256 on axes the tile covers, baseK the
-//   tiling's choice); the kernel distributes the tiles itself (the vector core of CubeLane l takes tiles l,
-//   l+usedVecCores, ...).
+//   usedVecCores; SetFixSplit base block and the L1 plan (baseK, order, steps, depths) of PlanStage1Matmul:
+//   the candidate base with the fewest modelled cycles); the kernel distributes the tiles itself (the vector
+//   core of CubeLane l takes tiles l, l+usedVecCores, ...).
 // Cores (MIX AIC:AIV = 1:2): blockDim = min(aicNum, ceil(aivNum/2)) blocks (each 1 cube + 2 vector cores
 //   at launch), usedVecCores = min(aivNum, 2*blockDim) vector cores take work units; vector cores with
 //   index >= usedVecCores only join the SyncAlls and matmul Ends. Tiling key = I/O dtype.

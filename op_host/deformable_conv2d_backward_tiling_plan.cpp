@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../op_kernel/dcn_tiling_constants.h"
 #include "dcn_checked_math.h"
@@ -24,11 +25,27 @@ int64_t Gcd(int64_t a, int64_t b)
 }
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-// `total` cut into ceil(total / cap) tiles of even size, rounded up to kGTileAlign elements (at most total):
-// no small tail tile (a unit that pays a whole request's fill and L0C->GM transfers for little work).
-int64_t EvenTile(int64_t total, int64_t cap)
+// `total` cut into `count` tiles of even size, rounded up to kGTileAlign elements (at most total): no
+// small tail tile (a unit that pays a whole request's fill and L0C->GM transfers for little work).
+int64_t EvenTile(int64_t total, int64_t count) { return std::min(total, RoundUp(CeilDiv(total, count), kGTileAlign)); }
+
+// The G tile lengths of one axis of `total` elements that the search tries: from the fewest tiles of at
+// most kGTileMaxLen elements, kGTileCounts tile counts, each length once, none shorter than kGTileMinLen
+// (but the first).
+std::vector<int64_t> GTileLengths(int64_t total)
 {
-    return std::min(total, RoundUp(CeilDiv(total, CeilDiv(total, cap)), kGTileAlign));
+    std::vector<int64_t> out;
+    const int64_t first = CeilDiv(total, kGTileMaxLen);
+    for (int64_t count = first; count < first + kGTileCounts; ++count) {
+        const int64_t len = EvenTile(total, count);
+        if (!out.empty() && len < kGTileMinLen) {
+            break;
+        }
+        if (out.empty() || len != out.back()) {
+            out.push_back(len);
+        }
+    }
+    return out;
 }
 
 // Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls). The tile pipeline (Front of tile j+1 before
@@ -261,11 +278,8 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
     // the core count) but Ka chunks of at least kWChunkKMin rows, and at least as many as kWChunkK-row chunks
     // need; all while the slots beyond the first fit a quarter of the chunk budget (then the chunks grow).
     const int64_t kcg = k * cinG;
-    w.gTileM = EvenTile(w.chunkPix, kGTileM);
-    w.gTileN = EvenTile(kcg, kGTileN);
-    w.wTileM = std::min(coutG, kWTileM);
-    w.wTileN = std::min(kcg, kWTileN);
-    const int64_t wTiles = s.groups * CeilDiv(coutG, w.wTileM) * CeilDiv(kcg, w.wTileN);
+    // (units counted in nominal kWTileM x kWTileN tiles; the grad_weight tile itself is PlanStage1Tiles')
+    const int64_t wTiles = s.groups * CeilDiv(coutG, kWTileM) * CeilDiv(kcg, kWTileN);
     const int64_t forUnits = std::min(CeilDiv(kWTargetUnits, wTiles), std::max<int64_t>(1, w.chunkRows / kWChunkKMin));
     const int64_t slotBytes = s.cout * kcg * 4;
     const int64_t slots = 1 + static_cast<int64_t>((chunkBudget / 4) / static_cast<uint64_t>(slotBytes));
@@ -319,6 +333,169 @@ void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
     BestWindow(s, fitPixels, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
 }
 
+MatmulL1Limits Stage1Limits(const TilingPlatform& platform)
+{
+    MatmulL1Limits l;
+    l.l0aBytes = platform.l0aBytes;
+    l.l0bBytes = platform.l0bBytes;
+    l.l0cBytes = platform.l0cBytes;
+    l.l1Bytes = platform.l1Bytes;
+    return l;
+}
+
+namespace {
+
+// Modelled cycles of one phase's Matmul tiles: tile u on lane u % kStage1Lanes (the kernel's order: consecutive
+// tiles on distinct cube cores) costing cyclesOf(u); the phase takes its busiest lane. Past kStage1ExactTiles
+// tiles: ceil(tiles / lanes) x the mean tile of one `period` of the tile pattern.
+template <typename CyclesOf>
+double BusiestLane(int64_t tiles, int64_t period, const CyclesOf& cyclesOf)
+{
+    if (tiles <= kStage1ExactTiles) {
+        double lanes[kStage1Lanes] = {};
+        for (int64_t u = 0; u < tiles; ++u) {
+            lanes[u % kStage1Lanes] += cyclesOf(u);
+        }
+        return *std::max_element(lanes, lanes + kStage1Lanes);
+    }
+    double sum = 0;
+    for (int64_t u = 0; u < period; ++u) {
+        sum += cyclesOf(u);
+    }
+    return sum / static_cast<double>(period) * static_cast<double>(CeilDiv(tiles, kStage1Lanes));
+}
+
+// The chunks of the stage loop as (images, pixels) kinds with their counts: image groups of chunkImgs images
+// and the last group, pixel chunks of chunkOutRows x chunkOutCols and the row / column tails.
+struct ChunkKind {
+    int64_t imgs, pix, count;
+};
+
+std::vector<ChunkKind> ChunkKinds(const TilingShape& s, const WorkSplit& w)
+{
+    auto parts = [](int64_t total, int64_t len) {
+        std::vector<std::pair<int64_t, int64_t>> out; // (length, count)
+        if (total / len > 0) {
+            out.push_back({len, total / len});
+        }
+        if (total % len > 0) {
+            out.push_back({total % len, 1});
+        }
+        return out;
+    };
+    std::vector<ChunkKind> kinds;
+    for (const auto& img : parts(s.n, w.chunkImgs)) {
+        for (const auto& row : parts(s.ho, w.chunkOutRows)) {
+            for (const auto& col : parts(s.wo, w.chunkOutCols)) {
+                kinds.push_back({img.first, row.first * col.first, img.second * row.second * col.second});
+            }
+        }
+    }
+    return kinds;
+}
+
+// Modelled cycles of all chunks' G phases with tiles tileM x tileN (plus the tiles' GM reads at the HBM rate);
+// < 0 when no Matmul plan fits.
+double GPhaseCycles(
+    const TilingShape& s, const std::vector<ChunkKind>& kinds, const MatmulL1Limits& limits, int64_t tileM,
+    int64_t tileN)
+{
+    const int64_t kcg = s.kh * s.kw * (s.cin / s.groups), coutG = s.cout / s.groups;
+    Stage1MatmulPlan plan;
+    if (!PlanStage1Matmul(tileM, tileN, coutG, s.elt, limits, plan)) {
+        return -1;
+    }
+    double total = 0;
+    for (const ChunkKind& kind : kinds) {
+        const int64_t tm = CeilDiv(kind.pix, tileM), tn = CeilDiv(kcg, tileN);
+        const int64_t tailM = kind.pix - (tm - 1) * tileM, tailN = kcg - (tn - 1) * tileN;
+        double cycles[2][2]; // [m tail][n tail]
+        for (int a = 0; a < 2; ++a) {
+            for (int b = 0; b < 2; ++b) {
+                cycles[a][b] = Stage1TileCycles(a ? tailM : tileM, b ? tailN : tileN, coutG, plan, s.elt);
+            }
+        }
+        // SetStage1Tile's order: n fastest, then m, then group and image
+        const double lanes = BusiestLane(kind.imgs * s.groups * tm * tn, tm * tn, [&](int64_t u) {
+            return cycles[(u / tn) % tm == tm - 1 ? 1 : 0][u % tn == tn - 1 ? 1 : 0];
+        });
+        // the tiles' GM reads (A rows and B columns of every tile) on the chip's shared HBM
+        const double reads = static_cast<double>(kind.imgs * s.groups) * static_cast<double>(kind.pix * tn + kcg * tm) *
+                             static_cast<double>(coutG * s.elt);
+        total += (lanes + reads / kStage1HbmBytesPerCycle) * static_cast<double>(kind.count);
+    }
+    return total;
+}
+
+// The same for the grad_weight phases with tiles tileM x tileN over Ka chunks of w.wChunkK rows.
+double WPhaseCycles(
+    const TilingShape& s, const WorkSplit& w, const std::vector<ChunkKind>& kinds, const MatmulL1Limits& limits,
+    int64_t tileM, int64_t tileN)
+{
+    const int64_t kcg = s.kh * s.kw * (s.cin / s.groups), coutG = s.cout / s.groups;
+    Stage1MatmulPlan plan;
+    if (!PlanStage1Matmul(tileM, tileN, w.wChunkK, s.elt, limits, plan)) {
+        return -1;
+    }
+    double total = 0;
+    for (const ChunkKind& kind : kinds) {
+        const int64_t rows = kind.imgs * kind.pix;
+        const int64_t tm = CeilDiv(coutG, tileM), tn = CeilDiv(kcg, tileN), tk = CeilDiv(rows, w.wChunkK);
+        const int64_t tail[3] = {coutG - (tm - 1) * tileM, kcg - (tn - 1) * tileN, rows - (tk - 1) * w.wChunkK};
+        double cycles[2][2][2]; // [m tail][n tail][k tail]
+        for (int a = 0; a < 2; ++a) {
+            for (int b = 0; b < 2; ++b) {
+                for (int c = 0; c < 2; ++c) {
+                    cycles[a][b][c] = Stage1TileCycles(
+                        a ? tail[0] : tileM, b ? tail[1] : tileN, c ? tail[2] : w.wChunkK, plan, s.elt);
+                }
+            }
+        }
+        // SetStage1Tile's order: Ka chunk fastest, then n, then m, then group
+        const double lanes = BusiestLane(s.groups * tm * tn * tk, tm * tn * tk, [&](int64_t u) {
+            const int64_t r = u / tk;
+            return cycles[(r / tn) % tm == tm - 1 ? 1 : 0][r % tn == tn - 1 ? 1 : 0][u % tk == tk - 1 ? 1 : 0];
+        });
+        const double reads = static_cast<double>(s.groups) * static_cast<double>(coutG * tn + kcg * tm) *
+                             static_cast<double>(rows * s.elt);
+        total += (lanes + reads / kStage1HbmBytesPerCycle) * static_cast<double>(kind.count);
+    }
+    return total;
+}
+
+} // namespace
+
+bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSplit& w)
+{
+    // Every tile shape tried (GTileLengths of both axes) gets its best Matmul plan (PlanStage1Matmul); the
+    // shape with the fewest modelled cycles over all chunks wins (G: GPhaseCycles; grad_weight: WPhaseCycles
+    // with the Ka chunks PlanWorkSplit chose). Ties keep the earlier shape (fewer, larger tiles).
+    const std::vector<ChunkKind> kinds = ChunkKinds(s, w);
+    const int64_t kcg = s.kh * s.kw * (s.cin / s.groups), coutG = s.cout / s.groups;
+    double bestG = -1, bestW = -1;
+    for (const int64_t tileM : GTileLengths(w.chunkPix)) {
+        for (const int64_t tileN : GTileLengths(kcg)) {
+            const double cycles = GPhaseCycles(s, kinds, limits, tileM, tileN);
+            if (cycles >= 0 && (bestG < 0 || cycles < bestG)) {
+                bestG = cycles;
+                w.gTileM = tileM;
+                w.gTileN = tileN;
+            }
+        }
+    }
+    for (const int64_t tileM : GTileLengths(coutG)) {
+        for (const int64_t tileN : GTileLengths(kcg)) {
+            const double cycles = WPhaseCycles(s, w, kinds, limits, tileM, tileN);
+            if (cycles >= 0 && (bestW < 0 || cycles < bestW)) {
+                bestW = cycles;
+                w.wTileM = tileM;
+                w.wTileN = tileN;
+            }
+        }
+    }
+    return bestG >= 0 && bestW >= 0;
+}
+
 UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
 {
     UbBudget ub;
@@ -366,6 +543,10 @@ bool MakeTilingPlan(
     }
     const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
     plan.split = PlanWorkSplit(shape, ubLimit, wsBudget);
+    if (!PlanStage1Tiles(shape, Stage1Limits(platform), plan.split)) {
+        error = "matmul: no stage-1 Matmul plan fits the cube core's L0/L1 buffers";
+        return false;
+    }
     const int64_t howo = shape.ho * shape.wo, kcg = shape.kh * shape.kw * (shape.cin / shape.groups);
     if (howo > INT32_MAX || kcg > INT32_MAX || plan.split.chunkRows > INT32_MAX) {
         error = "gradOutput: Ho*Wo must be <= 2147483647 for the matmul tiling; got " + std::to_string(howo);

@@ -7,7 +7,9 @@
 //   PlanCores(platform)           blockDim, usedVecCores            (the only step that sees the core count)
 //   PlanWorkSplit(shape, ub, wb)  stage-2 channel blocks (narrowed for a useful UB window), pixel bands
 //                                 and pixel chunks (PlanChunks) sharing the workspace budget wb, pixel tile,
-//                                 matmul tiles, Ka chunks (platform UB and wb, never the core count)
+//                                 grad_weight Ka chunks (platform UB and wb, never the core count)
+//   PlanStage1Tiles(shape, p, s)  stage-1 G and grad_weight tiles: the shapes with the fewest modelled cube cycles per
+//                                 chunk (platform L0/L1 sizes, a constant lane count, never the core count)
 //   PlanChunks(shape, cb, split)  the pixel chunks of the kernel's stage loop: images x output rows (or
 //                                 columns of one row) whose per-chunk workspace fits cb bytes
 //   PlanWindow(shape, ub, split)  stage-2 UB window from the UB left over by the stage-2 tile buffers
@@ -21,6 +23,7 @@
 #include <string>
 
 #include "../op_kernel/dcn_tiling_constants.h"
+#include "deformable_conv2d_backward_matmul_l1.h"
 
 namespace dcn {
 
@@ -36,6 +39,9 @@ struct TilingShape {
 struct TilingPlatform {
     uint32_t aicNum = 0, aivNum = 0;
     uint64_t ubBytes = 0;     // per vector core
+    // per cube core (the stage-1 Matmul plan); defaults: A2/A3 (cann-conventions.md), the TilingFunc sets
+    // the platform's
+    uint64_t l0aBytes = 64 * 1024, l0bBytes = 64 * 1024, l0cBytes = 128 * 1024, l1Bytes = 512 * 1024;
 };
 
 struct CoreSplit {
@@ -88,6 +94,11 @@ void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split
 void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
 void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
+// The G tile (gTileM x gTileN) and the grad_weight tile (wTileM x wTileN) of the split's chunks; false when no
+// Matmul plan fits the limits.
+bool PlanStage1Tiles(const TilingShape& shape, const MatmulL1Limits& limits, WorkSplit& split);
+// The L0/L1 limits of the stage-1 Matmul plans on the platform.
+MatmulL1Limits Stage1Limits(const TilingPlatform& platform);
 UbBudget PlanUbBytes(const TilingShape &shape, const WorkSplit &split);
 WorkspaceLayout PlanWorkspace(const TilingShape &shape, const WorkSplit &split);
 

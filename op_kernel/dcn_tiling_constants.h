@@ -50,23 +50,25 @@ constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 
 constexpr int64_t kZeroChunk = 12288;       // fp32 elements zeroed per stage-0 unit (48 KiB per DMA)
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
 
-// ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h. Large tiles: every tile reads its A rows and B
-// columns once (bytes per output element ~ K*(1/tileM + 1/tileN)), so the cube's GM->L1 traffic and the
-// number of block loads fall with the tile; 512 x 512 G tiles still give >= 2 tiles per cube core on the
-// suite's full-size layers.
-constexpr int64_t kGTileM = 512;          // most G tile rows (output pixels)
-constexpr int64_t kGTileN = 512;          // most G tile columns (K*CinG)
+// ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h; op_host PlanStage1Tiles / PlanStage1Matmul.
+// G and grad_weight tiles: per shape, the tile (axes split evenly in multiples of 16) with the fewest modelled
+// cube cycles per chunk, each tile shape with its own base block and L1 plan. The search is over shape-only constants
+// (the lane count below is not the core count), so the tiles never depend on the core count.
 constexpr int64_t kGTileAlign = 16;       // G tiles split their axis evenly, in multiples of 16 elements
-constexpr int64_t kWTileM = 256;          // grad_weight tile rows (CoutG)
-constexpr int64_t kWTileN = 256;          // grad_weight tile columns (CinG*K)
+constexpr int64_t kGTileMaxLen = 2048;    // longest G tile axis tried
+constexpr int64_t kGTileMinLen = 128;     // shortest G tile axis tried (unless the axis is shorter)
+constexpr int64_t kGTileCounts = 16;      // tile counts tried per axis (from the fewest)
+constexpr int64_t kStage1Lanes = 24;      // cube cores the tile search assumes (A2/A3: 24 AIC)
+constexpr int64_t kStage1ExactTiles = 4096; // chunks of more tiles are costed by their mean tile
+constexpr int64_t kStage1HbmBytesPerCycle = 889; // HBM bytes per cube cycle the search charges the tiles' GM
+                                                 // reads (perf model: 1.6 TB/s at 1.8 GHz, an assumption)
+constexpr int64_t kWTileM = 256;                // nominal grad_weight tile rows (CoutG) and columns (CinG*K) that
+constexpr int64_t kWTileN = 256;                // count the Ka split's units; the tiles themselves: like G tiles
 constexpr int64_t kWChunkK = 2048;        // most rows of one grad_weight partial (Ka chunk inside a pixel chunk)
 constexpr int64_t kWChunkKMin = 128;      // fewest rows of a Ka chunk split only to occupy the cores
 constexpr int64_t kWTargetUnits = 48;     // grad_weight units (tiles x Ka chunks) aimed at per pixel chunk
-// Matmul base block (TCubeTiling baseM x baseN, fixed with SetFixSplit; baseK is the tiling's choice, the
-// API accepts only -1 for it): 128 x 256 fills L0C (128*256*4 B = 128 KiB) and halves the B block loads
-// of the default 128 x 128.
-constexpr int64_t kMmBaseM = 128;
-constexpr int64_t kMmBaseN = 256;
+// Matmul base blocks (TCubeTiling baseM x baseN, fixed with SetFixSplit; baseK is the L1 plan's): per tile,
+// op_host PlanStage1Matmul.
 
 // ---- pixel chunks (the kernel's stage loop) and pixel bands, op_host PlanWorkSplit / PlanChunks
 constexpr int64_t kWsBudget = 60ll << 20; // default bytes of the workspace beyond the fp32 accumulators: the

@@ -15,12 +15,15 @@ namespace {
 constexpr uint64_t kL0 = 64 * 1024;  // 910B L0A / L0B
 constexpr uint64_t kL1 = 512 * 1024; // 910B L1
 
+constexpr uint64_t kL0C = 128 * 1024; // 910B L0C
+
 dcn::MatmulL1Limits Limits910B()
 {
     dcn::MatmulL1Limits l;
     l.l0aBytes = kL0;
     l.l0bBytes = kL0;
     l.l1Bytes = kL1;
+    l.l0cBytes = kL0C;
     return l;
 }
 
@@ -159,6 +162,53 @@ TEST(MatmulL1Plan, norm_cache_sizes_follow_cube_in_buffer_normal)
     EXPECT_EQ(dcn::NormCachedBlocks(2, 1, 1), 0u);   // kIter 1, depth 2: double buffer along m / n
     EXPECT_EQ(dcn::NormCachedBlocks(1, 1, 1), 1u);
     EXPECT_EQ(dcn::NormCachedBlocks(2, 2, 1), 2u);
+}
+
+TEST(Stage1Matmul, tile_cycles_follow_the_pipe_model)
+{
+    // 64 x 64 x 64 fp32 on one 64 x 64 base block (baseK 64): MTE2 = 2 block loads x 500 + 2 x 16 KiB / 32 =
+    // 2024; MTE1 = 16 KiB / 256 + 16 KiB / 128 = 192; M = 64^3 / (16 x 16 x 4) + 32 = 288; FIX = 500 + 16 KiB /
+    // 32 = 1012. One unit each but 2 loads: MTE2 + MTE1 + M + FIX = 3516 is the longest chain.
+    dcn::Stage1MatmulPlan p;
+    p.baseM = 64;
+    p.baseN = 64;
+    ASSERT_TRUE(dcn::PlanMatmulL1(64, 64, 64, 64, 64, 4, Limits910B(), p.l1));
+    EXPECT_EQ(p.l1.baseK, 64);
+    EXPECT_DOUBLE_EQ(dcn::Stage1TileCycles(64, 64, 64, p, 4), 3516.0);
+    // a tail tile is costed with its own sizes under the same plan: fewer cycles
+    EXPECT_LT(dcn::Stage1TileCycles(16, 64, 64, p, 4), 3516.0);
+}
+
+TEST(Stage1Matmul, base_choice_meets_set_fix_split_and_is_no_worse_than_128_x_256)
+{
+    for (const Tile& t : kTiles) {
+        dcn::Stage1MatmulPlan p;
+        ASSERT_TRUE(dcn::PlanStage1Matmul(t.m, t.n, t.k, t.elt, Limits910B(), p)) << t.m << "x" << t.n << "x" << t.k;
+        const int64_t c0 = 32 / t.elt;
+        EXPECT_EQ(p.baseM % 16, 0);
+        EXPECT_EQ(p.baseN % 16, 0);
+        EXPECT_LE(p.baseM, (t.m + 15) / 16 * 16);
+        if ((t.n + c0 - 1) / c0 * c0 >= 16) {
+            EXPECT_LE(p.baseN, (t.n + c0 - 1) / c0 * c0);
+        }
+        EXPECT_LE(static_cast<uint64_t>(p.baseM) * static_cast<uint64_t>(p.baseN) * 4, kL0C);
+        dcn::MatmulL1Plan again;
+        ASSERT_TRUE(dcn::PlanMatmulL1(t.m, t.n, t.k, p.baseM, p.baseN, t.elt, Limits910B(), again));
+        EXPECT_EQ(again.loadElems, p.l1.loadElems); // the plan is PlanMatmulL1's over the chosen base
+        if (t.m >= 128 && t.n >= 256) {
+            dcn::Stage1MatmulPlan fixed;
+            fixed.baseM = 128;
+            fixed.baseN = 256;
+            ASSERT_TRUE(dcn::PlanMatmulL1(t.m, t.n, t.k, 128, 256, t.elt, Limits910B(), fixed.l1));
+            EXPECT_LE(
+                dcn::Stage1TileCycles(t.m, t.n, t.k, p, t.elt), dcn::Stage1TileCycles(t.m, t.n, t.k, fixed, t.elt));
+        }
+    }
+    // no candidate base block of a 512 x 512 tile (64 x 64 at least) fits an L0C of 512 B
+    dcn::MatmulL1Limits tiny = Limits910B();
+    tiny.l0cBytes = 512;
+    dcn::Stage1MatmulPlan p;
+    EXPECT_FALSE(dcn::PlanStage1Matmul(512, 512, 64, 4, tiny, p));
 }
 
 TEST(MatmulL1Plan, impossible_limits_are_an_error)
