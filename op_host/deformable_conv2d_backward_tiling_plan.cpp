@@ -47,7 +47,8 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t cornerPlanes = 2 * 4 * rows * lp * 4;
     // ys xs y0 x0 ly lx hy hx, 3 fp32 offset planes (16-bit I/O), floor ints, mask, outside key; hb, wb
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
-    const int64_t partials = 3 * plane * 4;
+    const int64_t keyPlanes = 2 * 2 * plane * 4; // per slot: the scalar-read key (or y0, x0) planes
+    const int64_t partials = 2 * 3 * plane * 4; // per slot
     const int64_t rs = RoundUp(rows, kRedAlign);
     const int64_t sums = 4 * rs * 4;
     const int64_t rowVecs = 2 * kStage2RowVecs * rs * 4;
@@ -62,7 +63,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t zeroArea = lp * 4;
     const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rows * (lp / 8) * 4 : 0;
     return static_cast<uint64_t>(
-        gTiles + rawOffsets + cornerPlanes + coords + partials + sums + rowVecs + broadcast + table + orderTables +
+        gTiles + rawOffsets + cornerPlanes + coords + keyPlanes + partials + sums + rowVecs + broadcast + table + orderTables +
         staging + zeroArea + gatherIdx);
 }
 
