@@ -91,11 +91,11 @@ int64_t PixelTile(const TilingShape &s, int64_t blockC)
 
 // The best window (output rows x output columns) whose clipped halo fits `fitPixels` input pixels:
 // highest ratio of output pixels to halo pixels, then the larger window. false: not even 1 x 1 fits.
-bool BestWindow(const TilingShape &s, int64_t fitPixels, int64_t &outRows, int64_t &outCols, int64_t &rows,
-                int64_t &cols)
+bool BestWindow(const TilingShape &s, int64_t fitPixels, int64_t maxOutRows, int64_t &outRows, int64_t &outCols,
+                int64_t &rows, int64_t &cols)
 {
     outRows = outCols = rows = cols = 0;
-    for (int64_t wr = 1; wr <= s.ho; ++wr) {
+    for (int64_t wr = 1; wr <= std::min(s.ho, maxOutRows); ++wr) {
         const int64_t r = std::min(WindowSpanRows(s, wr), s.h);
         const int64_t maxCols = std::min(fitPixels / r, kMaxDmaBlocks);
         int64_t wc = 0;
@@ -199,6 +199,14 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
             break;
         }
         w = narrower;
+    }
+    // ... and fitted to the output rows a unit's pixels span (a band may start inside a row; a piece of one
+    // row: 1): window rows beyond them would only add halo rows, which cost a transfer each
+    const int64_t span = w.chunkOutCols < s.wo ? 1
+                         : w.pixelBands > 1   ? std::min(w.chunkOutRows, CeilDiv(w.bandLen, s.wo) + 1)
+                                              : w.chunkOutRows;
+    if (span < w.winOutRows) {
+        PlanWindow(s, ubLimit, w, span);
     }
     return w;
 }
@@ -307,7 +315,7 @@ void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)
     w.numChunks = CeilDiv(s.n, w.chunkImgs) * w.pixChunks;
 }
 
-void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
+void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w, int64_t maxOutRows)
 {
     // The window takes the UB the stage-2 tile buffers leave free (every shape-dependent byte of the
     // stage, so a bigger tile shrinks the window); none when not even a 1 x 1 output window fits.
@@ -317,7 +325,7 @@ void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
         return;
     }
     const int64_t fitPixels = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC)));
-    BestWindow(s, fitPixels, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
+    BestWindow(s, fitPixels, maxOutRows, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
 }
 
 UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
