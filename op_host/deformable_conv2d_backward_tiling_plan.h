@@ -87,7 +87,7 @@ WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsB
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
 void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
-void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split, int64_t maxOutRows = INT64_MAX);
+void PlanWindow(const TilingShape& shape, uint64_t ubLimit, WorkSplit& split, int64_t maxOutRows = INT64_MAX);
 UbBudget PlanUbBytes(const TilingShape &shape, const WorkSplit &split);
 WorkspaceLayout PlanWorkspace(const TilingShape &shape, const WorkSplit &split);
 

@@ -143,8 +143,8 @@ public:
                 xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
         }
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((CP_HB * plane_ + 2 * ptp_) * 4));
-        pipe.InitBuffer(partBuf_, static_cast<uint32_t>(2 * 3 * plane_ * 4)); // per slot
-        pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * plane_ * 4));
+        pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
+        pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * rs_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
         pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(2 * dcn_tiling::kStage2RowVecs * rs_ * 4));
         // per corner max(rows*hpr, rs) broadcast blocks: rows*hpr for the Gather path, rs (Brcb writes whole
@@ -190,16 +190,14 @@ public:
         for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
             table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
         }
-        tableKt_[0] = tableKt_[1] = 0;
-        for (int64_t slot = 0; slot < 2; ++slot) {
-            BuildOrderTables(kt_, slot);
+        // order tables: set 0 for KT kernel points, set 1 for the last kernel-point chunk when K > KT leaves one
+        BuildOrderTables(kt_, 0);
+        if (p.k > kt_ && p.k % kt_ != 0) {
+            BuildOrderTables(p.k % kt_, 1);
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
         coordEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::V_S>();
-        for (int64_t slot = 0; slot < 2; ++slot) {
-            storeEvent_[slot] = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE3_V>();
-            storePending_[slot] = false;
-        }
+
         nextSlot_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // Corner gathers (Gatherb from the window, see GatherOffsets): LP of 1, 2 or 4 blocks, whole repeats of
@@ -238,9 +236,7 @@ public:
             ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }
         GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::V_S>(coordEvent_);
-        for (int64_t slot = 0; slot < 2; ++slot) {
-            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
-        }
+
         pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
 
@@ -567,8 +563,6 @@ private:
         while (hasCoord_ || hasFront_ || hasBack_) {
             Step();
         }
-        WaitStores(0);
-        WaitStores(1);
     }
 
     // A Back without the Loads of the tile after it (draining): the work Loads would have ordered before it.
@@ -578,18 +572,10 @@ private:
             xpBack_ = xQue_.DeQue<float>();
             CastGmCorners(xpBack_, jobBack_);
         }
-        // no Loads in between (whose barrier orders b's window corner copies and casts before b's products):
-        // here
+        // no Loads in between (whose barriers order b's window corner copies and casts before b's products,
+        // and whose MTE3_V orders the previous partials store before the next partials): here
         AscendC::PipeBarrier<PIPE_V>();
-    }
-
-    // The slot's last Back has stored its scatter and partials (MTE3) before the slot's buffers are rewritten.
-    __aicore__ inline void WaitStores(int64_t slot)
-    {
-        if (storePending_[slot]) {
-            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
-            storePending_[slot] = false;
-        }
+        PipeSync<AscendC::HardEvent::MTE3_V>();
     }
 
     // Offsets [j][kk][pp] (T) of a tile -> offQue.
@@ -720,15 +706,17 @@ private:
             // y0 and the last Select's msk read are ordered by the barrier before Muls
             MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
         }
-        // the planes the scalar unit reads (the key; y0, x0 without it) -> the slot's key planes (the Loads of
-        // J read them a Step later, after the next tile's Coords)
+        // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
+        // Loads of J read them a Step later, after the next tile's Coords)
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::LocalTensor<float> keys = KeyPlanes(J.slot);
+        AscendC::LocalTensor<float> keys = KeyRows(J.slot);
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(kt);
+        const uint32_t rowCnt = static_cast<uint32_t>(pt * kt);
         if (keyPath_) {
-            AscendC::DataCopy(keys, ys, planeCnt);
+            AscendC::Gather(keys, coord_, rowTab, 0, rowCnt);
         } else {
-            AscendC::DataCopy(keys, y0, planeCnt);
-            AscendC::DataCopy(keys[plane_], x0, planeCnt);
+            AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
+            AscendC::Gather(keys[rs_], coord_, rowTab, static_cast<uint32_t>(3 * plane_ * 4), rowCnt);
         }
     }
 
@@ -768,14 +756,10 @@ private:
 
         // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows, then
         //   mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
-        if (kt != tableKt_[J.slot]) {
-            PipeSync<AscendC::HardEvent::V_S>();  // the vector reads of the slot's tables (Back) are done
-            BuildOrderTables(kt, J.slot);
-        }
         const int64_t rows = pt * kt;
         const uint32_t rowCnt = static_cast<uint32_t>(rows);
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[J.slot * rs_];
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
@@ -813,7 +797,7 @@ private:
         const DcnParams& p = *p_;
         const int64_t pt = J.pt, kt = J.kt;
         const bool gather = gatherCorners_ && winHi_ > winLo_;
-        AscendC::LocalTensor<float> keys = KeyPlanes(J.slot);
+        AscendC::LocalTensor<float> keys = KeyRows(J.slot);
         if constexpr (!IsSameType<T, float>::value) {
             if (withBack) { // the previous tile's GM corner rows leave the staging planes before J's loads
                 xpBack_ = xQue_.DeQue<float>();
@@ -829,11 +813,10 @@ private:
         // rows of corners outside the image (or of points outside the whole-sample window) stay zero, so
         // their corner sums are 0 and the vector partials need no masks. The queue buffer was last read by
         // the scatter of the tile two before J, the partials plane (written next by the previous tile's
-        // Back) by its partials store (both: the slot's store event), gwin (zeroed here for a new window) by
-        // the previous window's flush.
-        WaitStores(J.slot);
+        // Back) by its partials store, gwin (zeroed here for a new window) by the previous window's flush:
+        // all issued before this point.
+        PipeSync<AscendC::HardEvent::MTE3_V>();
         if (winPending_) {
-            PipeSync<AscendC::HardEvent::MTE3_V>();
             AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
             winPending_ = false;
         }
@@ -851,8 +834,8 @@ private:
         int64_t loaded = 0; // points the window does not serve: their corners are loaded one by one
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
-                uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
                 const int64_t row = i * kt + kk;
+                const uint32_t idx = static_cast<uint32_t>(row);
                 RowInfo& ri = info[row];
                 if (keyPath_) {
                     const float fk = keys.GetValue(idx);
@@ -864,7 +847,7 @@ private:
                     const float fy0 = keys.GetValue(idx);
                     ri.inside = fy0 > kOutsideKey + 1.0f;
                     ri.y0 = ri.inside ? static_cast<int32_t>(fy0) : 0;
-                    ri.x0 = ri.inside ? static_cast<int32_t>(keys.GetValue(static_cast<uint32_t>(plane_) + idx)) : 0;
+                    ri.x0 = ri.inside ? static_cast<int32_t>(keys.GetValue(static_cast<uint32_t>(rs_) + idx)) : 0;
                 }
                 ri.served = gather && ri.inside && ri.y0 >= winLo_ && ri.y0 + 1 < winHi_ && ri.x0 >= winXLo_ &&
                             ri.x0 + 1 < winXHi_;
@@ -883,7 +866,11 @@ private:
             }
         }
         xQue_.EnQue(xp);
-        PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the key planes precede later vector writes
+        if (kt_ < p.k) {
+            // the scalar reads of the key rows precede the slot's next key rows (Coords two tiles on); when
+            // every tile starts a pixel tile (K <= KT), the pixel bases' S_V in each Coords orders them
+            PipeSync<AscendC::HardEvent::S_V>();
+        }
     }
 
     // Products, partials, scatter and partials store of tile J (its corner rows in the oldest xQue buffer).
@@ -968,8 +955,8 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(gm, tmp, rT2, rc);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::LocalTensor<float> part = partBuf_.Get<float>()[J.slot * 3 * plane_];
-        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[J.slot * plane_];
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
         AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
         AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt);     // dy <- gy
         if (p.modulated) {
@@ -1005,11 +992,8 @@ private:
             int64_t dst = ChunkPartAt(p, J.n, J.b, j, J.k0, J.p0);
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
-        // the next writers' wait (the Loads of the tile two on, the same slot: xp's buffer, the partials
-        // plane): the scatter's and the partials store's reads are done; the window adds (read xp, write
-        // gwin) precede the next writes by PipeBarrier<PIPE_V>s
-        AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[J.slot]);
-        storePending_[J.slot] = true;
+        // the next readers' waits: the MTE3_V of the Loads two tiles on (xp's buffer, the partials plane);
+        // the window adds (read xp, write gwin) precede the next writes by PipeBarrier<PIPE_V>s
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
     }
@@ -1166,13 +1150,12 @@ private:
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
     //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
     //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
-    // One set per slot. The caller has ordered the earlier vector reads of the slot's tables before these
-    // scalar writes (V_S: the setup's, or in Front the one after the coordinates, which follows the Gathers
-    // of the slot's previous tile: its weights in an earlier Front, its partials in the Back before).
-    __aicore__ inline void BuildOrderTables(int64_t kt, int64_t slot)
+    // Two sets (TableSet), written once in the setup after its V_S; the first tile's S_V (pixel bases)
+    // orders them before the first vector reads.
+    __aicore__ inline void BuildOrderTables(int64_t kt, int64_t set)
     {
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[slot * rs_];
-        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[slot * plane_];
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[set * rs_];
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[set * plane_];
         for (int64_t e = 0; e < rs_; ++e) {
             const int64_t i = e / kt, kk = e - i * kt;
             rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));
@@ -1181,16 +1164,19 @@ private:
             const int64_t kk = e / ptp_, i = e - kk * ptp_;
             planeTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(i < pt_ && kk < kt ? (i * kt + kk) * 4 : 0));
         }
-        PipeSync<AscendC::HardEvent::S_V>();
-        tableKt_[slot] = kt;
     }
 
-    // Row vectors of a slot (dcn_tiling::kStage2RowVecs rows of rs_ floats).
-    // Scalar-read planes of a slot: the key (or y0, then x0), plane_ floats each.
-    __aicore__ inline AscendC::LocalTensor<float> KeyPlanes(int64_t slot)
+    // Order-table set of a tile's kernel-point count: 0 for KT, 1 for the last kernel-point chunk of K > KT.
+    __aicore__ inline int64_t TableSet(int64_t kt) const { return kt == kt_ ? 0 : 1; }
+    __aicore__ inline AscendC::LocalTensor<uint32_t> RowTable(int64_t kt)
     {
-        return keyBuf_.Get<float>()[slot * 2 * plane_];
+        return rowTabBuf_.Get<uint32_t>()[TableSet(kt) * rs_];
     }
+
+    // Scalar-read rows of a slot: the key (or y0, then x0), rs_ floats each, in row order.
+    __aicore__ inline AscendC::LocalTensor<float> KeyRows(int64_t slot) { return keyBuf_.Get<float>()[slot * 2 * rs_]; }
+
+    // Row vectors of a slot (dcn_tiling::kStage2RowVecs rows of rs_ floats).
 
     __aicore__ inline AscendC::LocalTensor<float> RowVecs(int64_t slot)
     {
@@ -1349,7 +1335,7 @@ private:
 
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
         AscendC::LocalTensor<float> q = rv[RV_T1 * rs_], d = rv[RV_T2 * rs_];
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[J.slot * rs_];
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
         const int32_t rsCnt = static_cast<int32_t>(rs_);
         AscendC::Duplicate(q, kOutsideKey, rsCnt); // rows past the tile read the zero area
         AscendC::PipeBarrier<PIPE_V>();
@@ -1431,9 +1417,7 @@ private:
     RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
     TileJob jobCoord_, jobFront_, jobBack_; // tiles waiting for their Coords (offsets loaded) / Loads / Back
     bool hasCoord_, hasFront_, hasBack_;
-    AscendC::TEventID coordEvent_; // V_S: a tile's coordinates (Coords) -> its Loads a Step later
-    AscendC::TEventID storeEvent_[2]; // MTE3_V per slot: a Back's stores -> the slot's next Loads
-    bool storePending_[2];
+    AscendC::TEventID coordEvent_;     // V_S: a tile's coordinates (Coords) -> its Loads a Step later
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
@@ -1442,7 +1426,6 @@ private:
     int64_t zeroOff_;       // bytes from xwin to the zero area (LP floats) behind it
     int64_t gatherTableAt_; // floats from the broadcast buffer's start to the S rows of GatherOffsets
     int64_t nextSlot_;
-    int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)
     AscendC::LocalTensor<float> xpBack_; // corner planes of jobBack_ once dequeued
     const DcnParams *p_;
     const DcnTensors<T> *t_;
