@@ -66,6 +66,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
     const int64_t partials = 3 * plane * 4;
     const int64_t rs = RoundUp(rows, kRedAlign);
+    const int64_t keyPlanes = 2 * 2 * rs * 4; // per slot: the scalar-read key (or y0, x0) rows
     const int64_t sums = 4 * rs * 4;
     const int64_t rowVecs = 2 * kStage2RowVecs * rs * 4;
     const int64_t broadcast = 4 * std::max(rows * hpr, rs) * kBrcLanes * 4; // Gather path: rows*hpr, Brcb: rs blocks
@@ -79,8 +80,8 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t zeroArea = lp * 4;
     const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rows * (lp / 8) * 4 : 0;
     return static_cast<uint64_t>(
-        gTiles + rawOffsets + cornerPlanes + coords + partials + sums + rowVecs + broadcast + table + orderTables +
-        staging + zeroArea + gatherIdx);
+        gTiles + rawOffsets + cornerPlanes + coords + keyPlanes + partials + sums + rowVecs + broadcast + table +
+        orderTables + staging + zeroArea + gatherIdx);
 }
 
 // Input rows / columns a stage-2 window of `out` output rows / columns reaches (kernel reach + margin
@@ -107,11 +108,12 @@ int64_t PixelTile(const TilingShape &s, int64_t blockC)
 
 // The best window (output rows x output columns) whose clipped halo fits `fitPixels` input pixels:
 // highest ratio of output pixels to halo pixels, then the larger window. false: not even 1 x 1 fits.
-bool BestWindow(const TilingShape &s, int64_t fitPixels, int64_t &outRows, int64_t &outCols, int64_t &rows,
-                int64_t &cols)
+bool BestWindow(
+    const TilingShape& s, int64_t fitPixels, int64_t maxOutRows, int64_t& outRows, int64_t& outCols, int64_t& rows,
+    int64_t& cols)
 {
     outRows = outCols = rows = cols = 0;
-    for (int64_t wr = 1; wr <= s.ho; ++wr) {
+    for (int64_t wr = 1; wr <= std::min(s.ho, maxOutRows); ++wr) {
         const int64_t r = std::min(WindowSpanRows(s, wr), s.h);
         const int64_t maxCols = std::min(fitPixels / r, kMaxDmaBlocks);
         int64_t wc = 0;
@@ -215,6 +217,14 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
             break;
         }
         w = narrower;
+    }
+    // ... and fitted to the output rows a unit's pixels span (a band may start inside a row; a piece of one
+    // row: 1): window rows beyond them would only add halo rows, which cost a transfer each
+    const int64_t span = w.chunkOutCols < s.wo ? 1 :
+                         w.pixelBands > 1      ? std::min(w.chunkOutRows, CeilDiv(w.bandLen, s.wo) + 1) :
+                                                 w.chunkOutRows;
+    if (span < w.winOutRows) {
+        PlanWindow(s, ubLimit, w, span);
     }
     return w;
 }
@@ -320,7 +330,7 @@ void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)
     w.numChunks = CeilDiv(s.n, w.chunkImgs) * w.pixChunks;
 }
 
-void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
+void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t maxOutRows)
 {
     // The window takes the UB the stage-2 tile buffers leave free (every shape-dependent byte of the
     // stage, so a bigger tile shrinks the window); none when not even a 1 x 1 output window fits.
@@ -330,7 +340,7 @@ void PlanWindow(const TilingShape &s, uint64_t ubLimit, WorkSplit &w)
         return;
     }
     const int64_t fitPixels = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC)));
-    BestWindow(s, fitPixels, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
+    BestWindow(s, fitPixels, maxOutRows, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
 }
 
 MatmulL1Limits Stage1Limits(const TilingPlatform& platform)

@@ -93,7 +93,7 @@ WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsB
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
 void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
-void PlanWindow(const TilingShape &shape, uint64_t ubLimit, WorkSplit &split);
+void PlanWindow(const TilingShape& shape, uint64_t ubLimit, WorkSplit& split, int64_t maxOutRows = INT64_MAX);
 // The G tile (gTileM x gTileN) and the grad_weight tile (wTileM x wTileN) of the split's chunks; false when no
 // Matmul plan fits the limits.
 bool PlanStage1Tiles(const TilingShape& shape, const MatmulL1Limits& limits, WorkSplit& split);

@@ -144,6 +144,7 @@ public:
         }
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((CP_HB * plane_ + 2 * ptp_) * 4));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
+        pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * rs_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
         pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(2 * dcn_tiling::kStage2RowVecs * rs_ * 4));
         // per corner max(rows*hpr, rs) broadcast blocks: rows*hpr for the Gather path, rs (Brcb writes whole
@@ -189,11 +190,14 @@ public:
         for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
             table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
         }
-        tableKt_[0] = tableKt_[1] = 0;
-        for (int64_t slot = 0; slot < 2; ++slot) {
-            BuildOrderTables(kt_, slot);
+        // order tables: set 0 for KT kernel points, set 1 for the last kernel-point chunk when K > KT leaves one
+        BuildOrderTables(kt_, 0);
+        if (p.k > kt_ && p.k % kt_ != 0) {
+            BuildOrderTables(p.k % kt_, 1);
         }
-        hasFront_ = hasBack_ = false;
+        hasCoord_ = hasFront_ = hasBack_ = false;
+        coordEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::V_S>();
+
         nextSlot_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // Corner gathers (Gatherb from the window, see GatherOffsets): LP of 1, 2 or 4 blocks, whole repeats of
@@ -231,6 +235,8 @@ public:
             const int64_t nb = u / p.pixelBands;
             ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }
+        GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::V_S>(coordEvent_);
+
         pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
 
@@ -502,53 +508,74 @@ private:
         }
     }
 
-    // Tile pipeline (program order = issue order; every wait below orders only work issued before it):
-    //   Push(t):  offsets of t (MTE2) ; then Front(t-1) ; then Back(t-2)
-    //   Front(j): G rows of j (MTE2), coordinates and weights of j (V), corner loads of j (S issues MTE2/V)
-    //   Back(j):  products, partials (V), scatter and partials store of j (MTE3 / V window adds)
-    // so the scalar unit issues tile j+1's corner loads before tile j's scatter, and MTE2 (loads of j+1),
-    // V and MTE3 (scatter of j) overlap. Buffers: offsets and G tiles in 2-deep queues, corner planes in a
-    // 2-deep queue, weight rows, row infos and order tables per slot (tile parity); the coordinate planes
-    // and the partials plane are single (their readers precede the next writer, see Front).
+    // Tile pipeline (program order = issue order; every wait below orders only work issued before it).
+    // Three tiles are in flight besides the one whose offsets were just loaded: per Step, with c the newest
+    // tile, f the one before and b the one before that,
+    //   wait(coordinates of f) ; Coords(c) (V) ; Loads(f) (S issues MTE2 / V) ; Back(b) (V, S issues MTE3 /
+    //   V window adds) ; Weights(c) (MTE2: G rows; V: weight rows, gather offsets)
+    // The scalar unit waits only for coordinates issued a whole Step earlier (before Back of the tile before),
+    // so it never waits for a Back's vector work; it issues f's loads while b's products run on V and b's
+    // scatter follows. Buffers: offsets and G tiles in 2-deep queues (G of f and c), corner planes in a 2-deep
+    // queue (f and b), weight rows, row infos, order tables and the scalar key planes per slot (tile parity;
+    // c and b share a slot: Back(b) reads its rows before Weights(c) writes them); the coordinate planes and
+    // the partials plane are single (Coords(c) and Weights(c) are one Step).
     __aicore__ inline void Push(const TileJob& job)
     {
         LoadOffsets(job);
-        if (hasFront_) {
-            Advance();
+        if (hasCoord_) {
+            Step();
         }
-        jobFront_ = job;
-        hasFront_ = true;
+        jobCoord_ = job;
+        hasCoord_ = true;
     }
 
-    __aicore__ inline void Advance()
+    __aicore__ inline void Step()
     {
-        Front(jobFront_, hasBack_);
+        if (hasFront_) { // f's coordinates (a Step ago) are visible to the scalar unit; hb/wb are free
+            AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
+        }
+        if (hasCoord_) {
+            Coords(jobCoord_);
+            AscendC::SetFlag<AscendC::HardEvent::V_S>(coordEvent_);
+        }
+        if (hasFront_) {
+            Loads(jobFront_, hasBack_);
+        }
         if (hasBack_) {
+            if (!hasFront_) {
+                DrainBackPrologue();
+            }
             Back(jobBack_);
         }
+        if (hasCoord_) {
+            Weights(jobCoord_);
+        }
+        hasBack_ = hasFront_;
         jobBack_ = jobFront_;
-        hasBack_ = true;
-        hasFront_ = false;
+        hasFront_ = hasCoord_;
+        jobFront_ = jobCoord_;
+        hasCoord_ = false;
     }
 
-    // Every pushed tile through Front and Back (before a window flush and at the end of a unit).
+    // Every pushed tile through the pipeline (before a window flush and at the end of a unit).
     __aicore__ inline void Drain()
     {
-        if (hasFront_) {
-            Advance();
+        while (hasCoord_ || hasFront_ || hasBack_) {
+            Step();
         }
-        if (hasBack_) {
-            if constexpr (!IsSameType<T, float>::value) {
-                xpBack_ = xQue_.DeQue<float>();
-                CastGmCorners(xpBack_, jobBack_);
-            }
-            // no Front in between (whose barriers order J's window corner copies and casts before J's products,
-            // and whose MTE3_V orders the previous partials store before the next partials): here
-            AscendC::PipeBarrier<PIPE_V>();
-            PipeSync<AscendC::HardEvent::MTE3_V>();
-            Back(jobBack_);
-            hasBack_ = false;
+    }
+
+    // A Back without the Loads of the tile after it (draining): the work Loads would have ordered before it.
+    __aicore__ inline void DrainBackPrologue()
+    {
+        if constexpr (!IsSameType<T, float>::value) {
+            xpBack_ = xQue_.DeQue<float>();
+            CastGmCorners(xpBack_, jobBack_);
         }
+        // no Loads in between (whose barriers order b's window corner copies and casts before b's products,
+        // and whose MTE3_V orders the previous partials store before the next partials): here
+        AscendC::PipeBarrier<PIPE_V>();
+        PipeSync<AscendC::HardEvent::MTE3_V>();
     }
 
     // Offsets [j][kk][pp] (T) of a tile -> offQue.
@@ -577,19 +604,17 @@ private:
         offQue_.EnQue(raw);
     }
 
-    // Tile J up to its corner loads; `withBack`: the previous tile (jobBack_) waits for its Back, which
-    // follows (16-bit I/O: its corner casts are done here, before J's loads reuse the staging planes).
-    __aicore__ inline void Front(const TileJob& J, bool withBack)
+    // Coordinates of tile J (vector over the [kk][pp] planes) and its scalar key planes (slot).
+    __aicore__ inline void Coords(const TileJob& J)
     {
         const DcnParams& p = *p_;
-        const DcnTensors<T>& t = *t_;
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
         const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
 
         if (k0 == 0) { // the pixel bases of a new pixel tile
             AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
             AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
-            // the vector reads of hb/wb are done: the previous tile's V_S after its coordinates (the first
+            // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
             // tile: the V_S of the setup)
             for (int64_t i = 0; i < pt; ++i) {
                 int64_t pix = J.p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
@@ -599,28 +624,10 @@ private:
             PipeSync<AscendC::HardEvent::S_V>();
         }
 
-        // ---- G rows [pp][kk][LP] (fp32): rows (p, k) of consecutive pixels are CinG apart when the tile
-        // holds every kernel point (kt == K): one DMA for the whole tile; else one per pixel (K > 64).
-        AscendC::LocalTensor<float> gt = gQue_.AllocTensor<float>();
-        const bool wholeK = kt == p.k;
-        const int64_t gDmas = wholeK ? 1 : pt;
-        for (int64_t i = 0; i < gDmas; ++i) {
-            AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(wholeK ? pt * kt : kt);
-            cp.blockLen = static_cast<uint32_t>(J.len * 4);
-            cp.srcStride = static_cast<uint32_t>((p.cinG - J.len) * 4);
-            cp.dstStride = static_cast<uint32_t>(
-                (lp_ * 4 - RoundUp(J.len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
-            cp.rsv = 0;
-            AscendC::DataCopyPadExtParams<float> noPad;
-            int64_t src = (ChunkGRow(p, J.n, J.gc, J.p0 + i) * p.k + k0) * p.cinG + J.cl0;
-            AscendC::DataCopyPad(gt[i * kt * lp_], t.g[src], cp, noPad);
-        }
-        gQue_.EnQue(gt);
-
         // ---- coordinates (vector over the [kk][pp] planes; floor ints, compare mask and the outside plane
         // in scratch planes of their own)
-        AscendC::LocalTensor<T> raw = offQue_.DeQue<T>();
+        rawCoord_ = offQue_.DeQue<T>();
+        AscendC::LocalTensor<T> raw = rawCoord_;
         AscendC::LocalTensor<float> off;
         if constexpr (IsSameType<T, float>::value) {
             off = raw.template ReinterpretCast<float>();
@@ -699,19 +706,60 @@ private:
             // y0 and the last Select's msk read are ordered by the barrier before Muls
             MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
         }
-        // the scalar unit waits for the coordinates only: the vector work before them is the previous
-        // tile's Front and the Back before it (never this tile's predecessor's products)
-        PipeSync<AscendC::HardEvent::V_S>();
+        // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
+        // Loads of J read them a Step later, after the next tile's Coords)
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::LocalTensor<float> keys = KeyRows(J.slot);
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(kt);
+        const uint32_t rowCnt = static_cast<uint32_t>(pt * kt);
+        if (keyPath_) {
+            AscendC::Gather(keys, coord_, rowTab, 0, rowCnt);
+        } else {
+            AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
+            AscendC::Gather(keys[rs_], coord_, rowTab, static_cast<uint32_t>(3 * plane_ * 4), rowCnt);
+        }
+    }
+
+    // G rows, weight rows and gather offsets of tile J (after its Coords; the Back of the tile two before,
+    // the same slot, precedes).
+    __aicore__ inline void Weights(const TileJob& J)
+    {
+        const DcnParams& p = *p_;
+        const DcnTensors<T>& t = *t_;
+        const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
+        // ---- G rows [pp][kk][LP] (fp32): rows (p, k) of consecutive pixels are CinG apart when the tile
+        // holds every kernel point (kt == K): one DMA for the whole tile; else one per pixel (K > 64).
+        AscendC::LocalTensor<float> gt = gQue_.AllocTensor<float>();
+        const bool wholeK = kt == p.k;
+        const int64_t gDmas = wholeK ? 1 : pt;
+        for (int64_t i = 0; i < gDmas; ++i) {
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = static_cast<uint16_t>(wholeK ? pt * kt : kt);
+            cp.blockLen = static_cast<uint32_t>(J.len * 4);
+            cp.srcStride = static_cast<uint32_t>((p.cinG - J.len) * 4);
+            cp.dstStride = static_cast<uint32_t>(
+                (lp_ * 4 - RoundUp(J.len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+            cp.rsv = 0;
+            AscendC::DataCopyPadExtParams<float> noPad;
+            int64_t src = (ChunkGRow(p, J.n, J.gc, J.p0 + i) * p.k + k0) * p.cinG + J.cl0;
+            AscendC::DataCopyPad(gt[i * kt * lp_], t.g[src], cp, noPad);
+        }
+        gQue_.EnQue(gt);
+
+        AscendC::LocalTensor<T> raw = rawCoord_; // dequeued by Coords
+        AscendC::LocalTensor<float> off;
+        if constexpr (IsSameType<T, float>::value) {
+            off = raw.template ReinterpretCast<float>();
+        } else {
+            off = coord_[CP_OFF * plane_];
+        }
 
         // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows, then
         //   mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
-        if (kt != tableKt_[J.slot]) {
-            BuildOrderTables(kt, J.slot);
-        }
         const int64_t rows = pt * kt;
         const uint32_t rowCnt = static_cast<uint32_t>(rows);
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[J.slot * rs_];
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
@@ -736,11 +784,20 @@ private:
         AscendC::Mul(rv[2 * rs_], rT2, rHx, rc);
         AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
         offQue_.FreeTensor(raw);
-        const bool gather = gatherCorners_ && winHi_ > winLo_;
-        if (gather) {
+        if (gatherCorners_ && winHi_ > winLo_) {
             GatherOffsets(J);
         }
+    }
 
+    // Corner loads of tile J (its coordinates' wait is done); `withBack`: the previous tile (jobBack_) waits
+    // for its Back, which follows (16-bit I/O: its corner casts are done here, before J's loads reuse the
+    // staging planes).
+    __aicore__ inline void Loads(const TileJob& J, bool withBack)
+    {
+        const DcnParams& p = *p_;
+        const int64_t pt = J.pt, kt = J.kt;
+        const bool gather = gatherCorners_ && winHi_ > winLo_;
+        AscendC::LocalTensor<float> keys = KeyRows(J.slot);
         if constexpr (!IsSameType<T, float>::value) {
             if (withBack) { // the previous tile's GM corner rows leave the staging planes before J's loads
                 xpBack_ = xQue_.DeQue<float>();
@@ -772,37 +829,48 @@ private:
         } else {
             AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         }
-        PipeSync<AscendC::HardEvent::V_MTE2>();
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
         RowInfo* info = rowInfo_[J.slot];
+        int64_t loaded = 0; // points the window does not serve: their corners are loaded one by one
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
-                uint32_t idx = static_cast<uint32_t>(kk * ptp_ + i);
                 const int64_t row = i * kt + kk;
+                const uint32_t idx = static_cast<uint32_t>(row);
                 RowInfo& ri = info[row];
                 if (keyPath_) {
-                    const float fk = ys.GetValue(idx);
+                    const float fk = keys.GetValue(idx);
                     ri.inside = fk >= 0.0f;
                     const int32_t key = ri.inside ? static_cast<int32_t>(fk) : 0, wk = static_cast<int32_t>(p.w + 2);
                     ri.y0 = key / wk - 1;
                     ri.x0 = key - (key / wk) * wk - 1;
                 } else {
-                    const float fy0 = y0.GetValue(idx);
+                    const float fy0 = keys.GetValue(idx);
                     ri.inside = fy0 > kOutsideKey + 1.0f;
                     ri.y0 = ri.inside ? static_cast<int32_t>(fy0) : 0;
-                    ri.x0 = ri.inside ? static_cast<int32_t>(x0.GetValue(idx)) : 0;
+                    ri.x0 = ri.inside ? static_cast<int32_t>(keys.GetValue(static_cast<uint32_t>(rs_) + idx)) : 0;
                 }
                 ri.served = gather && ri.inside && ri.y0 >= winLo_ && ri.y0 + 1 < winHi_ && ri.x0 >= winXLo_ &&
                             ri.x0 + 1 < winXHi_;
                 ri.gmFirst[0] = ri.gmFirst[1] = -1;
                 ri.gmLast[0] = ri.gmLast[1] = -1;
+                loaded += ri.inside && !ri.served ? 1 : 0;
+            }
+        }
+        if (loaded > 0) { // MTE2 writes xp (or the staging planes) after the vector zeroing / gather / casts
+            PipeSync<AscendC::HardEvent::V_MTE2>();
+            for (int64_t row = 0; row < pt * kt; ++row) {
+                RowInfo& ri = info[row];
                 if (ri.inside && !ri.served) {
                     LoadCornerRows(J.n, J.c0, J.len, xp, row, ri);
                 }
             }
         }
         xQue_.EnQue(xp);
-        PipeSync<AscendC::HardEvent::S_V>();  // the scalar reads of the coordinate planes precede later vector writes
+        if (kt_ < p.k) {
+            // the scalar reads of the key rows precede the slot's next key rows (Coords two tiles on); when
+            // every tile starts a pixel tile (K <= KT), the pixel bases' S_V in each Coords orders them
+            PipeSync<AscendC::HardEvent::S_V>();
+        }
     }
 
     // Products, partials, scatter and partials store of tile J (its corner rows in the oldest xQue buffer).
@@ -888,7 +956,7 @@ private:
         AscendC::Add(gm, tmp, rT2, rc);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> part = partBuf_.Get<float>();
-        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[J.slot * plane_];
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
         AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
         AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt);     // dy <- gy
         if (p.modulated) {
@@ -924,7 +992,7 @@ private:
             int64_t dst = ChunkPartAt(p, J.n, J.b, j, J.k0, J.p0);
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
-        // the next readers' waits: the MTE3_V of the Front two tiles on (xp's buffer, the partials plane);
+        // the next readers' waits: the MTE3_V of the Loads two tiles on (xp's buffer, the partials plane);
         // the window adds (read xp, write gwin) precede the next writes by PipeBarrier<PIPE_V>s
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
@@ -1082,13 +1150,12 @@ private:
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
     //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
     //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
-    // One set per slot. The caller has ordered the earlier vector reads of the slot's tables before these
-    // scalar writes (V_S: the setup's, or in Front the one after the coordinates, which follows the Gathers
-    // of the slot's previous tile: its weights in an earlier Front, its partials in the Back before).
-    __aicore__ inline void BuildOrderTables(int64_t kt, int64_t slot)
+    // Two sets (TableSet), written once in the setup after its V_S; the first tile's S_V (pixel bases)
+    // orders them before the first vector reads.
+    __aicore__ inline void BuildOrderTables(int64_t kt, int64_t set)
     {
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[slot * rs_];
-        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[slot * plane_];
+        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[set * rs_];
+        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[set * plane_];
         for (int64_t e = 0; e < rs_; ++e) {
             const int64_t i = e / kt, kk = e - i * kt;
             rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));
@@ -1097,11 +1164,20 @@ private:
             const int64_t kk = e / ptp_, i = e - kk * ptp_;
             planeTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(i < pt_ && kk < kt ? (i * kt + kk) * 4 : 0));
         }
-        PipeSync<AscendC::HardEvent::S_V>();
-        tableKt_[slot] = kt;
     }
 
+    // Order-table set of a tile's kernel-point count: 0 for KT, 1 for the last kernel-point chunk of K > KT.
+    __aicore__ inline int64_t TableSet(int64_t kt) const { return kt == kt_ ? 0 : 1; }
+    __aicore__ inline AscendC::LocalTensor<uint32_t> RowTable(int64_t kt)
+    {
+        return rowTabBuf_.Get<uint32_t>()[TableSet(kt) * rs_];
+    }
+
+    // Scalar-read rows of a slot: the key (or y0, then x0), rs_ floats each, in row order.
+    __aicore__ inline AscendC::LocalTensor<float> KeyRows(int64_t slot) { return keyBuf_.Get<float>()[slot * 2 * rs_]; }
+
     // Row vectors of a slot (dcn_tiling::kStage2RowVecs rows of rs_ floats).
+
     __aicore__ inline AscendC::LocalTensor<float> RowVecs(int64_t slot)
     {
         return rowBuf_.Get<float>()[slot * dcn_tiling::kStage2RowVecs * rs_];
@@ -1259,7 +1335,7 @@ private:
 
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
         AscendC::LocalTensor<float> q = rv[RV_T1 * rs_], d = rv[RV_T2 * rs_];
-        AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[J.slot * rs_];
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
         const int32_t rsCnt = static_cast<int32_t>(rs_);
         AscendC::Duplicate(q, kOutsideKey, rsCnt); // rows past the tile read the zero area
         AscendC::PipeBarrier<PIPE_V>();
@@ -1339,8 +1415,10 @@ private:
     }
 
     RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
-    TileJob jobFront_, jobBack_; // the tile waiting for its Front (offsets loaded) / for its Back
-    bool hasFront_, hasBack_;
+    TileJob jobCoord_, jobFront_, jobBack_; // tiles waiting for their Coords (offsets loaded) / Loads / Back
+    bool hasCoord_, hasFront_, hasBack_;
+    AscendC::TEventID coordEvent_;     // V_S: a tile's coordinates (Coords) -> its Loads a Step later
+    AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
@@ -1348,7 +1426,6 @@ private:
     int64_t zeroOff_;       // bytes from xwin to the zero area (LP floats) behind it
     int64_t gatherTableAt_; // floats from the broadcast buffer's start to the S rows of GatherOffsets
     int64_t nextSlot_;
-    int64_t tableKt_[2];                 // kernel points the slot's order tables are built for (0: none)
     AscendC::LocalTensor<float> xpBack_; // corner planes of jobBack_ once dequeued
     const DcnParams *p_;
     const DcnTensors<T> *t_;
@@ -1361,7 +1438,7 @@ private:
     AscendC::TQue<AscendC::TPosition::VECIN, 2> offQue_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> xQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> coordBuf_, partBuf_, redBuf_, rowBuf_, brcBuf_, tableBuf_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> rowTabBuf_, planeTabBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> rowTabBuf_, planeTabBuf_, keyBuf_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> xwinBuf_, gwinBuf_, xsBuf_, gatherIdxBuf_;
 };
 

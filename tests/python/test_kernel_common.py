@@ -148,7 +148,7 @@ def _stage2_ub(k, pixel_tile, block_c, elt):
     rs = _cdiv(rows, 8) * 8
     staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
     # two tiles in flight (tile pipeline): offsets, G tiles, corner planes, weight rows and order tables x 2
-    return (2 * rows * lp * 4 + 2 * 3 * plane * elt + 2 * 4 * rows * lp * 4 + (14 * plane + 2 * ptp) * 4
+    return (2 * rows * lp * 4 + 2 * 3 * plane * elt + 2 * 4 * rows * lp * 4 + (14 * plane + 2 * ptp) * 4 + 4 * rs * 4
             + 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
             + lp * 4 + (4 * rows * (lp // 8) * 4 if lp <= 32 else 0))  # window zero area, corner-gather indices
@@ -172,6 +172,17 @@ def stage2_split(case, dtype, budget=WS_BUDGET):
         if n_units <= units:
             break
         split, units = narrower, n_units
+    # then the window fitted to the output rows a unit spans (a band may start inside a row; a row piece: 1)
+    cp = _chunks_for(case, dtype, budget, split)
+    ho, wo = case.out_hw
+    if cp["out_cols"] < wo:
+        span = 1
+    elif cp["bands"] > 1:
+        span = min(cp["out_rows"], _cdiv(cp["band_len"], wo) + 1)
+    else:
+        span = cp["out_rows"]
+    if span < split["window"][0]:
+        split = _window_split(case, dtype, split["block_c"], span)
     return split
 
 
@@ -184,7 +195,7 @@ def _split_for(case, dtype, block_c):
     return _window_split(case, dtype, block_c)
 
 
-def _window_split(case, dtype, force_block_c=None):
+def _window_split(case, dtype, force_block_c=None, max_rows=None):
     """Block width (halved for the UB and for a useful window), pixel tile and UB window."""
     elt = 4 if dtype == "float32" else 2
     ho, wo = case.out_hw
@@ -209,7 +220,7 @@ def _window_split(case, dtype, force_block_c=None):
             return (0, 0, 0, 0)
         fit = (UB_LIMIT - base) // (2 * _cdiv(bc, 8) * 8 * 4)
         best = (0, 0, 0, 0)
-        for wr in range(1, ho + 1):
+        for wr in range(1, min(ho, max_rows or ho) + 1):
             r = min(span_r(wr), case.h)
             max_c = min(fit // r, 4095)
             if min(span_c(wo), case.w) <= max_c:
