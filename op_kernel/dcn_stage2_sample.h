@@ -143,7 +143,9 @@ public:
                 xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
         }
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((CP_HB * plane_ + 2 * ptp_) * 4));
-        pipe.InitBuffer(partBuf_, static_cast<uint32_t>(3 * plane_ * 4));
+        // the partials plane per slot when every tile holds all K kernel points (K <= KT), else one
+        slotParts_ = kt_ == p.k;
+        pipe.InitBuffer(partBuf_, static_cast<uint32_t>((slotParts_ ? 2 : 1) * 3 * plane_ * 4));
         pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * rs_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
         pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(2 * dcn_tiling::kStage2RowVecs * rs_ * 4));
@@ -197,6 +199,11 @@ public:
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
         coordEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::V_S>();
+        for (int64_t slot = 0; slot < 2; ++slot) {
+            storeEvent_[slot] = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE3_V>();
+            storePending_[slot] = false;
+        }
+        storeSyncAll_ = false;
 
         nextSlot_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
@@ -236,6 +243,9 @@ public:
             ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
         }
         GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::V_S>(coordEvent_);
+        for (int64_t slot = 0; slot < 2; ++slot) {
+            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+        }
 
         pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
@@ -572,10 +582,21 @@ private:
             xpBack_ = xQue_.DeQue<float>();
             CastGmCorners(xpBack_, jobBack_);
         }
-        // no Loads in between (whose barriers order b's window corner copies and casts before b's products,
-        // and whose MTE3_V orders the previous partials store before the next partials): here
+        // no Loads in between (whose barrier orders b's window corner copies and casts before b's products;
+        // with one partials plane, whose MTE3_V orders the previous partials store before b's partials): here
         AscendC::PipeBarrier<PIPE_V>();
-        PipeSync<AscendC::HardEvent::MTE3_V>();
+        if (!slotParts_) {
+            PipeSync<AscendC::HardEvent::MTE3_V>();
+        }
+    }
+
+    // The slot's last Back has stored its scatter and partials (MTE3) before the slot's buffers are rewritten.
+    __aicore__ inline void WaitStores(int64_t slot)
+    {
+        if (storePending_[slot]) {
+            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+            storePending_[slot] = false;
+        }
     }
 
     // Offsets [j][kk][pp] (T) of a tile -> offQue.
@@ -813,9 +834,16 @@ private:
         // rows of corners outside the image (or of points outside the whole-sample window) stay zero, so
         // their corner sums are 0 and the vector partials need no masks. The queue buffer was last read by
         // the scatter of the tile two before J, the partials plane (written next by the previous tile's
-        // Back) by its partials store, gwin (zeroed here for a new window) by the previous window's flush:
-        // all issued before this point.
-        PipeSync<AscendC::HardEvent::MTE3_V>();
+        // Back) by its partials store (both: the slot's store event, set two tiles before), gwin (zeroed here
+        // for a new window) by the previous window's flush.
+        if (slotParts_) {
+            WaitStores(J.slot);
+        }
+        // one partials plane, a Back while draining (it set no flag) or a new window: all stores so far
+        if (!slotParts_ || storeSyncAll_ || winPending_) {
+            PipeSync<AscendC::HardEvent::MTE3_V>();
+            storeSyncAll_ = false;
+        }
         if (winPending_) {
             AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
             winPending_ = false;
@@ -955,7 +983,7 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(gm, tmp, rT2, rc);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::LocalTensor<float> part = partBuf_.Get<float>();
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>()[(slotParts_ ? J.slot : 0) * 3 * plane_];
         AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
         AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
         AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt);     // dy <- gy
@@ -992,8 +1020,15 @@ private:
             int64_t dst = ChunkPartAt(p, J.n, J.b, j, J.k0, J.p0);
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
-        // the next readers' waits: the MTE3_V of the Loads two tiles on (xp's buffer, the partials plane);
-        // the window adds (read xp, write gwin) precede the next writes by PipeBarrier<PIPE_V>s
+        // the next writers' wait (the Loads of the tile two on, the same slot: xp's buffer, the partials
+        // plane): the scatter's and the partials store's reads are done; the window adds (read xp, write
+        // gwin) precede the next writes by PipeBarrier<PIPE_V>s
+        if (slotParts_ && hasCoord_) { // the slot's next tile (hasCoord_: pushed) waits for exactly these
+            AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[J.slot]);
+            storePending_[J.slot] = true;
+        } else if (slotParts_) { // draining: the next Loads waits for every store
+            storeSyncAll_ = true;
+        }
         xQue_.FreeTensor(xp);
         gQue_.FreeTensor(gt);
     }
@@ -1418,6 +1453,10 @@ private:
     TileJob jobCoord_, jobFront_, jobBack_; // tiles waiting for their Coords (offsets loaded) / Loads / Back
     bool hasCoord_, hasFront_, hasBack_;
     AscendC::TEventID coordEvent_;     // V_S: a tile's coordinates (Coords) -> its Loads a Step later
+    AscendC::TEventID storeEvent_[2];  // MTE3_V per slot: a Back's stores -> the slot's next Loads
+    bool storePending_[2];
+    bool slotParts_;                   // a partials plane per slot (K <= KT), so only the slot's stores are waited for
+    bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
