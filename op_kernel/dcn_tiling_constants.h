@@ -41,7 +41,7 @@ constexpr int64_t kBandMinOutRows = 3;    // ... keep >= 3 output rows per band 
 constexpr int64_t kBandChunkGrowthPct = 150; // ... and at most 1.5x the one-band chunk count
 constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window above and below the kernel's
                                           // reach: corners with |dy| < 4 come from / go to UB
-constexpr int64_t kWindowMinOut = 24;     // output pixels a window should cover before blocks are narrowed
+constexpr int64_t kWindowMinOut = 20;     // output pixels a window should cover before blocks are narrowed
 constexpr int64_t kWindowMinBlockC = 16;  // blocks are not narrowed below 16 channels for a window
 
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3

@@ -130,7 +130,7 @@ def _gcd(a, b):
 
 
 UB_LIMIT = 196608 - 8 * 1024  # A2/A3 UB per vector core minus the toolchain reservation
-WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C = 4, 24, 16
+WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C = 4, 20, 16
 
 
 def _cdiv(a, b):
