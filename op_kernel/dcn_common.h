@@ -142,6 +142,14 @@ __aicore__ inline void BlockRange(const DcnParams &p, int64_t b, int64_t &c0, in
     len = MinI(p.blockC, p.segLen - j * p.blockC);
 }
 
+// xt and the giacc band planes are channel-block-major: image n, channel block [c0, c0+len) is one plane of
+// H*W pixels x len channels (pixel stride len) at element (n*Cin + c0)*H*W. A stage-2 window of the block is
+// then rows x (cols*len) with a fixed row stride (one DMA), and the planes tile [N][Cin][H][W] exactly.
+__aicore__ inline int64_t BlockPixelAt(const DcnParams& p, int64_t n, int64_t c0, int64_t len, int64_t y, int64_t x)
+{
+    return (n * p.cin + c0) * p.h * p.w + (y * p.w + x) * len;
+}
+
 }  // namespace dcn_kernel
 
 #endif  // DCN_COMMON_H

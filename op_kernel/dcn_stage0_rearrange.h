@@ -7,9 +7,10 @@
 //   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG]; wp is the
 //                                   grad_weight output, overwritten only by stage 3)
 //   first chunk only:
-//   xt    [N,H,W,Cin] T         <- input [N,Cin,H,W]            (per image: [Cin][HW] -> [HW][Cin]; xt is the
+//   xt    [N][blocks][H,W,len] T <- input [N,Cin,H,W]           (per image and channel block [c0, c0+len):
+//                                   [len][HW] -> [HW][len] at (n*Cin + c0)*HW, BlockPixelAt; xt is the
 //                                   grad_input output, overwritten only by stage 3)
-//   giacc [pixelBands][N,H,W,Cin] fp32 = 0
+//   giacc [pixelBands][N][blocks][H,W,len] fp32 = 0
 //   every chunk:
 //   got   [groups][chunkRows][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][qLen] -> [qLen][CoutG])
 //   dcol  [groups][chunkRows][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]
@@ -47,10 +48,10 @@ public:
             PipeSync<AscendC::HardEvent::V_MTE3>();
         }
 
-        TransposeJob jx = XtJob(p, 0), jw = WpJob(p, 0), jg = GotJob(p, p.cN0, 0), jd = DcolJob(p, p.cN0, 0, p.cRow0);
-        const int64_t tx = TransposeTileCount(jx), tw = TransposeTileCount(jw);
+        TransposeJob jw = WpJob(p, 0), jg = GotJob(p, p.cN0, 0), jd = DcolJob(p, p.cN0, 0, p.cRow0);
+        const int64_t tw = TransposeTileCount(jw);
         const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
-        const int64_t nX = first ? p.n * tx : 0, nW = prologue ? p.cout * tw : 0;
+        const int64_t nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0, nW = prologue ? p.cout * tw : 0;
         const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg,
                       nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * td;
         const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
@@ -64,7 +65,9 @@ public:
             }
             int64_t v = u;
             if (v < nX) {
-                runner_.RunTile(t.input, t.xt, XtJob(p, v / tx), v % tx);
+                int64_t tile = 0;
+                const TransposeJob jx = LocateBlockTile<XtJobs>(p, v, tile);
+                runner_.RunTile(t.input, t.xt, jx, tile);
                 continue;
             }
             v -= nX;
@@ -99,15 +102,26 @@ public:
     }
 
 private:
-    __aicore__ static inline TransposeJob XtJob(const DcnParams &p, int64_t n)
-    {
-        const int64_t hw = p.h * p.w;
-        TransposeJob j;
-        j.planes = 1; j.planeStride = 0;
-        j.srcOffset = n * p.cin * hw; j.dstOffset = n * hw * p.cin;
-        j.rows = p.cin; j.cols = hw; j.group = 1; j.srcRowStride = hw; j.dstRowStride = p.cin;
-        return j;
-    }
+    // image n, channel block b: input rows [c0, c0+len) x HW -> the block's xt plane [HW][len] (same offset)
+    struct XtJobs {
+        __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
+        {
+            int64_t c0, len;
+            BlockRange(p, b, c0, len);
+            const int64_t hw = p.h * p.w;
+            TransposeJob j;
+            j.planes = 1;
+            j.planeStride = 0;
+            j.srcOffset = (n * p.cin + c0) * hw;
+            j.dstOffset = j.srcOffset;
+            j.rows = len;
+            j.cols = hw;
+            j.group = 1;
+            j.srcRowStride = hw;
+            j.dstRowStride = len;
+            return j;
+        }
+    };
     __aicore__ static inline TransposeJob WpJob(const DcnParams &p, int64_t oc)
     {
         TransposeJob j;

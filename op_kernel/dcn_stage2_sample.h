@@ -4,9 +4,9 @@
 // Work unit (n, b, j) of the current pixel chunk (DcnParams cN0.., SetChunk): image n of the chunk, channel
 // block b = [c0, c0+len) (inside one conv group gc and one deformable group dgi; see BlockRange), band j =
 // chunk pixels [cQ0 + j*bandLen, ...). In this chunk the unit exclusively owns the accumulator plane slice
-// giacc[j][n, :, :, c0:c0+len] (chunks run in order, SyncAll between) and the chunk's partial slots
-// part[n][b][*][*][band j pixels] (ChunkPartAt; G rows: ChunkGRow); it visits the
-// (pixel tile, kernel-point chunk, pixel, kernel point) of its band in a fixed order:
+// giacc[j] plane of (n, [c0, c0+len)) (BlockPixelAt; chunks run in order, SyncAll between) and the chunk's partial
+// slots part[n][b][*][*][band j pixels] (ChunkPartAt; G rows: ChunkGRow); it visits the (pixel tile, kernel-point
+// chunk, pixel, kernel point) of its band in a fixed order:
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (never rounded as a sum)
 //   y0 = base + floor(dy) (Cast CAST_FLOOR; exact integers), ly = dy - floor(dy) (exact), hy = 1 - ly
 //   (x likewise; vector, per tile)
@@ -24,7 +24,8 @@
 //       len < LP (padding lanes): one WholeReduceSum repeat per row (wide rows: upper half added first),
 //       coefficients broadcast by Gather and one block-stride-0 masked Mul per corner
 //   then per sample point (program order):
-//     giacc[j][n, yc, xc, block] += C_c[row]  (DataCopyPad with atomic add, adjacent corners in one transfer;
+//     giacc[j] at BlockPixelAt(n, c0, len, yc, xc) += C_c[row]  (DataCopyPad with atomic add, adjacent corners in one
+//     transfer;
 //                                              only this unit writes there, in program order)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, valid corners in order c = 0..3)
 //   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
@@ -46,14 +47,15 @@
 // UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
 // output pixels (row-major over the image, intersected with the unit's band). Per window, the input
 // rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image) are
-// loaded once, x the block's channels, into xwin [row][cols][LP] (one DataCopyPad per input row; one for all
-// rows of a full-width window), and a
+// loaded once, x the block's channels, into xwin [row][cols][LP] (xt is channel-block-major, BlockPixelAt: one
+// DataCopyPad for the whole window when len == LP; else one per input row, or one for all rows of a full-width
+// window), and a
 // grad_input window gwin of the same shape is zeroed, both in the Front of the window's first tile (after
 // the scalar unit's V_S, so the previous flush and these loads overlap the pipeline). A corner pair whose pixels both
 // lie in the window is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
 // corner, in program order; a pair of valid corners in one 2-repeat Add when LP <= 64 and the corner planes
 // are <= 255 blocks apart); other pairs take the GM path above. At the end of the window, gwin is added
-// to the unit's accumulator plane (one atomic DataCopyPad per input row, or per full-width window; only this
+// to the unit's accumulator plane (atomic DataCopyPads shaped like the load; only this
 // unit writes there, in program order); a window without any tile of the unit (band edges) is neither loaded
 // nor flushed.
 //
@@ -330,11 +332,39 @@ private:
         winPending_ = false;
     }
 
-    // Window rows one transfer moves: full-width windows' rows are consecutive pixels in xt / giacc (as many
-    // as one DataCopyPad's block count allows), other windows' rows one by one.
-    __aicore__ inline int64_t WindowRowsPerDma() const
+    // Window transfers (xt -> xwin, gwin -> giacc): in GM the block's pixels are len apart (BlockPixelAt), in
+    // UB LP apart. len == LP: the whole window is one transfer of rows blocks of winW*len (GM row stride
+    // W*len). Otherwise one block per pixel (padded to LP in UB): per row, or for a full-width window (its rows
+    // are consecutive pixels) as many rows as one DataCopyPad's block count allows.
+    __aicore__ inline int64_t WindowRowsPerDma(int64_t len) const
     {
+        if (len == lp_) {
+            return winHi_ - winLo_;
+        }
         return winW_ == p_->w ? MaxI(1, dcn_tiling::kMaxDmaBlocks / winW_) : 1;
+    }
+
+    // Transfer of `rows` window rows; gmGap in bytes, ubGap in 32-B blocks (src / dst stride by direction).
+    struct WindowDma {
+        uint16_t blockCount;
+        uint32_t blockLen, gmGap, ubGap;
+    };
+    __aicore__ inline WindowDma WindowRows(int64_t len, int64_t rows) const
+    {
+        WindowDma d;
+        if (len == lp_) {
+            d.blockCount = static_cast<uint16_t>(rows);
+            d.blockLen = static_cast<uint32_t>(winW_ * len * 4);
+            d.gmGap = static_cast<uint32_t>((p_->w - winW_) * len * 4);
+            d.ubGap = 0;
+        } else {
+            d.blockCount = static_cast<uint16_t>(rows * winW_);
+            d.blockLen = static_cast<uint32_t>(len * 4);
+            d.gmGap = 0;
+            d.ubGap = static_cast<uint32_t>(
+                (lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+        }
+        return d;
     }
 
     __aicore__ inline bool InWindow(int64_t y, int64_t x) const
@@ -373,20 +403,19 @@ private:
     {
         const DcnParams& p = *p_;
         PipeSync<AscendC::HardEvent::V_MTE2>();
-        AscendC::DataCopyExtParams cp;
-        cp.blockCount = static_cast<uint16_t>(winW_);
-        cp.blockLen = static_cast<uint32_t>(len * 4);
-        cp.srcStride = static_cast<uint32_t>((p.cin - len) * 4);
-        cp.dstStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
-                                             dcn_tiling::kUbBlockBytes);
-        cp.rsv = 0;
         if constexpr (IsSameType<T, float>::value) {
             AscendC::DataCopyPadExtParams<float> noPad;
-            const int64_t step = WindowRowsPerDma();
+            const int64_t step = WindowRowsPerDma(len);
             for (int64_t y = winLo_; y < winHi_; y += step) {
-                cp.blockCount = static_cast<uint16_t>(MinI(step, winHi_ - y) * winW_);
+                const WindowDma d = WindowRows(len, MinI(step, winHi_ - y));
+                AscendC::DataCopyExtParams cp;
+                cp.blockCount = d.blockCount;
+                cp.blockLen = d.blockLen;
+                cp.srcStride = d.gmGap;
+                cp.dstStride = d.ubGap;
+                cp.rsv = 0;
                 AscendC::DataCopyPad(
-                    xwin_[(y - winLo_) * winW_ * lp_], t_->xt[((n * p.h + y) * p.w + winXLo_) * p.cin + c0], cp, noPad);
+                    xwin_[(y - winLo_) * winW_ * lp_], t_->xt[BlockPixelAt(p, n, c0, len, y, winXLo_)], cp, noPad);
             }
             PipeSync<AscendC::HardEvent::MTE2_V>();
         } else {
@@ -401,11 +430,8 @@ private:
         const DcnParams& p = *p_;
         const int64_t capPix = 4 * rows_; // pixels the staging planes hold
         const int64_t groupRows = MaxI(1, capPix / winW_), pieceCols = MinI(winW_, capPix);
+        const bool packed = len == lpt_; // pixel rows of whole 32-B blocks: a piece is rows of nc*len elements
         AscendC::DataCopyExtParams cp;
-        cp.blockLen = static_cast<uint32_t>(len * sizeof(T));
-        cp.srcStride = static_cast<uint32_t>((p.cin - len) * sizeof(T));
-        cp.dstStride = static_cast<uint32_t>(
-            (lpt_ * sizeof(T) - RoundUp(len * sizeof(T), dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
         cp.rsv = 0;
         AscendC::DataCopyPadExtParams<T> noPad;
         bool firstPiece = true;
@@ -417,12 +443,25 @@ private:
                     PipeSync<AscendC::HardEvent::V_MTE2>(); // the previous piece is cast before it is overwritten
                 }
                 firstPiece = false;
-                // full-width rows are consecutive pixels in xt: one transfer for the piece
-                const bool whole = winW_ == p.w && nc == winW_;
-                cp.blockCount = static_cast<uint16_t>(whole ? nr * nc : nc);
+                // packed: one transfer of nr rows (nr == 1 or nc == winW_); otherwise one block per pixel, per
+                // row, or for the whole piece when the window is full-width (its rows are consecutive pixels)
+                const bool whole = packed || (winW_ == p.w && nc == winW_);
+                if (packed) {
+                    cp.blockCount = static_cast<uint16_t>(nr);
+                    cp.blockLen = static_cast<uint32_t>(nc * len * sizeof(T));
+                    cp.srcStride = static_cast<uint32_t>((p.w - nc) * len * sizeof(T));
+                    cp.dstStride = 0;
+                } else {
+                    cp.blockCount = static_cast<uint16_t>(winW_ == p.w && nc == winW_ ? nr * nc : nc);
+                    cp.blockLen = static_cast<uint32_t>(len * sizeof(T));
+                    cp.srcStride = 0;
+                    cp.dstStride = static_cast<uint32_t>(
+                        (lpt_ * sizeof(T) - RoundUp(len * sizeof(T), dcn_tiling::kUbBlockBytes)) /
+                        dcn_tiling::kUbBlockBytes);
+                }
                 for (int64_t r = 0; r < (whole ? 1 : nr); ++r) {
                     AscendC::DataCopyPad(
-                        xs_[r * nc * lpt_], t_->xt[((n * p.h + y + r) * p.w + winXLo_ + x) * p.cin + c0], cp, noPad);
+                        xs_[r * nc * lpt_], t_->xt[BlockPixelAt(p, n, c0, len, y + r, winXLo_ + x)], cp, noPad);
                 }
                 PipeSync<AscendC::HardEvent::MTE2_V>();
                 // nr == 1 or nc == winW_: the piece is one contiguous run of xwin pixels
@@ -481,19 +520,18 @@ private:
             return;
         }
         PipeSync<AscendC::HardEvent::V_MTE3>();
-        AscendC::DataCopyExtParams cp;
-        cp.blockCount = static_cast<uint16_t>(winW_);
-        cp.blockLen = static_cast<uint32_t>(len * 4);
-        cp.srcStride = static_cast<uint32_t>((lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) /
-                                             dcn_tiling::kUbBlockBytes);
-        cp.dstStride = static_cast<uint32_t>((p.cin - len) * 4);
-        cp.rsv = 0;
         AscendC::SetAtomicAdd<float>();
-        const int64_t step = WindowRowsPerDma();
+        const int64_t step = WindowRowsPerDma(len);
         for (int64_t y = winLo_; y < winHi_; y += step) {
-            cp.blockCount = static_cast<uint16_t>(MinI(step, winHi_ - y) * winW_);
-            AscendC::DataCopyPad(t_->giacc[giaccBase_ + ((n * p.h + y) * p.w + winXLo_) * p.cin + c0],
-                                 gwin_[(y - winLo_) * winW_ * lp_], cp);
+            const WindowDma d = WindowRows(len, MinI(step, winHi_ - y));
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = d.blockCount;
+            cp.blockLen = d.blockLen;
+            cp.srcStride = d.ubGap;
+            cp.dstStride = d.gmGap;
+            cp.rsv = 0;
+            AscendC::DataCopyPad(
+                t_->giacc[giaccBase_ + BlockPixelAt(p, n, c0, len, y, winXLo_)], gwin_[(y - winLo_) * winW_ * lp_], cp);
         }
         AscendC::SetAtomicNone();
         // gwin is zeroed again after the MTE3_V of the next window's first Front
@@ -1219,15 +1257,16 @@ private:
     }
 
     // Corner c = 2*r + q of a sample point is (y0 + r, x0 + q); the two corners of one image row are
-    // adjacent in xt/giacc ([N][H][W][Cin]), so a valid pair moves with one 2-block DataCopyPad.
-    __aicore__ inline void CornerPositions(int64_t n, int64_t c0, int64_t y0, int64_t x0, bool valid[4],
-                                           int64_t pos[4]) const
+    // adjacent pixels of the block's plane in xt/giacc (BlockPixelAt: len apart), so a valid pair moves with
+    // one 2-block DataCopyPad.
+    __aicore__ inline void CornerPositions(
+        int64_t n, int64_t c0, int64_t len, int64_t y0, int64_t x0, bool valid[4], int64_t pos[4]) const
     {
         const DcnParams &p = *p_;
         for (int c = 0; c < 4; ++c) {
             int64_t yc = y0 + (c >> 1), xc = x0 + (c & 1);
             valid[c] = yc >= 0 && yc < p.h && xc >= 0 && xc < p.w;
-            pos[c] = valid[c] ? ((n * p.h + yc) * p.w + xc) * p.cin + c0 : 0;
+            pos[c] = valid[c] ? BlockPixelAt(p, n, c0, len, yc, xc) : 0;
         }
     }
 
@@ -1241,7 +1280,7 @@ private:
         ri.gmLast[0] = ri.gmLast[1] = -1;
         bool valid[4];
         int64_t pos[4];
-        CornerPositions(n, c0, y0, x0, valid, pos);
+        CornerPositions(n, c0, len, y0, x0, valid, pos);
         const int64_t planeElems = rows_ * lp_;
         AscendC::DataCopyPadExtParams<float> noPad;
         for (int r = 0; r < 2; ++r) {
@@ -1265,7 +1304,7 @@ private:
                 cp.rsv = 0;
                 if constexpr (IsSameType<T, float>::value) {
                     cp.blockLen = static_cast<uint32_t>(len * 4);
-                    cp.srcStride = static_cast<uint32_t>((p_->cin - len) * 4);
+                    cp.srcStride = 0;
                     // the next corner's plane row: planeElems floats further
                     cp.dstStride = static_cast<uint32_t>(
                         (planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
@@ -1273,7 +1312,7 @@ private:
                 } else {
                     const int64_t planeT = rows_ * lpt_, elt = sizeof(T);
                     cp.blockLen = static_cast<uint32_t>(len * elt);
-                    cp.srcStride = static_cast<uint32_t>((p_->cin - len) * elt);
+                    cp.srcStride = 0;
                     cp.dstStride = static_cast<uint32_t>(
                         (planeT * elt - RoundUp(len * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                     AscendC::DataCopyPadExtParams<T> noPadT;
@@ -1293,7 +1332,7 @@ private:
     {
         bool valid[4];
         int64_t pos[4];
-        CornerPositions(n, c0, y0, x0, valid, pos);
+        CornerPositions(n, c0, len, y0, x0, valid, pos);
         const int64_t planeElems = rows_ * lp_;
         bool barrier = false;
         for (int r = 0; r < 2; ++r) {
@@ -1327,7 +1366,7 @@ private:
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
                 cp.srcStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
-                cp.dstStride = static_cast<uint32_t>((p_->cin - len) * 4);
+                cp.dstStride = 0;
                 cp.rsv = 0;
                 AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * planeElems + rowOff], cp);
             }

@@ -7,7 +7,8 @@
 //   gw[0] = sum over the chunk's Ka chunks s, in order, of gw[s] (slot 0 first: the accumulator, which stage 1
 //           of this chunk already added its Ka chunk 0 to); in the final call the sum is cast into grad_weight
 //   final call only:
-//   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j][n][y][x][c]   (transpose + cast)
+//   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j] at BlockPixelAt(n, block of c, y, x) + c - c0
+//                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
 // Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): offset rows x pixel pieces,
@@ -40,9 +41,7 @@ public:
         const int64_t wElems = p.cout * p.cinG * p.k;
         const int64_t splitK = CeilDiv(p.cR, p.wChunkK); // Ka chunks (gw slots) of this chunk
         const int64_t nW = (final || splitK > 1) ? CeilDiv(wElems, dcn_tiling::kReduceChunk) : 0;
-        TransposeJob jt = GradInputJob(p, 0);
-        const int64_t tt = TransposeTileCount(jt);
-        const int64_t nIn = final ? p.n * tt : 0;
+        const int64_t nIn = final ? p.n * BlockTilesPerImage<GradInputJobs>(p) : 0;
         const int64_t nB = final ? p.cout : 0;
         const int64_t total = nOff + nW + nIn + nB;
         const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
@@ -74,7 +73,9 @@ public:
             }
             v -= nW;
             if (v < nIn) {
-                runner_.RunTile(t.giacc, t.gradInput, GradInputJob(p, v / tt), v % tt);
+                int64_t tile = 0;
+                const TransposeJob jt = LocateBlockTile<GradInputJobs>(p, v, tile);
+                runner_.RunTile(t.giacc, t.gradInput, jt, tile);
                 continue;
             }
             v -= nIn;
@@ -88,16 +89,28 @@ public:
     }
 
 private:
-    __aicore__ static inline TransposeJob GradInputJob(const DcnParams &p, int64_t n)
-    {
-        const int64_t hw = p.h * p.w;
-        TransposeJob j;
-        j.planes = 1; j.planeStride = 0;
-        j.srcOffset = n * hw * p.cin; j.dstOffset = n * p.cin * hw;
-        j.rows = hw; j.cols = p.cin; j.group = 1; j.srcRowStride = p.cin; j.dstRowStride = hw;
-        j.planes = p.pixelBands; j.planeStride = p.giaccPlane;  // sum of the band planes, band order
-        return j;
-    }
+    // image n, channel block b: the block's giacc planes [HW][len] (summed over the bands, band order) ->
+    // grad_input rows [c0, c0+len) x HW (same offset); narrow blocks take up to kTransposeCap / 16 rows per tile
+    struct GradInputJobs {
+        __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
+        {
+            int64_t c0, len;
+            BlockRange(p, b, c0, len);
+            const int64_t hw = p.h * p.w;
+            TransposeJob j;
+            j.srcOffset = (n * p.cin + c0) * hw;
+            j.dstOffset = j.srcOffset;
+            j.rows = hw;
+            j.cols = len;
+            j.group = 1;
+            j.srcRowStride = len;
+            j.dstRowStride = hw;
+            j.planes = p.pixelBands;
+            j.planeStride = p.giaccPlane; // sum of the band planes, band order
+            j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(len, dcn_tiling::kTransposeRowAlign));
+            return j;
+        }
+    };
 
     __aicore__ static inline AscendC::DataCopyExtParams Contig(int64_t bytes)
     {

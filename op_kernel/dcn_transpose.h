@@ -29,6 +29,7 @@ struct TransposeJob {
     uint64_t planeStride;    // elements between planes
     int64_t rowBlock = 1;    // rows per source block (>= 1)
     int64_t srcBlockStride = 0; // elements between source blocks (used when rowBlock > 1)
+    int64_t maxTileRows = 64;   // tile rows (x group elements) at most; narrow jobs take more rows per tile
 };
 
 // Element offset of source row r (relative to srcOffset).
@@ -70,7 +71,7 @@ __aicore__ inline void TransposeTileShape(const TransposeJob &j, int64_t &tr, in
         tc = j.cols;
         return;
     }
-    tr = MinI(j.rows, MaxI(1, 64 / j.group));
+    tr = MinI(j.rows, MaxI(1, j.maxTileRows / j.group));
     if (j.rowBlock > 1) { // the largest divisor of the block that fits: tiles inside one block
         tr = MinI(tr, j.rowBlock);
         while (j.rowBlock % tr != 0) {
@@ -87,6 +88,30 @@ __aicore__ inline int64_t TransposeTileCount(const TransposeJob &j)
     int64_t tr, tc;
     TransposeTileShape(j, tr, tc);
     return CeilDiv(j.rows, tr) * CeilDiv(j.cols, tc);
+}
+
+// Per-block transposes of one image (xt in stage 0, grad_input in stage 3: Jobs::Make(p, n, b) is the job of
+// image n, channel block b): tiles enumerated image by image, block by block. Blocks of one segment have
+// blockC channels except the last (the segment's rest), and every segment is alike, so a unit's block and
+// tile follow from two tile counts.
+template <class Jobs>
+__aicore__ inline int64_t BlockTilesPerImage(const DcnParams& p)
+{
+    const int64_t full = TransposeTileCount(Jobs::Make(p, 0, 0));
+    const int64_t last = TransposeTileCount(Jobs::Make(p, 0, p.blocksPerSeg - 1));
+    return (p.cin / p.segLen) * ((p.blocksPerSeg - 1) * full + last);
+}
+
+template <class Jobs>
+__aicore__ inline TransposeJob LocateBlockTile(const DcnParams& p, int64_t v, int64_t& tile)
+{
+    const int64_t full = TransposeTileCount(Jobs::Make(p, 0, 0));
+    const int64_t last = TransposeTileCount(Jobs::Make(p, 0, p.blocksPerSeg - 1));
+    const int64_t perSeg = (p.blocksPerSeg - 1) * full + last, perImage = (p.cin / p.segLen) * perSeg;
+    const int64_t n = v / perImage, r = v - n * perImage, seg = r / perSeg, inSeg = r - seg * perSeg;
+    const int64_t j = MinI(inSeg / full, p.blocksPerSeg - 1);
+    tile = inSeg - j * full;
+    return Jobs::Make(p, n, seg * p.blocksPerSeg + j);
 }
 
 class TransposeRunner {
@@ -185,8 +210,20 @@ public:
                 AscendC::DataCopyPad(
                     extra, src[j.srcOffset + q * j.planeStride + TransposeSrcRow(j, r0) + c0 * e], cpIn, noPad);
                 PipeSync<AscendC::HardEvent::MTE2_V>();
-                for (int64_t r = 0; r < rt; ++r) {  // only the loaded part of each row (padding is unwritten)
-                    AscendC::Add(in[r * sin], in[r * sin], extra[r * sin], static_cast<int32_t>(ct * e));
+                // only the loaded part of each row (padding is unwritten): rows of <= 64 lanes in masked
+                // repeats (one repeat per row), longer rows one Add each
+                if (ct * e <= dcn_tiling::kRepeatLanes && sin / 8 <= 255) {
+                    const uint8_t rowBlocks = static_cast<uint8_t>(sin / 8);
+                    const AscendC::BinaryRepeatParams rowRep(1, 1, 1, rowBlocks, rowBlocks, rowBlocks);
+                    for (int64_t r = 0; r < rt; r += 255) {
+                        AscendC::Add(
+                            in[r * sin], in[r * sin], extra[r * sin], static_cast<uint64_t>(ct * e),
+                            static_cast<uint8_t>(MinI(255, rt - r)), rowRep);
+                    }
+                } else {
+                    for (int64_t r = 0; r < rt; ++r) {
+                        AscendC::Add(in[r * sin], in[r * sin], extra[r * sin], static_cast<int32_t>(ct * e));
+                    }
                 }
             }
         }
