@@ -104,7 +104,8 @@ constexpr int64_t RV_M = 8;
 constexpr int64_t RV_T1 = 9;
 constexpr int64_t RV_T2 = 10;
 // Coordinate planes (coordBuf_, plane_ floats each): 0..7 ys xs y0 x0 ly lx hy hx, CP_OFF..+2 the offsets
-// in fp32 (16-bit I/O), CP_FL the floor/ceil ints, CP_MSK the compare mask, CP_OUT the kOutsideKey plane,
+// in fp32 (16-bit I/O), CP_FL a spare plane (floors and ceilings are now fp32 Casts in place), CP_MSK the
+// compare mask, CP_OUT the kOutsideKey plane,
 // then at CP_HB the pixel bases hb[PTP], wb[PTP].
 constexpr int64_t CP_OFF = 8;
 constexpr int64_t CP_FL = 11;
@@ -209,6 +210,9 @@ public:
 
         nextSlot_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
+        // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
+        cornerHop_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255 && rows_ <= 255 &&
+                     brcStride_ / dcn_tiling::kBrcLanes <= 255;
         // Corner gathers (Gatherb from the window, see GatherOffsets): LP of 1, 2 or 4 blocks, whole repeats of
         // 8 blocks over the 4 corner planes, and the offset work areas within the broadcast buffer.
         const int64_t nb = lp_ / 8;
@@ -699,22 +703,13 @@ private:
         AscendC::LocalTensor<float> ly = coord_[4 * plane_], lx = coord_[5 * plane_];
         AscendC::LocalTensor<float> hy = coord_[6 * plane_], hx = coord_[7 * plane_];
         AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_], wb = coord_[CP_HB * plane_ + ptp_];
-        AscendC::LocalTensor<int32_t> fl = coord_[CP_FL * plane_].template ReinterpretCast<int32_t>();
         // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
         // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
-        for (int64_t kk = 0; kk < kt; ++kk) {
-            int64_t k = k0 + kk, khi = k / p.kw, kwi = k - khi * p.kw;
-            AscendC::Adds(ys[kk * ptp_], hb, static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
-            AscendC::Adds(xs[kk * ptp_], wb, static_cast<float>(kwi * p.dilationW), static_cast<int32_t>(ptp_));
-        }
+        KernelPointBases(ys, xs, hb, wb, k0, kt);
         AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
-        AscendC::Cast(fl, off[plane_], AscendC::RoundMode::CAST_FLOOR, planeCnt);  // floor(dy)
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(y0, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(fl, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);       // floor(dx)
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(x0, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
+        // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN)
+        AscendC::Cast(y0, off[plane_], AscendC::RoundMode::CAST_FLOOR, planeCnt); // floor(dy)
+        AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);      // floor(dx)
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Sub(ly, off[plane_], y0, static_cast<int32_t>(planeCnt));  // frac(dy)
         AscendC::Sub(lx, off[0], x0, static_cast<int32_t>(planeCnt));       // frac(dx)
@@ -732,13 +727,8 @@ private:
         // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
         //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
         // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). ys/xs (consumed above) hold v0 + ceil(frac).
-        AscendC::Cast(fl, ly, AscendC::RoundMode::CAST_CEIL, planeCnt);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(ys, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(fl, lx, AscendC::RoundMode::CAST_CEIL, planeCnt);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Cast(xs, fl, AscendC::RoundMode::CAST_NONE, planeCnt);
+        AscendC::Cast(ys, ly, AscendC::RoundMode::CAST_CEIL, planeCnt);
+        AscendC::Cast(xs, lx, AscendC::RoundMode::CAST_CEIL, planeCnt);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(ys, ys, y0, static_cast<int32_t>(planeCnt));
         AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
@@ -776,6 +766,44 @@ private:
         } else {
             AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
             AscendC::Gather(keys[rs_], coord_, rowTab, static_cast<uint32_t>(3 * plane_ * 4), rowCnt);
+        }
+    }
+
+    // Sample bases of kernel points [k0, k0+kt): ys[kk][i] = hb[i] + kh*dH, xs[kk][i] = wb[i] + kw*dW (k = k0+kk
+    // = kh*KW + kw). Rows of one kh are consecutive and rows of one kw are KW apart: one Adds per kh and one per
+    // kw, a row per repeat (pixel plane of PTP <= 64 lanes, source repeat stride 0); else one Adds per row.
+    __aicore__ inline void KernelPointBases(
+        const AscendC::LocalTensor<float>& ys, const AscendC::LocalTensor<float>& xs,
+        const AscendC::LocalTensor<float>& hb, const AscendC::LocalTensor<float>& wb, int64_t k0, int64_t kt)
+    {
+        const DcnParams& p = *p_;
+        const int64_t rowBlocks = ptp_ / 8;
+        if (ptp_ > dcn_tiling::kRepeatLanes || p.kw * rowBlocks > 255) {
+            for (int64_t kk = 0; kk < kt; ++kk) {
+                const int64_t k = k0 + kk, khi = k / p.kw, kwi = k - khi * p.kw;
+                AscendC::Adds(ys[kk * ptp_], hb, static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
+                AscendC::Adds(xs[kk * ptp_], wb, static_cast<float>(kwi * p.dilationW), static_cast<int32_t>(ptp_));
+            }
+            return;
+        }
+        const uint64_t mask = static_cast<uint64_t>(ptp_);
+        const uint8_t rb = static_cast<uint8_t>(rowBlocks);
+        for (int64_t khi = k0 / p.kw; khi * p.kw < k0 + kt; ++khi) { // rows of kh: k in [kh*KW, kh*KW + KW)
+            const int64_t first = MaxI(k0, khi * p.kw), last = MinI(k0 + kt, khi * p.kw + p.kw);
+            AscendC::Adds(
+                ys[(first - k0) * ptp_], hb, static_cast<float>(khi * p.dilationH), mask,
+                static_cast<uint8_t>(last - first), AscendC::UnaryRepeatParams(1, 1, rb, 0));
+        }
+        const uint8_t kwStride = static_cast<uint8_t>(p.kw * rowBlocks);
+        for (int64_t kwi = 0; kwi < p.kw; ++kwi) { // rows of kw: k = kwi + m*KW in [k0, k0+kt)
+            const int64_t first = k0 + ((kwi - k0 % p.kw) + p.kw) % p.kw;
+            if (first >= k0 + kt) {
+                continue;
+            }
+            const int64_t count = (k0 + kt - 1 - first) / p.kw + 1;
+            AscendC::Adds(
+                xs[(first - k0) * ptp_], wb, static_cast<float>(kwi * p.dilationW), mask, static_cast<uint8_t>(count),
+                AscendC::UnaryRepeatParams(1, 1, kwStride, 0));
         }
     }
 
@@ -1082,7 +1110,21 @@ private:
         const int64_t full = rows / 8, tail = rows - full * 8;
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
         const AscendC::BinaryRepeatParams addRep(bs, bs, bs, rs, rs, rs);
-        for (int64_t width = b; width > 1;) {
+        if (cornerHop_) { // one Add per (level, block): a repeat per row, its 4 blocks the 4 corners (P apart)
+            const uint8_t hop = static_cast<uint8_t>(planeElems / 8);
+            const AscendC::BinaryRepeatParams hopRep(hop, hop, hop, bs, bs, bs);
+            for (int64_t width = b; width > 1;) {
+                const int64_t kept = (width + 1) / 2, moved = width / 2;
+                for (int64_t j = 0; j < moved; ++j) {
+                    AscendC::Add(
+                        xp[j * 8], xp[j * 8], xp[(kept + j) * 8], static_cast<uint64_t>(4 * dcn_tiling::kBrcLanes),
+                        static_cast<uint8_t>(rows), hopRep);
+                }
+                AscendC::PipeBarrier<PIPE_V>();
+                width = kept;
+            }
+        }
+        for (int64_t width = cornerHop_ ? 1 : b; width > 1;) {
             const int64_t kept = (width + 1) / 2, moved = width / 2; // blocks [kept, width) onto [0, moved)
             for (int c = 0; c < 4; ++c) {
                 for (int64_t j = 0; j < moved; ++j) {
@@ -1126,12 +1168,27 @@ private:
     {
         const int64_t b = lp_ / 8, planeElems = rows_ * lp_;
         const int64_t full = rows / 8, tail = rows - full * 8;
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Brcb(
-                brc[c * brcStride_], rv[c * rs_], static_cast<uint8_t>(CeilDiv(rows, 8)),
-                AscendC::BrcbRepeatParams(1, 8));
+        if (brcStride_ == rs_ * dcn_tiling::kBrcLanes) { // rv rows 0..3 are rs apart like the broadcast planes
+            AscendC::Brcb(brc, rv, static_cast<uint8_t>(4 * rs_ / 8), AscendC::BrcbRepeatParams(1, 8));
+        } else {
+            for (int c = 0; c < 4; ++c) {
+                AscendC::Brcb(
+                    brc[c * brcStride_], rv[c * rs_], static_cast<uint8_t>(CeilDiv(rows, 8)),
+                    AscendC::BrcbRepeatParams(1, 8));
+            }
         }
         AscendC::PipeBarrier<PIPE_V>(); // the broadcasts are complete and the row sums have read xp
+        if (cornerHop_) {               // one Mul per block column j: a repeat per row, its 4 blocks the 4 corners
+            const uint8_t bs = static_cast<uint8_t>(b), hop = static_cast<uint8_t>(planeElems / 8);
+            const uint8_t brcHop = static_cast<uint8_t>(brcStride_ / dcn_tiling::kBrcLanes);
+            const AscendC::BinaryRepeatParams hopRep(hop, 0, brcHop, bs, bs, 1);
+            for (int64_t j = 0; j < b; ++j) {
+                AscendC::Mul(
+                    xp[j * 8], gt[j * 8], brc, static_cast<uint64_t>(4 * dcn_tiling::kBrcLanes),
+                    static_cast<uint8_t>(rows), hopRep);
+            }
+            return;
+        }
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
         const AscendC::BinaryRepeatParams mulRep(bs, bs, 1, rs, rs, 8);
         for (int c = 0; c < 4; ++c) {
@@ -1499,6 +1556,7 @@ private:
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
+    bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
     bool quadAdds_;         // a window-served point's 4 corner adds fit one Add (LP = 8)
     int64_t zeroOff_;       // bytes from xwin to the zero area (LP floats) behind it
