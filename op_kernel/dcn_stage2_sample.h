@@ -1486,19 +1486,26 @@ private:
         for (int c = 0; c < 4; ++c) {
             AscendC::Adds(sv[c * nb * rs_], q, delta[c] - zero, rsCnt);
         }
+        // the 4 corners' S rows (nb*rs apart) as the 4 repeats of one instruction per piece of <= 64 lanes
+        const uint8_t cs = static_cast<uint8_t>(nb * rs_ / 8);
         AscendC::PipeBarrier<PIPE_V>();
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Mul(sv[c * nb * rs_], sv[c * nb * rs_], d, rsCnt);
+        for (int64_t h = 0; h < rs_; h += dcn_tiling::kRepeatLanes) {
+            const uint64_t m = static_cast<uint64_t>(MinI(dcn_tiling::kRepeatLanes, rs_ - h));
+            AscendC::Mul(sv[h], sv[h], d[h], m, 4, AscendC::BinaryRepeatParams(1, 1, 1, cs, cs, 0));
         }
         AscendC::PipeBarrier<PIPE_V>();
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Adds(sv[c * nb * rs_], sv[c * nb * rs_], zero, rsCnt);
+        for (int64_t h = 0; h < rs_; h += dcn_tiling::kRepeatLanes) {
+            const uint64_t m = static_cast<uint64_t>(MinI(dcn_tiling::kRepeatLanes, rs_ - h));
+            AscendC::Adds(sv[h], sv[h], zero, m, 4, AscendC::UnaryRepeatParams(1, 1, cs, cs));
         }
         if (nb > 1) {
             AscendC::PipeBarrier<PIPE_V>();
-            for (int c = 0; c < 4; ++c) {
-                for (int64_t j = 1; j < nb; ++j) {
-                    AscendC::Adds(sv[(c * nb + j) * rs_], sv[c * nb * rs_], static_cast<float>(32 * j), rsCnt);
+            for (int64_t j = 1; j < nb; ++j) {
+                for (int64_t h = 0; h < rs_; h += dcn_tiling::kRepeatLanes) {
+                    const uint64_t m = static_cast<uint64_t>(MinI(dcn_tiling::kRepeatLanes, rs_ - h));
+                    AscendC::Adds(
+                        sv[j * rs_ + h], sv[h], static_cast<float>(32 * j), m, 4,
+                        AscendC::UnaryRepeatParams(1, 1, cs, cs));
                 }
             }
         }
