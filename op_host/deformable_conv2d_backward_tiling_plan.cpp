@@ -282,6 +282,7 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
     PlanChunks(s, chunkBudget, w);
     w.bandLen = CeilDiv(w.chunkPix, bands);
     w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
+    BalanceChunkImages(s, w);
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0
     // is the grad_weight accumulator itself). Enough slots that the chunk's grad_weight work makes about
     // kWTargetUnits units (tiles x Ka chunks; a shape-only target, so the summation order never depends on
@@ -296,6 +297,31 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
     const int64_t split = std::min(std::max(CeilDiv(w.chunkRows, kWChunkK), forUnits), slots);
     w.wChunkK = CeilDiv(w.chunkRows, split);
     w.wSplitK = CeilDiv(w.chunkRows, w.wChunkK);
+}
+
+// Lane balance of the chunk images: a chunk's stage-2 units (images x blocks x bands) run in rounds of
+// kTargetUnits lanes (a shape-only constant), so the whole run takes sum over its image groups of
+// ceil(units / kTargetUnits) rounds per pixel chunk. Fewer images per chunk are taken when they need fewer
+// rounds (e.g. 72 units = 2 rounds at 75 % -> 48 units = 1 round); among equal counts the most images
+// (fewest chunks).
+void BalanceChunkImages(const TilingShape& s, WorkSplit& w)
+{
+    const int64_t perImage = w.numBlocks * w.pixelBands;
+    auto rounds = [&](int64_t imgs) {
+        const int64_t full = s.n / imgs, rest = s.n - full * imgs;
+        return full * CeilDiv(imgs * perImage, kTargetUnits) + (rest > 0 ? CeilDiv(rest * perImage, kTargetUnits) : 0);
+    };
+    int64_t best = w.chunkImgs, bestRounds = rounds(best);
+    for (int64_t imgs = w.chunkImgs - 1; imgs >= 1; --imgs) {
+        const int64_t r = rounds(imgs);
+        if (r < bestRounds) {
+            best = imgs;
+            bestRounds = r;
+        }
+    }
+    w.chunkImgs = best;
+    w.chunkRows = w.chunkImgs * w.chunkPix;
+    w.numChunks = CeilDiv(s.n, w.chunkImgs) * w.pixChunks;
 }
 
 void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)

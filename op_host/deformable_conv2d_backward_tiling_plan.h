@@ -12,6 +12,7 @@
 //                                 chunk (platform L0/L1 sizes, a constant lane count, never the core count)
 //   PlanChunks(shape, cb, split)  the pixel chunks of the kernel's stage loop: images x output rows (or
 //                                 columns of one row) whose per-chunk workspace fits cb bytes
+//   BalanceChunkImages(shape, s)  fewer chunk images when the run then needs fewer rounds of stage-2 lanes
 //   PlanWindow(shape, ub, split)  stage-2 UB window from the UB left over by the stage-2 tile buffers
 //   PlanUbBytes(shape, split)     peak UB bytes of stage 0 / 2 / 3  (mirror the kernel's InitBuffer calls)
 //   PlanWorkspace(shape, split)   user-workspace regions (byte offsets, 512-B aligned, in layout order)
@@ -91,6 +92,7 @@ bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &er
 uint64_t WsBudgetForHbm(uint64_t hbmBytes);
 WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget);
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
+void BalanceChunkImages(const TilingShape& shape, WorkSplit& split);
 void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
 void PlanWindow(const TilingShape& shape, uint64_t ubLimit, WorkSplit& split, int64_t maxOutRows = INT64_MAX);

@@ -305,10 +305,16 @@ def _chunks_for(case, dtype, budget, split):
             bands, chunk_budget, best = b, budget - extra, (units, slots)
     budget = chunk_budget  # what the chunk regions get
     out_rows, out_cols, chunk_pix, imgs = chunks(budget)
-    chunk_rows = imgs * chunk_pix
-    num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
     band_len = _cdiv(chunk_pix, bands)
     bands = _cdiv(chunk_pix, band_len)
+
+    # lane balance: fewer images per chunk when the run then needs fewer rounds of 48 stage-2 lanes
+    def rounds(i):
+        full, rest = divmod(case.n, i)
+        return full * _cdiv(i * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
+    imgs = min(range(1, imgs + 1), key=lambda i: (rounds(i), -i))
+    chunk_rows = imgs * chunk_pix
+    num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
     slot_bytes = case.cout * (case.cin // case.groups) * k * 4
     # about 48 grad_weight units (256 x 256 tiles x Ka chunks of >= 128 rows), at least 2048-row Ka chunks'
     # count, at most the slots a quarter of the chunk budget holds
