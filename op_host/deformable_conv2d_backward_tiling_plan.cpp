@@ -106,13 +106,44 @@ int64_t PixelTile(const TilingShape &s, int64_t blockC)
     return std::max<int64_t>(1, std::min(s.ho * s.wo, rows / kt));
 }
 
-// The best window (output rows x output columns) whose clipped halo fits `fitPixels` input pixels:
-// highest ratio of output pixels to halo pixels, then the larger window. false: not even 1 x 1 fits.
+// The best window (output rows x output columns) whose clipped halo fits `fitPixels` input pixels. Plain
+// (block-width decisions): the widest window per row count, highest ratio of output pixels to halo pixels,
+// then the larger window. Tile-aware (the final choice): the
+// lowest cost per output pixel over a strip of wr output rows, (tiles x kWindowTileWeight + halo pixels) /
+// (wr x Wo), then the larger window. A strip is covered by Wo / wc windows and one of the rest; a tile is a run
+// of pixelTile pixels of one window row, or of a full-width window's whole pixel range. Per output row count
+// the widest window that fits is tried and, below it, every whole multiple of the pixel tile (a partial tile
+// costs a whole one). false: not even 1 x 1 fits.
 bool BestWindow(
-    const TilingShape& s, int64_t fitPixels, int64_t maxOutRows, int64_t& outRows, int64_t& outCols, int64_t& rows,
-    int64_t& cols)
+    const TilingShape& s, int64_t pixelTile, int64_t fitPixels, int64_t maxOutRows, bool tileAware, int64_t& outRows,
+    int64_t& outCols, int64_t& rows, int64_t& cols)
 {
     outRows = outCols = rows = cols = 0;
+    int64_t bestNum = 0, bestDen = 1;
+    auto consider = [&](int64_t wr, int64_t wc, int64_t r) {
+        const int64_t c = std::min(WindowSpanCols(s, wc), s.w);
+        int64_t tiles = CeilDiv(wr * s.wo, pixelTile), halo = r * c;
+        if (wc < s.wo) {
+            const int64_t whole = s.wo / wc, rest = s.wo - whole * wc;
+            tiles = wr * (whole * CeilDiv(wc, pixelTile) + CeilDiv(rest, pixelTile));
+            halo = r * (whole * c + (rest > 0 ? std::min(WindowSpanCols(s, rest), s.w) : 0));
+        }
+        int64_t num = tiles * kWindowTileWeight + halo, den = wr * s.wo;
+        if (!tileAware) { // halo pixels per output pixel of this window
+            num = r * c;
+            den = wr * wc;
+        }
+        // better: num / den < bestNum / bestDen, or equal and a larger window
+        if (outRows == 0 || num * bestDen < bestNum * den ||
+            (num * bestDen == bestNum * den && wr * wc > outRows * outCols)) {
+            outRows = wr;
+            outCols = wc;
+            rows = r;
+            cols = c;
+            bestNum = num;
+            bestDen = den;
+        }
+    };
     for (int64_t wr = 1; wr <= std::min(s.ho, maxOutRows); ++wr) {
         const int64_t r = std::min(WindowSpanRows(s, wr), s.h);
         const int64_t maxCols = std::min(fitPixels / r, kMaxDmaBlocks);
@@ -125,14 +156,9 @@ bool BestWindow(
         if (wc == 0) {
             break;  // more rows only leave fewer columns
         }
-        const int64_t c = std::min(WindowSpanCols(s, wc), s.w);
-        // better: wr*wc / (r*c) > outRows*outCols / (rows*cols), or equal and larger
-        const int64_t lhs = wr * wc * (rows * cols), rhs = outRows * outCols * (r * c);
-        if (outRows == 0 || lhs > rhs || (lhs == rhs && wr * wc > outRows * outCols)) {
-            outRows = wr;
-            outCols = wc;
-            rows = r;
-            cols = c;
+        consider(wr, wc, r);
+        for (int64_t m = tileAware ? (wc - 1) / pixelTile : 0; m >= 1; --m) {
+            consider(wr, m * pixelTile, r);
         }
     }
     return outRows > 0;
@@ -218,13 +244,14 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
         }
         w = narrower;
     }
-    // ... and fitted to the output rows a unit's pixels span (a band may start inside a row; a piece of one
-    // row: 1): window rows beyond them would only add halo rows, which cost a transfer each
+    // ... and finally chosen tile-aware (whole pixel tiles per window row, BestWindow) within the output rows a
+    // unit's pixels span (a band may start inside a row; a piece of one row: 1): window rows beyond them would
+    // only add halo rows
     const int64_t span = w.chunkOutCols < s.wo ? 1 :
                          w.pixelBands > 1      ? std::min(w.chunkOutRows, CeilDiv(w.bandLen, s.wo) + 1) :
                                                  w.chunkOutRows;
-    if (span < w.winOutRows) {
-        PlanWindow(s, ubLimit, w, span);
+    if (w.winOutRows > 0) {
+        PlanWindow(s, ubLimit, w, span, true);
     }
     return w;
 }
@@ -356,7 +383,7 @@ void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)
     w.numChunks = CeilDiv(s.n, w.chunkImgs) * w.pixChunks;
 }
 
-void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t maxOutRows)
+void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t maxOutRows, bool tileAware)
 {
     // The window takes the UB the stage-2 tile buffers leave free (every shape-dependent byte of the
     // stage, so a bigger tile shrinks the window); none when not even a 1 x 1 output window fits.
@@ -366,7 +393,8 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
         return;
     }
     const int64_t fitPixels = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC)));
-    BestWindow(s, fitPixels, maxOutRows, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
+    BestWindow(
+        s, PixelTile(s, w.blockC), fitPixels, maxOutRows, tileAware, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
 }
 
 MatmulL1Limits Stage1Limits(const TilingPlatform& platform)

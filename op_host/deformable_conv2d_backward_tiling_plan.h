@@ -95,7 +95,9 @@ void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split
 void BalanceChunkImages(const TilingShape& shape, WorkSplit& split);
 void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
-void PlanWindow(const TilingShape& shape, uint64_t ubLimit, WorkSplit& split, int64_t maxOutRows = INT64_MAX);
+void PlanWindow(
+    const TilingShape& shape, uint64_t ubLimit, WorkSplit& split, int64_t maxOutRows = INT64_MAX,
+    bool tileAware = false);
 // The G tile (gTileM x gTileN) and the grad_weight tile (wTileM x wTileN) of the split's chunks; false when no
 // Matmul plan fits the limits.
 bool PlanStage1Tiles(const TilingShape& shape, const MatmulL1Limits& limits, WorkSplit& split);

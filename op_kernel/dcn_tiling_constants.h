@@ -43,6 +43,9 @@ constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window ab
                                           // reach: corners with |dy| < 4 come from / go to UB
 constexpr int64_t kWindowMinOut = 20;     // output pixels a window should cover before blocks are narrowed
 constexpr int64_t kWindowMinBlockC = 16;  // blocks are not narrowed below 16 channels for a window
+constexpr int64_t kWindowTileWeight = 64; // window choice: one stage-2 tile costs about as much as 64 halo
+                                          // pixels (assumption: ~1000 scalar-issue cycles per tile against
+                                          // ~16 MTE2/MTE3/V cycles per loaded, zeroed and flushed pixel)
 
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
 constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer

@@ -130,7 +130,7 @@ def _gcd(a, b):
 
 
 UB_LIMIT = 196608 - 8 * 1024  # A2/A3 UB per vector core minus the toolchain reservation
-WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C = 4, 20, 16
+WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C, WINDOW_TILE_WEIGHT = 4, 20, 16, 64
 
 
 def _cdiv(a, b):
@@ -181,8 +181,8 @@ def stage2_split(case, dtype, budget=WS_BUDGET):
         span = min(cp["out_rows"], _cdiv(cp["band_len"], wo) + 1)
     else:
         span = cp["out_rows"]
-    if span < split["window"][0]:
-        split = _window_split(case, dtype, split["block_c"], span)
+    if split["window"][0] > 0:  # the final, tile-aware window within those rows
+        split = _window_split(case, dtype, split["block_c"], span, tile_aware=True)
     return split
 
 
@@ -195,7 +195,7 @@ def _split_for(case, dtype, block_c):
     return _window_split(case, dtype, block_c)
 
 
-def _window_split(case, dtype, force_block_c=None, max_rows=None):
+def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=False):
     """Block width (halved for the UB and for a useful window), pixel tile and UB window."""
     elt = 4 if dtype == "float32" else 2
     ho, wo = case.out_hw
@@ -219,7 +219,10 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None):
         if base >= UB_LIMIT:
             return (0, 0, 0, 0)
         fit = (UB_LIMIT - base) // (2 * _cdiv(bc, 8) * 8 * 4)
-        best = (0, 0, 0, 0)
+        # lowest (tiles x weight + halo pixels) per output pixel, then the larger window; per row count the
+        # widest window that fits and every whole multiple of the pixel tile below it
+        pt = tile(bc)
+        best, best_num, best_den = (0, 0, 0, 0), 0, 1
         for wr in range(1, min(ho, max_rows or ho) + 1):
             r = min(span_r(wr), case.h)
             max_c = min(fit // r, 4095)
@@ -229,10 +232,19 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None):
                 wc = (max_c - span_c(1)) // sw + 1
             else:
                 break
-            c = min(span_c(wc), case.w)
-            lhs, rhs = wr * wc * best[2] * best[3], best[0] * best[1] * r * c
-            if best[0] == 0 or lhs > rhs or (lhs == rhs and wr * wc > best[0] * best[1]):
-                best = (wr, wc, r, c)
+            for cand in [wc] + ([m * pt for m in range((wc - 1) // pt, 0, -1)] if tile_aware else []):
+                c = min(span_c(cand), case.w)
+                tiles, halo = _cdiv(wr * wo, pt), r * c  # a strip of wr output rows: wo // cand windows + the rest
+                if cand < wo:
+                    whole, rest = divmod(wo, cand)
+                    tiles = wr * (whole * _cdiv(cand, pt) + _cdiv(rest, pt))
+                    halo = r * (whole * c + (min(span_c(rest), case.w) if rest else 0))
+                num, den = tiles * WINDOW_TILE_WEIGHT + halo, wr * wo
+                if not tile_aware:  # halo pixels per output pixel of this window
+                    num, den = r * c, wr * cand
+                if best[0] == 0 or num * best_den < best_num * den or (
+                        num * best_den == best_num * den and wr * cand > best[0] * best[1]):
+                    best, best_num, best_den = (wr, cand, r, c), num, den
         return best
 
     if force_block_c is not None:
