@@ -348,27 +348,26 @@ private:
         return winW_ == p_->w ? MaxI(1, dcn_tiling::kMaxDmaBlocks / winW_) : 1;
     }
 
-    // Transfer of `rows` window rows; gmGap in bytes, ubGap in 32-B blocks (src / dst stride by direction).
-    struct WindowDma {
-        uint16_t blockCount;
-        uint32_t blockLen, gmGap, ubGap;
-    };
-    __aicore__ inline WindowDma WindowRows(int64_t len, int64_t rows) const
+    // Transfer of `rows` window rows, GM -> UB (toUb: xt -> xwin) or UB -> GM (gwin -> giacc): the GM gap in
+    // bytes, the UB gap in 32-B blocks.
+    __aicore__ inline AscendC::DataCopyExtParams WindowRows(int64_t len, int64_t rows, bool toUb) const
     {
-        WindowDma d;
+        uint32_t gmGap = 0, ubGap = 0;
+        AscendC::DataCopyExtParams cp;
         if (len == lp_) {
-            d.blockCount = static_cast<uint16_t>(rows);
-            d.blockLen = static_cast<uint32_t>(winW_ * len * 4);
-            d.gmGap = static_cast<uint32_t>((p_->w - winW_) * len * 4);
-            d.ubGap = 0;
+            cp.blockCount = static_cast<uint16_t>(rows);
+            cp.blockLen = static_cast<uint32_t>(winW_ * len * 4);
+            gmGap = static_cast<uint32_t>((p_->w - winW_) * len * 4);
         } else {
-            d.blockCount = static_cast<uint16_t>(rows * winW_);
-            d.blockLen = static_cast<uint32_t>(len * 4);
-            d.gmGap = 0;
-            d.ubGap = static_cast<uint32_t>(
+            cp.blockCount = static_cast<uint16_t>(rows * winW_);
+            cp.blockLen = static_cast<uint32_t>(len * 4);
+            ubGap = static_cast<uint32_t>(
                 (lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
         }
-        return d;
+        cp.srcStride = toUb ? gmGap : ubGap;
+        cp.dstStride = toUb ? ubGap : gmGap;
+        cp.rsv = 0;
+        return cp;
     }
 
     __aicore__ inline bool InWindow(int64_t y, int64_t x) const
@@ -411,13 +410,7 @@ private:
             AscendC::DataCopyPadExtParams<float> noPad;
             const int64_t step = WindowRowsPerDma(len);
             for (int64_t y = winLo_; y < winHi_; y += step) {
-                const WindowDma d = WindowRows(len, MinI(step, winHi_ - y));
-                AscendC::DataCopyExtParams cp;
-                cp.blockCount = d.blockCount;
-                cp.blockLen = d.blockLen;
-                cp.srcStride = d.gmGap;
-                cp.dstStride = d.ubGap;
-                cp.rsv = 0;
+                const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, winHi_ - y), true);
                 AscendC::DataCopyPad(
                     xwin_[(y - winLo_) * winW_ * lp_], t_->xt[BlockPixelAt(p, n, c0, len, y, winXLo_)], cp, noPad);
             }
@@ -527,13 +520,7 @@ private:
         AscendC::SetAtomicAdd<float>();
         const int64_t step = WindowRowsPerDma(len);
         for (int64_t y = winLo_; y < winHi_; y += step) {
-            const WindowDma d = WindowRows(len, MinI(step, winHi_ - y));
-            AscendC::DataCopyExtParams cp;
-            cp.blockCount = d.blockCount;
-            cp.blockLen = d.blockLen;
-            cp.srcStride = d.ubGap;
-            cp.dstStride = d.gmGap;
-            cp.rsv = 0;
+            const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, winHi_ - y), false);
             AscendC::DataCopyPad(
                 t_->giacc[giaccBase_ + BlockPixelAt(p, n, c0, len, y, winXLo_)], gwin_[(y - winLo_) * winW_ * lp_], cp);
         }
