@@ -106,20 +106,7 @@ private:
     struct XtJobs {
         __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
         {
-            int64_t c0, len;
-            BlockRange(p, b, c0, len);
-            const int64_t hw = p.h * p.w;
-            TransposeJob j;
-            j.planes = 1;
-            j.planeStride = 0;
-            j.srcOffset = (n * p.cin + c0) * hw;
-            j.dstOffset = j.srcOffset;
-            j.rows = len;
-            j.cols = hw;
-            j.group = 1;
-            j.srcRowStride = hw;
-            j.dstRowStride = len;
-            return j;
+            return BlockPlaneJob(p, n, b, true);
         }
     };
     __aicore__ static inline TransposeJob WpJob(const DcnParams &p, int64_t oc)

@@ -94,21 +94,7 @@ private:
     struct GradInputJobs {
         __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
         {
-            int64_t c0, len;
-            BlockRange(p, b, c0, len);
-            const int64_t hw = p.h * p.w;
-            TransposeJob j;
-            j.srcOffset = (n * p.cin + c0) * hw;
-            j.dstOffset = j.srcOffset;
-            j.rows = hw;
-            j.cols = len;
-            j.group = 1;
-            j.srcRowStride = len;
-            j.dstRowStride = hw;
-            j.planes = p.pixelBands;
-            j.planeStride = p.giaccPlane; // sum of the band planes, band order
-            j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(len, dcn_tiling::kTransposeRowAlign));
-            return j;
+            return BlockPlaneJob(p, n, b, false);
         }
     };
 

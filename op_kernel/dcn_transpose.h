@@ -90,6 +90,31 @@ __aicore__ inline int64_t TransposeTileCount(const TransposeJob &j)
     return CeilDiv(j.rows, tr) * CeilDiv(j.cols, tc);
 }
 
+// Transpose between image n's NCHW rows [c0, c0+len) x HW of channel block b and the block's [HW][len] plane
+// (BlockPixelAt: the same element offset). toPlane: NCHW -> plane (stage 0, the input copy xt); else plane ->
+// NCHW summed over the band planes in band order (stage 3, grad_input), narrow blocks with up to
+// kTransposeCap / 16 rows per tile.
+__aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int64_t b, bool toPlane)
+{
+    int64_t c0, len;
+    BlockRange(p, b, c0, len);
+    const int64_t hw = p.h * p.w;
+    TransposeJob j;
+    j.srcOffset = (n * p.cin + c0) * hw;
+    j.dstOffset = j.srcOffset;
+    j.group = 1;
+    j.rows = toPlane ? len : hw;
+    j.cols = toPlane ? hw : len;
+    j.srcRowStride = j.cols;
+    j.dstRowStride = j.rows;
+    j.planes = toPlane ? 1 : p.pixelBands;
+    j.planeStride = toPlane ? 0 : p.giaccPlane;
+    if (!toPlane) {
+        j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(len, dcn_tiling::kTransposeRowAlign));
+    }
+    return j;
+}
+
 // Per-block transposes of one image (xt in stage 0, grad_input in stage 3: Jobs::Make(p, n, b) is the job of
 // image n, channel block b): tiles enumerated image by image, block by block. Blocks of one segment have
 // blockC channels except the last (the segment's rest), and every segment is alike, so a unit's block and
