@@ -62,7 +62,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t gTiles = 2 * rows * lp * 4;
     const int64_t rawOffsets = 2 * 3 * plane * elt;
     const int64_t cornerPlanes = 2 * 4 * rows * lp * 4;
-    // ys xs y0 x0 ly lx hy hx, 3 fp32 offset planes (16-bit I/O), floor ints, mask, outside key; hb, wb
+    // ys xs y0 x0 ly lx hy hx, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
     const int64_t partials = (kt == k ? 2 : 1) * 3 * plane * 4; // per slot when K <= KT
     const int64_t rs = RoundUp(rows, kRedAlign);

@@ -79,7 +79,7 @@
 // UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64 (32 wide, 128 narrow), PTP = roundup(PT, 16),
 //   LP = roundup(blockC, 8), hpr = LP/64 for LP > 64 else 1, plane = KT*PTP, rs = roundup(R, 8)): G tiles
 //   2 x R*LP*4, corner planes 2 x 4*R*LP*4, raw offsets 2 x 3*plane*sizeof(T), coordinate planes
-//   (14*plane + 2*PTP)*4 (incl. 3 fp32 offset planes, floor ints, compare mask, outside key), partials
+//   (13*plane + 2*PTP)*4 (incl. 3 fp32 offset planes, compare mask, outside key), partials
 //   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
 //   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2, the window's zero
 //   area LP*4 and the corner-gather indices 4*R*(LP/8)*4 for LP <= 32 (op_host Stage2UbBytes). The tiling halves blockC
@@ -104,13 +104,11 @@ constexpr int64_t RV_M = 8;
 constexpr int64_t RV_T1 = 9;
 constexpr int64_t RV_T2 = 10;
 // Coordinate planes (coordBuf_, plane_ floats each): 0..7 ys xs y0 x0 ly lx hy hx, CP_OFF..+2 the offsets
-// in fp32 (16-bit I/O), CP_FL a spare plane (floors and ceilings are now fp32 Casts in place), CP_MSK the
-// compare mask, CP_OUT the kOutsideKey plane,
+// in fp32 (16-bit I/O), CP_MSK the compare mask, CP_OUT the kOutsideKey plane,
 // then at CP_HB the pixel bases hb[PTP], wb[PTP].
 constexpr int64_t CP_OFF = 8;
-constexpr int64_t CP_FL = 11;
-constexpr int64_t CP_MSK = 12;
-constexpr int64_t CP_OUT = 13;
+constexpr int64_t CP_MSK = 11;
+constexpr int64_t CP_OUT = 12;
 constexpr int64_t CP_HB = dcn_tiling::kStage2CoordPlanes;
 // y0 of a sample point outside the whole-sample window (every real y0 is >= -1)
 constexpr float kOutsideKey = -4.0f;
@@ -674,7 +672,7 @@ private:
             PipeSync<AscendC::HardEvent::S_V>();
         }
 
-        // ---- coordinates (vector over the [kk][pp] planes; floor ints, compare mask and the outside plane
+        // ---- coordinates (vector over the [kk][pp] planes; compare mask and the outside plane
         // in scratch planes of their own)
         rawCoord_ = offQue_.DeQue<T>();
         AscendC::LocalTensor<T> raw = rawCoord_;
@@ -1097,24 +1095,19 @@ private:
         const int64_t full = rows / 8, tail = rows - full * 8;
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
         const AscendC::BinaryRepeatParams addRep(bs, bs, bs, rs, rs, rs);
-        if (cornerHop_) { // one Add per (level, block): a repeat per row, its 4 blocks the 4 corners (P apart)
-            const uint8_t hop = static_cast<uint8_t>(planeElems / 8);
-            const AscendC::BinaryRepeatParams hopRep(hop, hop, hop, bs, bs, bs);
-            for (int64_t width = b; width > 1;) {
-                const int64_t kept = (width + 1) / 2, moved = width / 2;
-                for (int64_t j = 0; j < moved; ++j) {
+        // cornerHop_: one Add per (level, block), a repeat per row, its 4 blocks the 4 corners (planes P apart)
+        const uint8_t hop = static_cast<uint8_t>(planeElems / 8);
+        const AscendC::BinaryRepeatParams hopRep(hop, hop, hop, bs, bs, bs);
+        for (int64_t width = b; width > 1;) {
+            const int64_t kept = (width + 1) / 2, moved = width / 2; // blocks [kept, width) onto [0, moved)
+            for (int64_t j = 0; j < moved; ++j) {
+                if (cornerHop_) {
                     AscendC::Add(
                         xp[j * 8], xp[j * 8], xp[(kept + j) * 8], static_cast<uint64_t>(4 * dcn_tiling::kBrcLanes),
                         static_cast<uint8_t>(rows), hopRep);
+                    continue;
                 }
-                AscendC::PipeBarrier<PIPE_V>();
-                width = kept;
-            }
-        }
-        for (int64_t width = cornerHop_ ? 1 : b; width > 1;) {
-            const int64_t kept = (width + 1) / 2, moved = width / 2; // blocks [kept, width) onto [0, moved)
-            for (int c = 0; c < 4; ++c) {
-                for (int64_t j = 0; j < moved; ++j) {
+                for (int c = 0; c < 4; ++c) {
                     const int64_t d = c * planeElems + j * 8, sidx = c * planeElems + (kept + j) * 8;
                     if (full > 0) {
                         AscendC::Add(

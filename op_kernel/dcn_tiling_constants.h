@@ -32,7 +32,7 @@ constexpr int64_t kStage2RowsNarrow = 128; // the same for blocks of <= kNarrowB
 constexpr int64_t kNarrowBlockC = 16;
 constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
 constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
-constexpr int64_t kStage2CoordPlanes = 14; // coordinate planes of a tile (UB; then 2 pixel-base rows)
+constexpr int64_t kStage2CoordPlanes = 13; // coordinate planes of a tile (UB; then 2 pixel-base rows)
 constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp32 (32 B)
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)

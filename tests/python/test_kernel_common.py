@@ -148,7 +148,7 @@ def _stage2_ub(k, pixel_tile, block_c, elt):
     rs = _cdiv(rows, 8) * 8
     staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
     # two tiles in flight (tile pipeline): offsets, G tiles, corner planes, weight rows and order tables x 2
-    return (2 * rows * lp * 4 + 2 * 3 * plane * elt + 2 * 4 * rows * lp * 4 + (14 * plane + 2 * ptp) * 4 + 4 * rs * 4
+    return (2 * rows * lp * 4 + 2 * 3 * plane * elt + 2 * 4 * rows * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
             + lp * 4 + (4 * rows * (lp // 8) * 4 if lp <= 32 else 0))  # window zero area, corner-gather indices
