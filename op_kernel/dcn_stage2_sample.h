@@ -209,8 +209,7 @@ public:
         nextSlot_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
-        cornerHop_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255 && rows_ <= 255 &&
-                     brcStride_ / dcn_tiling::kBrcLanes <= 255;
+        cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
         // Corner gathers (Gatherb from the window, see GatherOffsets): LP of 1, 2 or 4 blocks, whole repeats of
         // 8 blocks over the 4 corner planes, and the offset work areas within the broadcast buffer.
         const int64_t nb = lp_ / 8;
