@@ -234,6 +234,9 @@ public:
         }
         // one Add for the 4 corners of a point (LP = 8: repeat = corner row pair, block = corner column)
         quadAdds_ = gatherCorners_ && nb == 1 && 2 * rows_ <= 255 && p.winCols <= 255;
+        // one Add for the 4 corners of a point whose contributions are stored by row (cornerHop_, len == LP):
+        // its two corner pairs are 2*LP contiguous lanes each, one repeat per pair
+        pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * nb <= 255;
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
@@ -1045,12 +1048,16 @@ private:
         // ---- per point: scatter (m*w_c)*G to grad_input (GM atomics or UB window adds, program order)
         AscendC::SetAtomicAdd<float>();
         const RowInfo* info = rowInfo_[J.slot];
+        // the contributions' layout (BlockwiseContributions): by row [row][c][LP] with cornerHop_ and len == LP,
+        // else corner planes [c][row][LP]; cs = elements from one corner's row to the next corner's
+        const bool byRow = cornerHop_ && len == lp_;
+        const int64_t cs = byRow ? lp_ : rows_ * lp_, rowStride = byRow ? 4 * lp_ : lp_;
         for (int64_t row = 0; row < rows; ++row) {
             const RowInfo& ri = info[row];
             if (ri.served) {
-                ScatterServed(len, xp, row * lp_, ri.y0, ri.x0);
+                ScatterServed(len, xp, row * rowStride, cs, ri.y0, ri.x0);
             } else if (ri.inside) {
-                ScatterPoint(J.n, J.c0, len, xp, row * lp_, ri.y0, ri.x0);
+                ScatterPoint(J.n, J.c0, len, xp, row * rowStride, cs, ri.y0, ri.x0);
             }
         }
         AscendC::SetAtomicNone();
@@ -1157,10 +1164,12 @@ private:
             }
         }
         AscendC::PipeBarrier<PIPE_V>(); // the broadcasts are complete and the row sums have read xp
-        if (cornerHop_) {               // one Mul per block column j: a repeat per row, its 4 blocks the 4 corners
-            const uint8_t bs = static_cast<uint8_t>(b), hop = static_cast<uint8_t>(planeElems / 8);
+        if (cornerHop_) { // one Mul per block column j: a repeat per row, its 4 blocks the 4 corners, written by
+                          // row ([row][c][LP]: the row sums have consumed the planes) so that a point's corner
+                          // pairs are contiguous for the scatter
+            const uint8_t bs = static_cast<uint8_t>(b), rowBlocks = static_cast<uint8_t>(4 * b);
             const uint8_t brcHop = static_cast<uint8_t>(brcStride_ / dcn_tiling::kBrcLanes);
-            const AscendC::BinaryRepeatParams hopRep(hop, 0, brcHop, bs, bs, 1);
+            const AscendC::BinaryRepeatParams hopRep(bs, 0, brcHop, rowBlocks, bs, 1);
             for (int64_t j = 0; j < b; ++j) {
                 AscendC::Mul(
                     xp[j * 8], gt[j * 8], brc, static_cast<uint64_t>(4 * dcn_tiling::kBrcLanes),
@@ -1363,13 +1372,13 @@ private:
     // One sample point inside the whole-sample window: scatter its contribution rows C_c (corner planes
     // at element `rowOff`) to giacc (atomic add already enabled; only this unit writes there, program
     // order) or, for corner rows held by the UB window, into gwin (vector Add, program order).
-    __aicore__ inline void ScatterPoint(int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float> &xp,
-                                        int64_t rowOff, int64_t y0, int64_t x0)
+    __aicore__ inline void ScatterPoint(
+        int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowOff, int64_t cs,
+        int64_t y0, int64_t x0)
     {
         bool valid[4];
         int64_t pos[4];
         CornerPositions(n, c0, len, y0, x0, valid, pos);
-        const int64_t planeElems = rows_ * lp_;
         bool barrier = false;
         for (int r = 0; r < 2; ++r) {
             const int a = 2 * r, b = 2 * r + 1;
@@ -1384,16 +1393,16 @@ private:
                     }
                     if (valid[a] && valid[b] && pairAdds_) { // the pair in one Add: 2 repeats, one per corner
                         const int64_t at = ((yc - winLo_) * winW_ + x0 - winXLo_) * lp_;
-                        const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(planeElems / 8);
+                        const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(cs / 8);
                         AscendC::Add(
-                            gwin_[at], gwin_[at], xp[a * planeElems + rowOff], static_cast<uint64_t>(len), 2,
+                            gwin_[at], gwin_[at], xp[a * cs + rowOff], static_cast<uint64_t>(len), 2,
                             AscendC::BinaryRepeatParams(1, 1, 1, px, px, pl));
                         continue;
                     }
                     for (int c = first; c <= b; ++c) {
                         if (valid[c]) {
                             const int64_t at = ((yc - winLo_) * winW_ + x0 + (c & 1) - winXLo_) * lp_;
-                            AscendC::Add(gwin_[at], gwin_[at], xp[c * planeElems + rowOff], static_cast<int32_t>(len));
+                            AscendC::Add(gwin_[at], gwin_[at], xp[c * cs + rowOff], static_cast<int32_t>(len));
                         }
                     }
                     continue;
@@ -1401,10 +1410,11 @@ private:
                 AscendC::DataCopyExtParams cp;
                 cp.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
                 cp.blockLen = static_cast<uint32_t>(len * 4);
-                cp.srcStride = static_cast<uint32_t>((planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+                cp.srcStride = static_cast<uint32_t>(
+                    (cs * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.dstStride = 0;
                 cp.rsv = 0;
-                AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * planeElems + rowOff], cp);
+                AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * cs + rowOff], cp);
             }
         }
     }
@@ -1495,20 +1505,29 @@ private:
         AscendC::Cast(work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT, entries);
     }
 
-    // A window-served point (all 4 corners in the window, see GatherOffsets): its contribution rows C_c
-    // (corner planes at element `rowOff`) added into gwin in program order. LP = 8: one Add, repeat r = the
-    // corner row pair y0 + r (winW blocks apart in gwin, 2 planes apart in xp), block = the corner column
-    // (adjacent in gwin, one plane apart in xp), len lanes of each block; else one Add per corner pair.
+    // A window-served point (all 4 corners in the window, see GatherOffsets): its contribution rows C_c (corner
+    // c's row at element rowOff + c*cs of xp) added into gwin in program order. Corner pair r (row y0 + r) is
+    // adjacent in gwin and one Add repeat; the pairs are winW pixels apart in gwin and 2*cs apart in xp.
+    //   pointAdds_ (contributions by row, cs == LP, 2*LP <= 64 lanes): a pair is 2*LP contiguous lanes in xp;
+    //   quadAdds_ (LP = 8): a pair is 2 blocks, cs apart in xp, len lanes each;
+    //   else one Add per pair (pairAdds_: a repeat per corner) or per corner.
     __aicore__ inline void ScatterServed(
-        int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowOff, int64_t y0, int64_t x0)
+        int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowOff, int64_t cs, int64_t y0, int64_t x0)
     {
-        const int64_t planeElems = rows_ * lp_;
         const int64_t at = ((y0 - winLo_) * winW_ + x0 - winXLo_) * lp_;
+        const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(cs / 8);
         AscendC::PipeBarrier<PIPE_V>(); // an earlier point's adds may target the same window rows
+        if (pointAdds_ && cs == lp_) {
+            const uint8_t rowHop = static_cast<uint8_t>(winW_ * px);
+            AscendC::Add(
+                gwin_[at], gwin_[at], xp[rowOff], static_cast<uint64_t>(2 * len), 2,
+                AscendC::BinaryRepeatParams(1, 1, 1, rowHop, rowHop, static_cast<uint8_t>(2 * px)));
+            return;
+        }
         if (quadAdds_) {
             const uint64_t lanes = (uint64_t{1} << len) - 1;
             uint64_t mask[2] = {lanes | (lanes << 8), 0};
-            const uint8_t pl = static_cast<uint8_t>(planeElems / 8), ww = static_cast<uint8_t>(winW_);
+            const uint8_t ww = static_cast<uint8_t>(winW_);
             AscendC::Add(
                 gwin_[at], gwin_[at], xp[rowOff], mask, 2,
                 AscendC::BinaryRepeatParams(1, 1, pl, ww, ww, static_cast<uint8_t>(2 * pl)));
@@ -1517,15 +1536,14 @@ private:
         for (int r = 0; r < 2; ++r) {
             const int64_t atR = at + r * winW_ * lp_;
             if (pairAdds_) { // the pair in one Add: 2 repeats, one per corner
-                const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(planeElems / 8);
                 AscendC::Add(
-                    gwin_[atR], gwin_[atR], xp[2 * r * planeElems + rowOff], static_cast<uint64_t>(len), 2,
+                    gwin_[atR], gwin_[atR], xp[2 * r * cs + rowOff], static_cast<uint64_t>(len), 2,
                     AscendC::BinaryRepeatParams(1, 1, 1, px, px, pl));
                 continue;
             }
             for (int q = 0; q < 2; ++q) {
                 AscendC::Add(
-                    gwin_[atR + q * lp_], gwin_[atR + q * lp_], xp[(2 * r + q) * planeElems + rowOff],
+                    gwin_[atR + q * lp_], gwin_[atR + q * lp_], xp[(2 * r + q) * cs + rowOff],
                     static_cast<int32_t>(len));
             }
         }
@@ -1545,6 +1563,7 @@ private:
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
     bool quadAdds_;         // a window-served point's 4 corner adds fit one Add (LP = 8)
+    bool pointAdds_;        // ... also for LP 16/32 when the contributions are stored by row (cornerHop_)
     int64_t zeroOff_;       // bytes from xwin to the zero area (LP floats) behind it
     int64_t gatherTableAt_; // floats from the broadcast buffer's start to the S rows of GatherOffsets
     int64_t nextSlot_;

@@ -14,11 +14,12 @@ import pytest
 import torch
 
 RANK_SCRIPT = textwrap.dedent("""
-    import datetime, json, os, sys
+    import datetime, faulthandler, gc, json, os, sys
     import torch, torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
     import ascend_dcn
 
+    faulthandler.enable()   # an abort (e.g. at exit) prints every thread's Python stack to stderr
     torch.set_num_threads(1)
     rank, world, out_path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 
@@ -46,7 +47,13 @@ RANK_SCRIPT = textwrap.dedent("""
         net = train(model(), 3, lambda t: t)
     else:
         dist.init_process_group("gloo", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=120))
-        net = train(DDP(model()), 3, lambda t: t[2 * rank: 2 * rank + 2]).module
+        ddp = train(DDP(model()), 3, lambda t: t[2 * rank: 2 * rank + 2])
+        net = ddp.module
+        # Tear down while the interpreter is fully alive: drop the DDP wrapper (its reducer holds the process
+        # group; reference cycles would otherwise keep it, and rank 0's store server, until interpreter
+        # finalisation), then destroy the group after both ranks are done.
+        del ddp
+        gc.collect()
         dist.barrier()
         dist.destroy_process_group()
     params = {k: v.detach().double().flatten().tolist() for k, v in net.state_dict().items()}
