@@ -422,14 +422,19 @@ private:
 
     // 16-bit I/O: window rows (T) -> xwin (fp32) through the staging planes, in pieces of whole rows (or of
     // one row's columns) that fit them. The caller's V_MTE2 orders the first piece after earlier staging reads.
+    // len == LP (the window's fp32 pixels are len apart, like the block's pixels in GM): a piece of nr rows is
+    // one transfer, each row padded to 32 B in the staging planes, and one Cast (per row if padded); else see
+    // LoadWindowPiecePixels.
     __aicore__ inline void LoadWindowCast(int64_t n, int64_t c0, int64_t len)
     {
         const DcnParams& p = *p_;
-        const int64_t capPix = 4 * rows_; // pixels the staging planes hold
-        const int64_t groupRows = MaxI(1, capPix / winW_), pieceCols = MinI(winW_, capPix);
-        const bool packed = len == lpt_; // pixel rows of whole 32-B blocks: a piece is rows of nc*len elements
-        AscendC::DataCopyExtParams cp;
-        cp.rsv = 0;
+        const int64_t stageElems = 4 * rows_ * lpt_; // T elements the staging planes hold
+        const bool dense = len == lp_;
+        const int64_t capPix = dense ? stageElems / len : 4 * rows_; // pixels per piece
+        const int64_t rowElems = RoundUp(winW_ * len * static_cast<int64_t>(sizeof(T)), dcn_tiling::kUbBlockBytes) /
+                                 static_cast<int64_t>(sizeof(T));
+        const int64_t groupRows = dense ? MaxI(1, stageElems / rowElems) : MaxI(1, capPix / winW_);
+        const int64_t pieceCols = MinI(winW_, capPix);
         AscendC::DataCopyPadExtParams<T> noPad;
         bool firstPiece = true;
         for (int64_t y = winLo_; y < winHi_; y += groupRows) {
@@ -440,31 +445,56 @@ private:
                     PipeSync<AscendC::HardEvent::V_MTE2>(); // the previous piece is cast before it is overwritten
                 }
                 firstPiece = false;
-                // packed: one transfer of nr rows (nr == 1 or nc == winW_); otherwise one block per pixel, per
-                // row, or for the whole piece when the window is full-width (its rows are consecutive pixels)
-                const bool whole = packed || (winW_ == p.w && nc == winW_);
-                if (packed) {
-                    cp.blockCount = static_cast<uint16_t>(nr);
-                    cp.blockLen = static_cast<uint32_t>(nc * len * sizeof(T));
-                    cp.srcStride = static_cast<uint32_t>((p.w - nc) * len * sizeof(T));
-                    cp.dstStride = 0;
-                } else {
-                    cp.blockCount = static_cast<uint16_t>(winW_ == p.w && nc == winW_ ? nr * nc : nc);
-                    cp.blockLen = static_cast<uint32_t>(len * sizeof(T));
-                    cp.srcStride = 0;
-                    cp.dstStride = static_cast<uint32_t>(
-                        (lpt_ * sizeof(T) - RoundUp(len * sizeof(T), dcn_tiling::kUbBlockBytes)) /
-                        dcn_tiling::kUbBlockBytes);
+                AscendC::LocalTensor<float> dst = xwin_[((y - winLo_) * winW_ + x) * lp_];
+                if (!dense) {
+                    LoadWindowPiecePixels(n, c0, len, y, x, nr, nc);
+                    CastPixels(dst, xs_, nr * nc); // nr == 1 or nc == winW_: one contiguous run of xwin pixels
+                    continue;
                 }
-                for (int64_t r = 0; r < (whole ? 1 : nr); ++r) {
-                    AscendC::DataCopyPad(
-                        xs_[r * nc * lpt_], t_->xt[BlockPixelAt(p, n, c0, len, y + r, winXLo_ + x)], cp, noPad);
-                }
+                const int64_t runBytes = nc * len * static_cast<int64_t>(sizeof(T));
+                const int64_t pitch = RoundUp(runBytes, dcn_tiling::kUbBlockBytes) / static_cast<int64_t>(sizeof(T));
+                AscendC::DataCopyExtParams cp;
+                cp.blockCount = static_cast<uint16_t>(nr);
+                cp.blockLen = static_cast<uint32_t>(runBytes);
+                cp.srcStride = static_cast<uint32_t>((p.w - nc) * len * static_cast<int64_t>(sizeof(T)));
+                cp.dstStride = 0;
+                cp.rsv = 0;
+                AscendC::DataCopyPad(xs_, t_->xt[BlockPixelAt(p, n, c0, len, y, winXLo_ + x)], cp, noPad);
                 PipeSync<AscendC::HardEvent::MTE2_V>();
-                // nr == 1 or nc == winW_: the piece is one contiguous run of xwin pixels
-                CastPixels(xwin_[((y - winLo_) * winW_ + x) * lp_], xs_, nr * nc);
+                if (pitch == nc * len) { // unpadded rows (nr == 1 or nc == winW_): one run
+                    AscendC::Cast(dst, xs_, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(nr * nc * len));
+                    continue;
+                }
+                for (int64_t r = 0; r < nr; ++r) {
+                    AscendC::Cast(
+                        dst[r * winW_ * lp_], xs_[r * pitch], AscendC::RoundMode::CAST_NONE,
+                        static_cast<uint32_t>(nc * len));
+                }
             }
         }
+    }
+
+    // One piece of a window whose pixels are padded in UB (len < LP): rows y..y+nr, columns x..x+nc -> the
+    // staging planes, one block per pixel (LPT apart): per row, or for the whole piece when the window is
+    // full-width (its rows are consecutive pixels). Ends with the MTE2_V before the caller's cast.
+    __aicore__ inline void LoadWindowPiecePixels(
+        int64_t n, int64_t c0, int64_t len, int64_t y, int64_t x, int64_t nr, int64_t nc)
+    {
+        const DcnParams& p = *p_;
+        const bool whole = winW_ == p.w && nc == winW_;
+        AscendC::DataCopyExtParams cp;
+        cp.blockCount = static_cast<uint16_t>(whole ? nr * nc : nc);
+        cp.blockLen = static_cast<uint32_t>(len * sizeof(T));
+        cp.srcStride = 0;
+        cp.dstStride = static_cast<uint32_t>(
+            (lpt_ * sizeof(T) - RoundUp(len * sizeof(T), dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+        cp.rsv = 0;
+        AscendC::DataCopyPadExtParams<T> noPad;
+        for (int64_t r = 0; r < (whole ? 1 : nr); ++r) {
+            AscendC::DataCopyPad(
+                xs_[r * nc * lpt_], t_->xt[BlockPixelAt(p, n, c0, len, y + r, winXLo_ + x)], cp, noPad);
+        }
+        PipeSync<AscendC::HardEvent::MTE2_V>();
     }
 
     // dst[i][0:LP] = fp32(src[i][0:LP]) for `pixels` rows of LP fp32 (dst) and LPT T elements (src).
