@@ -54,9 +54,9 @@
 //                             slot s: wSplitK = min(max(ceil(chunkRows/2048), min(ceil(48/wTiles),
 //                             max(1, chunkRows/128))), 1 + (B/4) / (Cout*CinG*K*4)) with wTiles = groups x
 //                             ceil(CoutG/256) x ceil(CinG*K/256) (about 48 nominal grad_weight units per chunk, Ka
-//                             chunks of >= 128 rows), wChunkK = ceil(chunkRows/wSplitK). Slot 0 is the grad_weight
-//                             accumulator (written by chunk 0, atomically added to by later chunks); slots >= 1 are
-//                             added to it in slot order in the next phase.
+//                             chunks of >= 128 rows), wChunkK = ceil(chunkRows/wSplitK). Every slot is written by
+//                             chunk 0 (which is full, so it has all wSplitK Ka chunks) and atomically added to by
+//                             later chunks; the final stage 3 sums the slots in slot order into grad_weight.
 //   gMatmul / wMatmul: TCubeTiling of ONE tile (SetShape = tile, SetOrgShape = full matrices, SetDim =
 //   usedVecCores; SetFixSplit base block and the L1 plan (baseK, order, steps, depths) of PlanStage1Matmul:
 //   the candidate base with the fewest modelled cycles); the kernel distributes the tiles itself (the vector
@@ -76,7 +76,7 @@
 //   g      R*K*Cin*4                dL/dD of the chunk as [image][groups][chunkPix][K][CinG] fp32
 //   got    R*Cout*E                 grad_output of the chunk as [groups][R][CoutG] (T)
 //   dcol   R*Cin*K*E                offsetOut of the chunk as [groups][R][CinG*K] (T)
-//   gw     wSplitK*Cout*CinG*K*4    grad_weight accumulator (slot 0) and the chunk's Ka partials fp32
+//   gw     wSplitK*Cout*CinG*K*4    grad_weight Ka slots fp32 (slot s: Ka chunk s summed over the chunks)
 //   part   R*numBlocks*3*K*4        per-block partial offset/mask gradients of the chunk
 //                                   [image][block][3][K][chunkPix] fp32
 // The weight rearranged as [groups][CoutG][K][CinG] (T) lives in the grad_weight output until the final

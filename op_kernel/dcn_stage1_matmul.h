@@ -3,6 +3,7 @@
 //   G[i][g]  = GO_g[n]^T x Wp_g   : [qLen, K*CinG] fp32 for image n = cN0+i, A = gradOutput[n][g*CoutG..][q0..]
 //                                   stored [CoutG][HoWo] (transposed A), B = wp[g] [CoutG][K*CinG]
 //   gw[s][g] (+)= GOt_g[s]^T x Dcol_g[s] : [CoutG, CinG*K] fp32 over Ka chunk s of the chunk's R rows, A = got[g]
+//                (written by chunk 0, added to by later chunks: slot s accumulates its Ka chunk in chunk order)
 //                                   rows of chunk s stored [rows][CoutG] (transposed A), B = dcol[g] rows of
 //                                   chunk s [rows][CinG*K]; slot 0 is the grad_weight accumulator: chunk 0
 //                                   writes it, later chunks add to it (IterateAll enAtomic = 1; the previous
@@ -86,7 +87,7 @@ __aicore__ inline void SetStage1Tile(
         static_cast<int>(MinI(p.wChunkK, ka - k0)));
     mm.SetTensorA(t.got[(g * p.chunkRows + k0) * p.coutG + m0], true);
     mm.SetTensorB(t.dcol[(g * p.chunkRows + k0) * kcg + n0], false);
-    accumulate = (s == 0 && p.cIdx > 0) ? 1 : 0;
+    accumulate = p.cIdx > 0 ? 1 : 0; // every slot sums its Ka chunk over the pixel chunks (chunk 0 is full: all slots)
     out = t.gw[(s * p.cout + g * p.coutG + m0) * kcg + n0];
 }
 

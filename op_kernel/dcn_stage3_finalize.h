@@ -4,9 +4,9 @@
 //   call):
 //   grad_offset[n][j*dg*K + dgi*K + k][q] = sum over the blocks b of deformable group dgi, in block order,
 //                                           of part[n][b][j][k][q]     (j = dx, dy[, mask]; q in the chunk)
-//   gw[0] = sum over the chunk's Ka chunks s, in order, of gw[s] (slot 0 first: the accumulator, which stage 1
-//           of this chunk already added its Ka chunk 0 to); in the final call the sum is cast into grad_weight
 //   final call only:
+//   grad_weight = sum over the wSplitK slots s, in order, of gw[s] (slot s holds Ka chunk s summed over the
+//                 pixel chunks in chunk order by stage 1; chunk 0 has every Ka chunk), cast
 //   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j] at BlockPixelAt(n, block of c, y, x) + c - c0
 //                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
@@ -39,8 +39,7 @@ public:
         const int64_t pixPieces = CeilDiv(p.cQLen, dcn_tiling::kReduceChunk);
         const int64_t nOff = p.cImgs * offCh * pixPieces;
         const int64_t wElems = p.cout * p.cinG * p.k;
-        const int64_t splitK = CeilDiv(p.cR, p.wChunkK); // Ka chunks (gw slots) of this chunk
-        const int64_t nW = (final || splitK > 1) ? CeilDiv(wElems, dcn_tiling::kReduceChunk) : 0;
+        const int64_t nW = final ? CeilDiv(wElems, dcn_tiling::kReduceChunk) : 0;
         const int64_t nIn = final ? p.n * BlockTilesPerImage<GradInputJobs>(p) : 0;
         const int64_t nB = final ? p.cout : 0;
         const int64_t total = nOff + nW + nIn + nB;
@@ -64,11 +63,7 @@ public:
             if (v < nW) {
                 int64_t e0 = v * dcn_tiling::kReduceChunk;
                 const int64_t cnt = MinI(dcn_tiling::kReduceChunk, wElems - e0);
-                if (final) {
-                    SumRows(t.gw, e0, wElems, splitK, cnt, t.gradWeight, e0);
-                } else {
-                    SumRows(t.gw, e0, wElems, splitK, cnt, t.gw, e0); // reads every slot before writing slot 0
-                }
+                SumRows(t.gw, e0, wElems, p.wSplitK, cnt, t.gradWeight, e0);
                 continue;
             }
             v -= nW;

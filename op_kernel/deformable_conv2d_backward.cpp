@@ -5,16 +5,17 @@
 // the shape and a fixed workspace budget), so the workspace holds one chunk of G, dcol, got and partials.
 // For each chunk c, in order:
 // (first a prologue rearranges the weight into wp, then SyncAll)
-//   phase A (vector) fold chunk c-1 (its offset/mask partials -> grad_offset, its grad_weight Ka partials ->
-//                    the grad_weight accumulator; dcn_stage3_finalize.h), then rearrange chunk c's inputs
+//   phase A (vector) fold chunk c-1 (its offset/mask partials -> grad_offset; dcn_stage3_finalize.h), then
+//                    rearrange chunk c's inputs
 //                    into the user workspace; chunk 0 also rearranges the input and zeroes the grad_input
 //                    accumulator (dcn_stage0_rearrange.h)
 //      (cube)        meanwhile G = GO^T x Wp per (image, conv group) of chunk c, via the Matmul high-level
 //                    API called asynchronously from AIV code (dcn_stage1_matmul.h, Stage1Feed)
 //   phase C (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per pixel band of a
 //                    chunk) and per-block offset/mask partials (dcn_stage2_sample.h)
-//      (cube)        meanwhile grad_weight += GOt^T x Dcol per (conv group, Ka chunk) of chunk c
-// then stage 3 (vector): fold the last chunk, combine band planes in fixed order, transpose, cast
+//      (cube)        meanwhile Ka slot s += GOt^T x Dcol per (conv group, Ka chunk s) of chunk c (chunk 0 writes)
+// then stage 3 (vector): fold the last chunk, sum the Ka slots in slot order, combine band planes in fixed
+// order, transpose, cast
 // (dcn_stage3_finalize.h). Every phase ends with SyncAll() over the vector cores, after each core has waited
 // for its own Matmul requests.
 // Event IDs: the Matmul client of REGIST_MATMUL_OBJ owns an MTE3_S event ID and its flag for the
@@ -26,8 +27,8 @@
 // (stage 1: from its CubeLane instead of i, so that consecutive units go to distinct cube cores);
 // every unit writes a disjoint output range within its phase, and every reduction (matmul K loop, scatter
 // into one (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one
-// unit in a fixed order; accumulations across chunks (grad_input band planes, the grad_weight
-// accumulator) run in chunk order, one phase per chunk. The only atomic adds (stage 2 grad_input, the
+// unit in a fixed order; accumulations across chunks (grad_input band planes, the grad_weight Ka
+// slots) run in chunk order, one phase per chunk. The only atomic adds (stage 2 grad_input, the
 // matmul's grad_weight accumulation) target addresses owned by the issuing unit alone within the phase
 // and are issued in program order. Hence results are bitwise identical across runs and core counts
 // (tests/python/test_determinism.py: 1, 2, 7 and 48 vector cores).
