@@ -208,20 +208,28 @@ public:
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>()[slot * dcn_tiling::kTransposeCap];
         if (build) {
             // The offset table (bytes into the UB source tile) is rebuilt only for a tile shape that neither
-            // table holds.
+            // table holds. Entry (c, q) = entry (0, q) + c*e*srcElt: the scalar unit writes output row c = 0,
+            // then repeated Adds double the rows built so far (log2(ct) vector instructions). Row 0's padding
+            // entries (q >= rt*e) are 0, so row c's are c*e*srcElt: inside the tile's first source row, gathered
+            // into padding lanes that are never stored.
             PipeSync<AscendC::HardEvent::V_S>();
-            for (int64_t c = 0; c < ct; ++c) {
-                for (int64_t q = 0; q < sout; ++q) {
-                    uint32_t off = 0;
-                    if (q < rt * e) {
-                        int64_t r = q / e;
-                        int64_t row = blk > 0 ? (r / blk) * sblk + (r % blk) * ct * e : r * sin;
-                        off = static_cast<uint32_t>((row + c * e + (q - r * e)) * srcElt);
-                    }
-                    table.SetValue(static_cast<uint32_t>(c * sout + q), off);
+            for (int64_t q = 0; q < sout; ++q) {
+                uint32_t off = 0;
+                if (q < rt * e) {
+                    int64_t r = q / e;
+                    int64_t row = blk > 0 ? (r / blk) * sblk + (r % blk) * ct * e : r * sin;
+                    off = static_cast<uint32_t>((row + (q - r * e)) * srcElt);
                 }
+                table.SetValue(static_cast<uint32_t>(q), off);
             }
             PipeSync<AscendC::HardEvent::S_V>();
+            AscendC::LocalTensor<int32_t> rowsBuilt = table.template ReinterpretCast<int32_t>();
+            for (int64_t k = 1; k < ct; k *= 2) {
+                AscendC::Adds(
+                    rowsBuilt[k * sout], rowsBuilt, static_cast<int32_t>(k * e * srcElt),
+                    static_cast<int32_t>(MinI(k, ct - k) * sout));
+                AscendC::PipeBarrier<PIPE_V>(); // the next doubling (or the Gather) reads these rows
+            }
             cache_[slot] = key;
         }
 
