@@ -127,6 +127,19 @@ __aicore__ inline void PipeSync()
     AscendC::WaitFlag<EVT>(id);
 }
 
+// Offset tables that grow linearly by units: t[u*unit + q] = t[q] + u*inc for 0 < u < units, from the first
+// unit t[0, unit) (already written and ordered before the vector pipe). Each Adds doubles the units built
+// (log2(units) vector instructions instead of a scalar write per entry); ends with PipeBarrier<PIPE_V>, so
+// later vector reads of t see every entry.
+__aicore__ inline void ExtendByDoubling(
+    const AscendC::LocalTensor<int32_t>& t, int64_t unit, int64_t units, int64_t inc)
+{
+    for (int64_t k = 1; k < units; k *= 2) {
+        AscendC::Adds(t[k * unit], t, static_cast<int32_t>(k * inc), static_cast<int32_t>(MinI(k, units - k) * unit));
+        AscendC::PipeBarrier<PIPE_V>(); // the next doubling (or the table's reader) reads these entries
+    }
+}
+
 // Lane of vector core i (0 <= i < used) for work that runs on the cube cores (stage 1): a block's two
 // vector cores are 2b and 2b+1 and share one cube core, so lanes 0, 1, ... go to the first vector core of
 // blocks 0, 1, ... before any second one: lane = (i % 2) * ceil(used / 2) + i / 2, a permutation of

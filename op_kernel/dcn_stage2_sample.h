@@ -190,8 +190,8 @@ public:
         // the Duplicates above are done before the scalar unit writes UB (these tables; coord_'s hb/wb rows
         // in the first pixel tile); later vector instructions follow them as well
         PipeSync<AscendC::HardEvent::V_S>();
-        for (int64_t e = 0; e < rows_ * hpr_ * dcn_tiling::kBrcLanes; ++e) {
-            table.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>((e / (dcn_tiling::kBrcLanes * hpr_)) * 4));
+        for (int64_t e = 0; e < hpr_ * dcn_tiling::kBrcLanes; ++e) { // row 0; the rows below by ExtendByDoubling
+            table.SetValue(static_cast<uint32_t>(e), 0u);
         }
         // order tables: set 0 for KT kernel points, set 1 for the last kernel-point chunk when K > KT leaves one
         BuildOrderTables(kt_, 0);
@@ -232,6 +232,9 @@ public:
                 }
             }
         }
+        // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
+        PipeSync<AscendC::HardEvent::S_V>();
+        ExtendByDoubling(table.template ReinterpretCast<int32_t>(), hpr_ * dcn_tiling::kBrcLanes, rows_, 4);
         // one Add for the 4 corners of a point (LP = 8: repeat = corner row pair, block = corner column)
         quadAdds_ = gatherCorners_ && nb == 1 && 2 * rows_ <= 255 && p.winCols <= 255;
         // one Add for the 4 corners of a point whose contributions are stored by row (cornerHop_, len == LP):

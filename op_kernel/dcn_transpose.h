@@ -223,13 +223,7 @@ public:
                 table.SetValue(static_cast<uint32_t>(q), off);
             }
             PipeSync<AscendC::HardEvent::S_V>();
-            AscendC::LocalTensor<int32_t> rowsBuilt = table.template ReinterpretCast<int32_t>();
-            for (int64_t k = 1; k < ct; k *= 2) {
-                AscendC::Adds(
-                    rowsBuilt[k * sout], rowsBuilt, static_cast<int32_t>(k * e * srcElt),
-                    static_cast<int32_t>(MinI(k, ct - k) * sout));
-                AscendC::PipeBarrier<PIPE_V>(); // the next doubling (or the Gather) reads these rows
-            }
+            ExtendByDoubling(table.template ReinterpretCast<int32_t>(), sout, ct, e * srcElt);
             cache_[slot] = key;
         }
 
