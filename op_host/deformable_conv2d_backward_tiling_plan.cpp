@@ -48,10 +48,20 @@ std::vector<int64_t> GTileLengths(int64_t total)
     return out;
 }
 
+// Rows of one stage-2 offsets buffer (pixel planes of ptp elements): 3 blocks x KT kernel points, or with
+// dg > 1 and 32-bit I/O the 2*dg*K + K channels from a group's dx rows to its mask rows when they fit
+// kOffsetSpanMaxRows (Stage2Sample's spanOffsets_: one DMA loads them all).
+int64_t OffsetRows(int64_t k, int64_t dg, int64_t elt)
+{
+    const int64_t kt = std::min(k, kStage2MaxKt), span = 2 * dg * k + k;
+    const bool spanned = dg > 1 && elt == 4 && k <= kStage2MaxKt && span <= kOffsetSpanMaxRows;
+    return spanned ? std::max(span, 3 * kt) : 3 * kt;
+}
+
 // Stage 2 UB (mirrors Stage2Sample::Run's InitBuffer calls). The tile pipeline (Front of tile j+1 before
 // the Back of tile j) holds two tiles: offsets, G tiles and corner planes in 2-deep queues, weight rows and
 // order tables per slot.
-uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt)
+uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC, int64_t elt)
 {
     const int64_t kt = std::min(k, kStage2MaxKt);
     const int64_t ptp = RoundUp(pixelTile, kPixelAlign);
@@ -60,7 +70,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t pixelTile, int64_t blockC, int64_t elt
     const int64_t rows = pixelTile * kt;
     const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
     const int64_t gTiles = 2 * rows * lp * 4;
-    const int64_t rawOffsets = 2 * 3 * plane * elt;
+    const int64_t rawOffsets = 2 * OffsetRows(k, dg, elt) * ptp * elt;
     const int64_t cornerPlanes = 2 * 4 * rows * lp * 4;
     // ys xs y0 x0 ly lx hy hx, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
@@ -203,7 +213,7 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     w.blockC = wide ? kBlockCWide : std::min(w.segLen, kBlockCMax);
     // ... halved (rounded up to whole 32-B fp32 rows) while the stage-2 tile buffers alone exceed the UB
     // (two tiles in flight; large K, 16-bit staging) ...
-    while (Stage2UbBytes(k, PixelTile(s, w.blockC), w.blockC, s.elt) > ubLimit && w.blockC > 8) {
+    while (Stage2UbBytes(k, s.dg, PixelTile(s, w.blockC), w.blockC, s.elt) > ubLimit && w.blockC > 8) {
         w.blockC = RoundUp(CeilDiv(w.blockC, 2), 8);
     }
     // ... then halved while the UB window (PlanWindow) covers fewer than kWindowMinOut output pixels and
@@ -388,7 +398,7 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
     // The window takes the UB the stage-2 tile buffers leave free (every shape-dependent byte of the
     // stage, so a bigger tile shrinks the window); none when not even a 1 x 1 output window fits.
     w.winOutRows = w.winOutCols = w.winRows = w.winCols = 0;
-    const uint64_t base = Stage2UbBytes(s.kh * s.kw, PixelTile(s, w.blockC), w.blockC, s.elt);
+    const uint64_t base = Stage2UbBytes(s.kh * s.kw, s.dg, PixelTile(s, w.blockC), w.blockC, s.elt);
     if (base >= ubLimit) {
         return;
     }
@@ -564,7 +574,7 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
 {
     UbBudget ub;
     ub.stage0 = TransposeUbBytes() + kZeroChunk * 4;
-    ub.stage2 = Stage2UbBytes(s.kh * s.kw, w.pixelTile, w.blockC, s.elt) +
+    ub.stage2 = Stage2UbBytes(s.kh * s.kw, s.dg, w.pixelTile, w.blockC, s.elt) +
                 static_cast<uint64_t>(w.winRows * w.winCols * WindowPixelBytes(w.blockC));
     ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4;
     ub.need = std::max({ub.stage0, ub.stage2, ub.stage3});

@@ -126,9 +126,17 @@ public:
         ptp_ = RoundUp(pt_, dcn_tiling::kPixelAlign);
         lp_ = RoundUp(p.blockC, 8);
         plane_ = kt_ * ptp_;
+        // dg > 1, 32-bit I/O and the span of a group's offset channels (2*dg*K + K rows) fits kOffsetSpanMaxRows: a
+        // whole tile's offsets load as one DMA of the span (offset block j of the tile at offHop_ = dg*K rows * PTP
+        // apart); otherwise offset block j lands at j * plane_ (offHop_ = plane_)
+        const int64_t span = 2 * p.dg * p.k + p.k;
+        spanOffsets_ =
+            p.dg > 1 && sizeof(T) == 4 && p.k <= dcn_tiling::kStage2MaxKt && span <= dcn_tiling::kOffsetSpanMaxRows;
+        offRows_ = spanOffsets_ ? MaxI(span, 3 * kt_) : 3 * kt_;
+        offHop_ = spanOffsets_ ? p.dg * p.k * ptp_ : plane_;
 
         pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(pt_ * kt_ * lp_ * 4));
-        pipe.InitBuffer(offQue_, 2, static_cast<uint32_t>(3 * plane_ * sizeof(T)));
+        pipe.InitBuffer(offQue_, 2, static_cast<uint32_t>(offRows_ * ptp_ * sizeof(T)));
         rows_ = pt_ * kt_;
         // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
         hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
@@ -177,9 +185,9 @@ public:
         AscendC::LocalTensor<T> raw0 = offQue_.AllocTensor<T>(); // both queue buffers
         AscendC::LocalTensor<T> raw1 = offQue_.AllocTensor<T>();
         AscendC::Duplicate(
-            raw0.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
+            raw0.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(offRows_ * ptp_ * sizeof(T) / 4));
         AscendC::Duplicate(
-            raw1.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(3 * plane_ * sizeof(T) / 4));
+            raw1.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(offRows_ * ptp_ * sizeof(T) / 4));
         offQue_.FreeTensor(raw0);
         offQue_.FreeTensor(raw1);
         AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * dcn_tiling::kStage2RowVecs * rs_));
@@ -668,13 +676,16 @@ private:
         const int64_t elt = sizeof(T);
         AscendC::LocalTensor<T> raw = offQue_.AllocTensor<T>();
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
-        // The [j][kk] planes are kt*PTP apart (kt == KT) and, with one deformable group and every kernel point
-        // in the tile, the offset channels j*K + kk are consecutive: then one DMA loads all of them.
+        // The [j][kk] planes are offHop_ apart (kt == KT) and, with every kernel point in the tile, the offset
+        // channels j*dg*K + dgi*K + kk of blocks j = 0, 1[, 2] lie in one run of channels: consecutive for one
+        // deformable group, with the other groups' channels in between for spanOffsets_ (loaded, not read).
+        // Then one DMA loads the run.
         const bool wholeTile = J.kt == kt_ && J.kt == p.k;
-        const int64_t offDmas = wholeTile && p.dg == 1 ? 1 : p.offsetBlocks;
+        const bool oneDma = wholeTile && (p.dg == 1 || spanOffsets_);
+        const int64_t offDmas = oneDma ? 1 : p.offsetBlocks;
         for (int64_t j = 0; j < offDmas; ++j) {
             AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(offDmas == 1 ? p.offsetBlocks * J.kt : J.kt);
+            cp.blockCount = static_cast<uint16_t>(oneDma ? (p.offsetBlocks - 1) * p.dg * p.k + J.kt : J.kt);
             cp.blockLen = static_cast<uint32_t>(J.pt * elt);
             cp.srcStride = static_cast<uint32_t>((p.howo - J.pt) * elt);
             cp.dstStride = static_cast<uint32_t>(
@@ -682,7 +693,7 @@ private:
             cp.rsv = 0;
             AscendC::DataCopyPadExtParams<T> noPad;
             int64_t ch = j * p.dg * p.k + J.dgi * p.k + J.k0;
-            AscendC::DataCopyPad(raw[j * plane_], t_->offset[(J.n * offCh + ch) * p.howo + J.p0], cp, noPad);
+            AscendC::DataCopyPad(raw[j * offHop_], t_->offset[(J.n * offCh + ch) * p.howo + J.p0], cp, noPad);
         }
         offQue_.EnQue(raw);
     }
@@ -712,11 +723,19 @@ private:
         rawCoord_ = offQue_.DeQue<T>();
         AscendC::LocalTensor<T> raw = rawCoord_;
         AscendC::LocalTensor<float> off;
+        int64_t hop = offHop_; // offset block j at off[j * hop]
         if constexpr (IsSameType<T, float>::value) {
             off = raw.template ReinterpretCast<float>();
-        } else {
+        } else { // cast into the fp32 offset planes, plane_ apart
             off = coord_[CP_OFF * plane_];
-            AscendC::Cast(off, raw, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(p.offsetBlocks * plane_));
+            if (offHop_ == plane_) {
+                AscendC::Cast(off, raw, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(p.offsetBlocks * plane_));
+            } else {
+                for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+                    AscendC::Cast(off[j * plane_], raw[j * offHop_], AscendC::RoundMode::CAST_NONE, planeCnt);
+                }
+            }
+            hop = plane_;
         }
         AscendC::LocalTensor<float> ys = coord_[0], xs = coord_[plane_];
         AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
@@ -728,10 +747,10 @@ private:
         KernelPointBases(ys, xs, hb, wb, k0, kt);
         AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
         // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN)
-        AscendC::Cast(y0, off[plane_], AscendC::RoundMode::CAST_FLOOR, planeCnt); // floor(dy)
+        AscendC::Cast(y0, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt);    // floor(dy)
         AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);      // floor(dx)
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Sub(ly, off[plane_], y0, static_cast<int32_t>(planeCnt));  // frac(dy)
+        AscendC::Sub(ly, off[hop], y0, static_cast<int32_t>(planeCnt));     // frac(dy)
         AscendC::Sub(lx, off[0], x0, static_cast<int32_t>(planeCnt));       // frac(dx)
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(y0, y0, ys, static_cast<int32_t>(planeCnt));  // base + floor(dy)
@@ -855,10 +874,12 @@ private:
 
         AscendC::LocalTensor<T> raw = rawCoord_; // dequeued by Coords
         AscendC::LocalTensor<float> off;
+        int64_t hop = offHop_; // offset block j at off[j * hop] (Coords)
         if constexpr (IsSameType<T, float>::value) {
             off = raw.template ReinterpretCast<float>();
         } else {
             off = coord_[CP_OFF * plane_];
+            hop = plane_;
         }
 
         // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows, then
@@ -876,7 +897,7 @@ private:
         AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
         const int32_t rc = static_cast<int32_t>(rows);
         if (p.modulated) {
-            AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
+            AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
             AscendC::PipeBarrier<PIPE_V>();
             AscendC::Mul(rT1, rM, rHy, rc);  // m*hy
             AscendC::Mul(rT2, rM, rLy, rc);  // m*ly
@@ -1604,6 +1625,8 @@ private:
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, lpt_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_;
+    bool spanOffsets_;         // dg > 1: a whole tile's offsets in one DMA of the channels they span
+    int64_t offRows_, offHop_; // rows (PTP elements) of an offsets buffer; elements between its offset blocks
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
     bool winPending_; // the window is open but xwin is not loaded nor gwin zeroed yet (its first Front does)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;

@@ -137,7 +137,17 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-def _stage2_ub(k, pixel_tile, block_c, elt):
+OFFSET_SPAN_MAX_ROWS = 96  # dcn_tiling::kOffsetSpanMaxRows
+
+
+def _offset_rows(k, dg, elt):
+    """Rows of one stage-2 offsets buffer: 3 x KT, or with dg > 1 and 32-bit I/O the 2*dg*K + K channels a
+    group's offsets span when they fit OFFSET_SPAN_MAX_ROWS (one DMA per tile)."""
+    kt, span = min(k, 64), 2 * dg * k + k
+    return max(span, 3 * kt) if dg > 1 and elt == 4 and k <= 64 and span <= OFFSET_SPAN_MAX_ROWS else 3 * kt
+
+
+def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     """Stage-2 tile buffers (bytes) as allocated by Stage2Sample::Run (independent re-derivation)."""
     kt = min(k, 64)
     ptp = _cdiv(pixel_tile, 16) * 16
@@ -148,7 +158,7 @@ def _stage2_ub(k, pixel_tile, block_c, elt):
     rs = _cdiv(rows, 8) * 8
     staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
     # two tiles in flight (tile pipeline): offsets, G tiles, corner planes, weight rows and order tables x 2
-    return (2 * rows * lp * 4 + 2 * 3 * plane * elt + 2 * 4 * rows * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
+    return (2 * rows * lp * 4 + 2 * _offset_rows(k, dg, elt) * ptp * elt + 2 * 4 * rows * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
             + lp * 4 + (4 * rows * (lp // 8) * 4 if lp <= 32 else 0))  # window zero area, corner-gather indices
@@ -215,7 +225,7 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
         return (c - 1) * sw + (case.kw - 1) * dw + 1 + 2 * WINDOW_MARGIN
 
     def window(bc):
-        base = _stage2_ub(k, tile(bc), bc, elt)
+        base = _stage2_ub(k, tile(bc), bc, elt, case.dg)
         if base >= UB_LIMIT:
             return (0, 0, 0, 0)
         fit = (UB_LIMIT - base) // (2 * _cdiv(bc, 8) * 8 * 4)
@@ -250,7 +260,7 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
     if force_block_c is not None:
         return {"seg": seg, "block_c": force_block_c, "pixel_tile": tile(force_block_c), "window": window(force_block_c)}
     block_c = 128 if wide else min(seg, 64)
-    while _stage2_ub(k, tile(block_c), block_c, elt) > UB_LIMIT and block_c > 8:
+    while _stage2_ub(k, tile(block_c), block_c, elt, case.dg) > UB_LIMIT and block_c > 8:
         block_c = _cdiv(_cdiv(block_c, 2), 8) * 8  # halved, whole 32-B fp32 rows
     win = window(block_c)
     cur_c, cur = block_c, win
