@@ -182,6 +182,9 @@ public:
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
         AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(CP_HB * plane_ + 2 * ptp_));
+        outside_ = coord_[CP_OUT * plane_]; // a plane of kOutsideKey (Select's tensor form), never written again
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
         AscendC::LocalTensor<T> raw0 = offQue_.AllocTensor<T>(); // both queue buffers
         AscendC::LocalTensor<T> raw1 = offQue_.AllocTensor<T>();
         AscendC::Duplicate(
@@ -772,8 +775,6 @@ private:
         AscendC::Add(ys, ys, y0, static_cast<int32_t>(planeCnt));
         AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
-        outside_ = coord_[CP_OUT * plane_]; // a plane of kOutsideKey (Select's tensor form)
-        AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
         MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE);
         MarkOutside(y0, y0, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
