@@ -319,6 +319,11 @@ TEST(TilingPlan, workspace_is_bounded_and_chunks_cover_the_output)
         EXPECT_EQ(
             p.pixChunks, (s.ho + p.chunkOutRows - 1) / p.chunkOutRows * ((s.wo + p.chunkOutCols - 1) / p.chunkOutCols));
         EXPECT_GE(p.wChunkK * p.wSplitK, p.chunkRows);
+        // chunk 0 is full (SetChunk: chunkImgs images x chunkPix pixels), so it writes every Ka slot that the
+        // later chunks add to and stage 3 sums
+        EXPECT_LE(p.chunkOutRows, s.ho);
+        EXPECT_LE(p.chunkOutCols, s.wo);
+        EXPECT_EQ((p.chunkRows + p.wChunkK - 1) / p.wChunkK, p.wSplitK);
         EXPECT_GE(p.pixelBands * p.bandLen, p.chunkPix);
     }
 }
