@@ -60,6 +60,11 @@ WINDOW = [
     # 8-channel blocks, windows of 3 x ~560-650 input pixels: 16-bit I/O casts a window row in two pieces
     # (the staging planes hold 504 pixels) with one masked repeat per pixel (8 fp32 lanes, 16 T lanes)
     Case("window_row_pieces_dg4", 1, 32, 8, 3, 1000, dg=4),
+    # 16- and 32-channel blocks under windows of 200 and 129 columns: too wide for the one-Add scatter of a
+    # window-served point (winCols * LP/8 > 255 blocks), so its corner pairs take the per-pair Adds from the
+    # by-row contributions
+    Case("window_wide_lp16", 26, 16, 8, 2, 200),
+    Case("window_wide_lp32", 32, 32, 8, 2, 300),
 ]
 
 V1 = [
