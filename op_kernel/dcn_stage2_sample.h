@@ -1185,13 +1185,17 @@ private:
             width = kept;
         }
         for (int c = 0; c < 4; ++c) {
-            if (full > 0) {
+            // a tail of < 8 rows joins the last repeat when the rows past the tile (up to the next multiple of 8)
+            // still lie in the 4 corner planes: rows past the tile hold gathered zeros, then the next corner's
+            // first rows (defined, read only); their sums land in red's padding rows [rows, rs), never read
+            const bool roundUp = tail > 0 && c * planeElems + (full + 1) * 8 * lp_ <= 4 * planeElems;
+            if (full > 0 || roundUp) {
                 AscendC::BlockReduceSum(
-                    red[c * rs_], xp[c * planeElems], static_cast<int32_t>(full),
+                    red[c * rs_], xp[c * planeElems], static_cast<int32_t>(full + (roundUp ? 1 : 0)),
                     static_cast<int32_t>(dcn_tiling::kRepeatLanes), 1, static_cast<int32_t>(b),
                     static_cast<int32_t>(8 * b));
             }
-            if (tail > 0) {
+            if (tail > 0 && !roundUp) {
                 AscendC::BlockReduceSum(
                     red[c * rs_ + full * 8], xp[c * planeElems + full * 8 * lp_], 1, static_cast<int32_t>(tail * 8), 1,
                     static_cast<int32_t>(b), static_cast<int32_t>(8 * b));
