@@ -758,11 +758,7 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(y0, y0, ys, static_cast<int32_t>(planeCnt));  // base + floor(dy)
         AscendC::Add(x0, x0, xs, static_cast<int32_t>(planeCnt));  // base + floor(dx)
-        AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::PipeBarrier<PIPE_V>(); // the Adds have read ys, xs before the ceilings overwrite them
         // ---- whole-sample rule in vector form: y0 <- kOutsideKey for the sample points outside
         // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside (or one key per
         // point, below). Per axis
@@ -776,12 +772,20 @@ private:
         AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
         MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
-        MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
         MarkOutside(y0, y0, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
         MarkOutside(x0, xs, msk, 0.0f, AscendC::CMPMODE::GE);
-        MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE);
+        MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
         MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
         MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
+        // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
+        // outside, and its offset/mask partials are 0 like the reference's, not NaN)
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
+        AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
         if (keyPath_) {
             // one scalar read per point: key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact
             // (an integer below 2^24 for points inside), kOutsideKey (< 0) outside; over ys (consumed)
@@ -1305,7 +1309,7 @@ private:
 
     // key[i] <- kOutsideKey where !(v[i] <cmp> bound), for the plane_ elements of a tile's coordinate planes:
     // CompareScalar, then Select (tensor-tensor mode) against the outside_ plane (CANN 8.1.RC1 has no
-    // Compares; its scalar-src1 Select count form exists but is not used here). CompareScalar works on
+    // Compares); zeroFailed also sets v <- 0 there (the scalar-src1 Select count form). CompareScalar works on
     // whole 256-B repeats: it reads up to roundup(plane, 64) elements (the following coordinate plane,
     // always defined); Select writes exactly plane_ elements. The leading barrier orders the compare after
     // the vector writes of v (and, from the second call on, after the previous Select, which read msk and
@@ -1313,7 +1317,8 @@ private:
     // its readers.
     __aicore__ inline void MarkOutside(
         const AscendC::LocalTensor<float>& key, const AscendC::LocalTensor<float>& v,
-        const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp, bool ordered = false)
+        const AscendC::LocalTensor<uint8_t>& msk, float bound, AscendC::CMPMODE cmp, bool ordered = false,
+        bool zeroFailed = false)
     {
         if (!ordered) {
             AscendC::PipeBarrier<PIPE_V>();
@@ -1322,6 +1327,9 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Select(
             key, msk, key, outside_, AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>(plane_));
+        if (zeroFailed) { // v <- 0 where the compare failed (a fraction that is NaN: a non-finite offset)
+            AscendC::Select(v, msk, v, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
+        }
     }
 
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):

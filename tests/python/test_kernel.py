@@ -138,3 +138,30 @@ def test_unmodulated_fp32(case, request):
 @pytest.mark.parametrize("case", HALF_CASES, ids=lambda c: c.name)
 def test_half_precision(case, dtype, request):
     check_case(case, dtype, request)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_nonfinite_offsets_are_outside(dtype):
+    # NaN and +-inf offsets (dx of one point, dy of another, both of a third; modulated and DCNv1): those
+    # sample points are outside the image, so they add nothing and their offset/mask gradients are 0, like
+    # the reference's; every gradient stays finite and meets the precision standard
+    require_twin()
+    for modulated in (True, False):
+        case = Case("nonfinite", 1, 16, 8, 6, 7, modulated=modulated)
+        inputs = make_inputs(case, dtype)
+        off = inputs["offset"].clone()
+        k = case.kh * case.kw
+        off[0, 0, 1, 1] = float("nan")          # dx of kernel point 0
+        off[0, k + 4, 2, 2] = float("inf")      # dy of kernel point 4
+        off[0, 3, 4, 4] = float("-inf")         # dx and dy of kernel point 3
+        off[0, k + 3, 4, 4] = float("nan")
+        inputs["offset"] = off
+        got = run_twin(case, inputs)
+        want = run_reference(case, inputs)
+        for name, a, g in zip(NAMES, got, want):
+            assert torch.isfinite(a).all(), f"{name}: non-finite values"
+            r = check_precision(a, g, dtype)
+            assert r.passed, f"modulated={modulated} {dtype}: " + r.summary(name)
+        grad_offset = got[2].view(1, -1, k, case.out_hw[0], case.out_hw[1])
+        for kk, (y, x) in ((0, (1, 1)), (4, (2, 2)), (3, (4, 4))):
+            assert torch.count_nonzero(grad_offset[0, :, kk, y, x]) == 0, f"point {kk} at ({y}, {x})"
