@@ -779,24 +779,23 @@ private:
         MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
         MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
         // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
-        // outside, and its offset/mask partials are 0 like the reference's, not NaN)
-        AscendC::PipeBarrier<PIPE_V>();
+        // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
+        // ly and lx are ordered by the leading barriers of the MarkOutside calls after them
         AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::PipeBarrier<PIPE_V>(); // also orders the last Select (y0, msk) before the key below
         AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
         if (keyPath_) {
             // one scalar read per point: key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact
             // (an integer below 2^24 for points inside), kOutsideKey (< 0) outside; over ys (consumed)
             const float wk = static_cast<float>(p.w + 2);
-            AscendC::PipeBarrier<PIPE_V>();
             AscendC::Muls(ys, y0, wk, static_cast<int32_t>(planeCnt));
             AscendC::PipeBarrier<PIPE_V>();
             AscendC::Add(ys, ys, x0, static_cast<int32_t>(planeCnt));
             AscendC::PipeBarrier<PIPE_V>();
             AscendC::Adds(ys, ys, wk + 1.0f, static_cast<int32_t>(planeCnt));
-            // y0 and the last Select's msk read are ordered by the barrier before Muls
+            // y0 and the last Select's msk read are ordered by the barrier between the weights' Muls and Adds
             MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
         }
         // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
