@@ -153,7 +153,37 @@ private:
         AscendC::Duplicate(acc, 0.0f, static_cast<int32_t>(width));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::DataCopyPadExtParams<T> noPad;
-        for (int64_t n = 0; n < p.n; ++n) {
+        // Ho*Wo fits a chunk: the images' rows of channel oc (Cout*HoWo apart in GM) come several per DMA, each
+        // row padded to 32 B in UB; they are added in the same order (image by image, lane-wise)
+        const int64_t pitch = RoundUp(p.howo, dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(T)));
+        const int64_t perDma = p.howo <= dcn_tiling::kReduceChunk ? MaxI(1, dcn_tiling::kReduceChunk / pitch) : 0;
+        for (int64_t n0 = 0; perDma > 0 && n0 < p.n; n0 += perDma) {
+            const int64_t rows = MinI(perDma, p.n - n0);
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = static_cast<uint16_t>(rows);
+            cp.blockLen = static_cast<uint32_t>(p.howo * static_cast<int64_t>(sizeof(T)));
+            cp.srcStride = static_cast<uint32_t>((p.cout - 1) * p.howo * static_cast<int64_t>(sizeof(T)));
+            cp.dstStride = 0;
+            cp.rsv = 0;
+            AscendC::LocalTensor<T> in = inQue_.AllocTensor<T>();
+            AscendC::DataCopyPad(in, t.gradOutput[(n0 * p.cout + oc) * p.howo], cp, noPad);
+            inQue_.EnQue(in);
+            in = inQue_.DeQue<T>();
+            AscendC::LocalTensor<float> rowsF;
+            if constexpr (IsSameType<T, float>::value) {
+                rowsF = in;
+            } else {
+                rowsF = castBuf_.Get<float>();
+                AscendC::Cast(rowsF, in, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(rows * pitch));
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+            for (int64_t r = 0; r < rows; ++r) {
+                AscendC::Add(acc, acc, rowsF[r * pitch], static_cast<int32_t>(p.howo));
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+            inQue_.FreeTensor(in);
+        }
+        for (int64_t n = 0; perDma == 0 && n < p.n; ++n) {
             for (int64_t p0 = 0; p0 < p.howo; p0 += dcn_tiling::kReduceChunk) {
                 const int64_t cnt = MinI(dcn_tiling::kReduceChunk, p.howo - p0);
                 AscendC::LocalTensor<T> in = inQue_.AllocTensor<T>();
