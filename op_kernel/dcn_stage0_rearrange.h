@@ -115,6 +115,8 @@ private:
         j.planes = 1; j.planeStride = 0;
         j.srcOffset = oc * p.cinG * p.k; j.dstOffset = oc * p.k * p.cinG;
         j.rows = p.cinG; j.cols = p.k; j.group = 1; j.srcRowStride = p.k; j.dstRowStride = p.cinG;
+        // narrow rows (K elements, padded to 16 in UB): up to kTransposeCap / 16 rows per tile, not 64
+        j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(p.k, dcn_tiling::kTransposeRowAlign));
         return j;
     }
     // image n, conv group g: the chunk's pixels [q0, q0+qLen) -> got rows i*qLen + (q - q0)
