@@ -113,17 +113,29 @@ private:
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         const int32_t n32 = static_cast<int32_t>(cnt);
         AscendC::PipeBarrier<PIPE_V>(); // the previous unit's WriteOut has read acc
-        for (int64_t r = 0; r < rows; ++r) {
+        // short rows come several per DMA (each padded to 32 B in UB), added in the same order
+        const int64_t pitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4);
+        const int64_t perDma = MaxI(1, dcn_tiling::kReduceChunk / pitch);
+        for (int64_t r0 = 0; r0 < rows; r0 += perDma) {
+            const int64_t nr = MinI(perDma, rows - r0);
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = static_cast<uint16_t>(nr);
+            cp.blockLen = static_cast<uint32_t>(cnt * 4);
+            cp.srcStride = static_cast<uint32_t>((stride - cnt) * 4);
+            cp.dstStride = 0;
+            cp.rsv = 0;
             AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
-            AscendC::DataCopyPad(in, src[first + r * stride], Contig(cnt * 4), noPad);
+            AscendC::DataCopyPad(in, src[first + r0 * stride], cp, noPad);
             inQue_.EnQue(in);
             in = inQue_.DeQue<float>();
-            if (r == 0) {
-                AscendC::Adds(acc, in, 0.0f, n32);
-            } else {
-                AscendC::Add(acc, acc, in, n32);
+            for (int64_t r = 0; r < nr; ++r) {
+                if (r0 + r == 0) {
+                    AscendC::Adds(acc, in, 0.0f, n32);
+                } else {
+                    AscendC::Add(acc, acc, in[r * pitch], n32);
+                }
+                AscendC::PipeBarrier<PIPE_V>();
             }
-            AscendC::PipeBarrier<PIPE_V>();
             inQue_.FreeTensor(in);
         }
         WriteOut(acc, cnt, dst, dstOff);
