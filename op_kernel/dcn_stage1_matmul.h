@@ -3,11 +3,10 @@
 //   G[i][g]  = GO_g[n]^T x Wp_g   : [qLen, K*CinG] fp32 for image n = cN0+i, A = gradOutput[n][g*CoutG..][q0..]
 //                                   stored [CoutG][HoWo] (transposed A), B = wp[g] [CoutG][K*CinG]
 //   gw[s][g] (+)= GOt_g[s]^T x Dcol_g[s] : [CoutG, CinG*K] fp32 over Ka chunk s of the chunk's R rows, A = got[g]
-//                (written by chunk 0, added to by later chunks: slot s accumulates its Ka chunk in chunk order)
 //                                   rows of chunk s stored [rows][CoutG] (transposed A), B = dcol[g] rows of
-//                                   chunk s [rows][CinG*K]; slot 0 is the grad_weight accumulator: chunk 0
-//                                   writes it, later chunks add to it (IterateAll enAtomic = 1; the previous
-//                                   chunk's slots >= 1 were added in the phase before, stage 3's fold)
+//                                   chunk s [rows][CinG*K]; every slot s is written by chunk 0 (always full,
+//                                   so it has all wSplitK Ka chunks) and added to by later chunks
+//                                   (IterateAll enAtomic = 1), in chunk order; stage 3 sums the slots once
 // Output tiles (gTileM x gTileN, wTileM x wTileN x wChunkK) are fixed by the shape; each tile is computed
 // by exactly one core over its full K range, so every output element has one fixed accumulation order
 // (the chunks, in order, separated by SyncAll). End() is the caller's, after the last chunk.

@@ -63,9 +63,11 @@
 // per-point load at all. Per tile, GatherOffsets builds (vector only) the byte offset of every 32-B block of
 // the 4 corner planes, and ONE Gatherb (21 uint32 per cycle, Vector table 12) fills the planes from xwin;
 // every other row reads the zero area behind xwin, and the scalar unit then loads only the corners of the
-// remaining points (border or far samples) as above. Their scatter is one Add per point for LP = 8 (2
-// repeats = the corner rows, 2 blocks = the corner columns) or one per corner pair. The sums are the same
-// as with per-pair copies and adds (same values, same order), so results are bitwise unchanged.
+// remaining points (border or far samples) as above. Their scatter is one Add per point for LP <= 32 (2
+// repeats = the corner rows; LP = 8: 2 blocks = the corner columns; LP 16/32 with cornerHop_: the contributions
+// are stored by row, [row][corner][LP], so a corner pair is 2*LP contiguous lanes), else one per corner pair.
+// The sums are the same as with per-pair copies and adds (same values, same order), so results are bitwise
+// unchanged.
 //
 // 16-bit I/O (T = half / bfloat16): xt holds the input in T, so GM corner rows and window rows arrive in
 // 4 staging planes xs[c][row][LPT] (T, LPT = roundup(blockC, 16): 32-B rows) and are cast to fp32 in UB:
@@ -78,7 +80,8 @@
 //
 // UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64 (32 wide, 128 narrow), PTP = roundup(PT, 16),
 //   LP = roundup(blockC, 8), hpr = LP/64 for LP > 64 else 1, plane = KT*PTP, rs = roundup(R, 8)): G tiles
-//   2 x R*LP*4, corner planes 2 x 4*R*LP*4, raw offsets 2 x 3*plane*sizeof(T), coordinate planes
+//   2 x R*LP*4, corner planes 2 x 4*R*LP*4, raw offsets 2 x offRows*PTP*sizeof(T) (offRows = 3*KT, or
+//   2*dg*K + K for spanOffsets_), coordinate planes
 //   (13*plane + 2*PTP)*4 (incl. 3 fp32 offset planes, compare mask, outside key), partials
 //   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
 //   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2, the window's zero
