@@ -191,10 +191,12 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_chunkRows(w.chunkRows);
     td.set_pixChunks(w.pixChunks);
     td.set_numChunks(w.numChunks);
+    td.set_gRegions(w.gRegions);
     const dcn::WorkspaceLayout &ws = plan.ws;
     td.set_wsXt(ws.xt);
     td.set_wsGiacc(ws.giacc);
     td.set_wsG(ws.g);
+    td.set_wsG2(ws.g2);
     td.set_wsGot(ws.got);
     td.set_wsDcol(ws.dcol);
     td.set_wsGw(ws.gw);

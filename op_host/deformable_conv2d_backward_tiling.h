@@ -23,7 +23,10 @@
 //                [q0 + j*bandLen, ...) of each image; each band scatters into its own grad_input accumulator
 //                plane (the same plane in every chunk, chunks in order); stage 3 adds the planes in band order.
 //   pixel chunks (the kernel's stage loop; PlanChunks):
-//                rowBytes = K*Cin*(4+E) + Cout*E + numBlocks*3*K*4, rowsBudget = max(1, (B - B/4) / rowBytes).
+//                rowBytes = K*Cin*(4*gRegions+E) + Cout*E + numBlocks*3*K*4, rowsBudget = max(1, (B - B/4) /
+//                rowBytes). gRegions = 1; when that gives several chunks, the bands and chunks are planned
+//                again with gRegions = 2 and kept if they need no more chunks (then chunk c+1's G GEMM runs
+//                during chunk c's sampling).
 //                N*HoWo <= rowsBudget: one chunk (all images, all pixels). Else pix = min(HoWo, max(rowsBudget/N,
 //                min(rowsBudget, 256))) pixels per image, as whole output rows (chunkOutRows = pix/Wo) when
 //                pix >= Wo, else chunkOutCols = pix columns of one row; chunkPix = chunkOutRows*chunkOutCols,
@@ -73,14 +76,16 @@
 // output (overwritten only by the final stage), so its region is empty:
 //   xt     0                        (kept for the layout; 16-bit stage 2 casts the T rows in UB)
 //   giacc  pixelBands*N*H*W*Cin*4   grad_input accumulator planes [band][N,H,W,Cin] fp32
-//   g      R*K*Cin*4                dL/dD of the chunk as [image][groups][chunkPix][K][CinG] fp32
+//   g      R*K*Cin*4                dL/dD of the chunk as [image][groups][chunkPix][K][CinG] fp32 (even chunks)
+//   g2     (gRegions-1)*R*K*Cin*4   the same for odd chunks when gRegions = 2 (chunk c+1's G GEMM runs
+//                                   during chunk c's sampling), else empty
 //   got    R*Cout*E                 grad_output of the chunk as [groups][R][CoutG] (T)
 //   dcol   R*Cin*K*E                offsetOut of the chunk as [groups][R][CinG*K] (T)
 //   gw     wSplitK*Cout*CinG*K*4    grad_weight Ka slots fp32 (slot s: Ka chunk s summed over the chunks)
 //   part   R*numBlocks*3*K*4        per-block partial offset/mask gradients of the chunk
 //                                   [image][block][3][K][chunkPix] fp32
 // The weight rearranged as [groups][CoutG][K][CinG] (T) lives in the grad_weight output until the final
-// stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 7*512 for
+// stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 8*512 for
 // every dtype. Total workspace = GetLibApiWorkSpaceSize() + sum of the
 // regions; the same formula in Python is tests/python/test_kernel_common.workspace_formula, checked by
 // tests/python/test_workspace.py.
@@ -143,10 +148,12 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(int64_t, chunkRows);
     TILING_DATA_FIELD_DEF(int64_t, pixChunks);
     TILING_DATA_FIELD_DEF(int64_t, numChunks);
+    TILING_DATA_FIELD_DEF(int64_t, gRegions); // 2: chunk c's G in region c % 2 (wsG, wsG2); 1: wsG only
     // ---- 64-bit: user-workspace byte offsets (from the user workspace base)
     TILING_DATA_FIELD_DEF(uint64_t, wsXt);
     TILING_DATA_FIELD_DEF(uint64_t, wsGiacc);
     TILING_DATA_FIELD_DEF(uint64_t, wsG);
+    TILING_DATA_FIELD_DEF(uint64_t, wsG2);
     TILING_DATA_FIELD_DEF(uint64_t, wsGot);
     TILING_DATA_FIELD_DEF(uint64_t, wsDcol);
     TILING_DATA_FIELD_DEF(uint64_t, wsGw);

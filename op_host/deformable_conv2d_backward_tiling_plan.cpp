@@ -269,14 +269,14 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
 // Stage-2 units of one (full) pixel chunk: images x channel blocks x pixel bands.
 int64_t UnitsOf(const WorkSplit& w) { return w.chunkImgs * w.numBlocks * w.pixelBands; }
 
-// Everything of the split that follows the block width and window: blocks, pixel tile, bands, chunks and
-// the stage-1 tiles.
-void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
+namespace {
+
+// Pixel bands and chunks for gRegions G regions (PlanUnits); chunkBudget: what the chunk regions get.
+WorkSplit PlanBandsAndChunks(
+    const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, uint64_t& chunkBudget)
 {
-    const int64_t k = s.kh * s.kw, howo = s.ho * s.wo, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
-    w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
-    w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
-    w.pixelTile = PixelTile(s, w.blockC);
+    WorkSplit w = w0;
+    const int64_t howo = s.ho * s.wo;
     // Pixel bands: a chunk's stage-2 units (images x blocks x bands) are spread over kTargetUnits lanes
     // (a constant target, not the core count). The band count b in 1..kMaxBands keeps the most lanes busy
     // per round, units / (rounds * kTargetUnits) with rounds = ceil(units / kTargetUnits); a larger b is
@@ -290,7 +290,7 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
                            static_cast<uint64_t>(s.cin) * 4;
     const uint64_t bandRoom = wsBudget - wsBudget / static_cast<uint64_t>(kChunkShareDiv);
     int64_t bands = 1, oneBandChunks = 0;
-    uint64_t chunkBudget = wsBudget;
+    chunkBudget = wsBudget;
     uint64_t bestBusy = 0, bestSlots = 1; // the best share busy / slots so far
     for (int64_t b = 1; b <= std::min(kMaxBands, howo); ++b) {
         const uint64_t extra = static_cast<uint64_t>(b - 1) * plane;
@@ -298,7 +298,7 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
             break;
         }
         WorkSplit trial = w;
-        PlanChunks(s, wsBudget - extra, trial);
+        PlanChunks(s, wsBudget - extra, gRegions, trial);
         if (b == 1) {
             oneBandChunks = trial.numChunks;
         } else if (
@@ -316,10 +316,36 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
             bestSlots = slots;
         }
     }
-    PlanChunks(s, chunkBudget, w);
+    PlanChunks(s, chunkBudget, gRegions, w);
     w.bandLen = CeilDiv(w.chunkPix, bands);
     w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
     BalanceChunkImages(s, w);
+    return w;
+}
+
+} // namespace
+
+// Everything of the split that follows the block width and window: blocks, pixel tile, bands, chunks and
+// the stage-1 tiles.
+void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
+{
+    const int64_t k = s.kh * s.kw, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
+    w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
+    w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
+    w.pixelTile = PixelTile(s, w.blockC);
+    // The bands and chunks with one G region; with several chunks, also with two (chunk c+1's G GEMM then
+    // runs during chunk c's sampling, dcn_stage1_matmul.h), taken when they need no more chunks: the second
+    // region comes out of the chunk budget, and smaller chunks cost more per row than the overlap saves
+    // (scripts/perf_model.py: R50 c4 37.8 -> 35.1 %, PP-YOLO c5 46.9 -> 41.8 % when taken at 1.5x chunks).
+    uint64_t chunkBudget = 0, twoBudget = 0;
+    w = PlanBandsAndChunks(s, wsBudget, 1, w, chunkBudget);
+    if (w.numChunks > 1) {
+        const WorkSplit two = PlanBandsAndChunks(s, wsBudget, 2, w, twoBudget);
+        if (two.numChunks <= w.numChunks) {
+            w = two;
+            chunkBudget = twoBudget;
+        }
+    }
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0
     // is the grad_weight accumulator itself). Enough slots that the chunk's grad_weight work makes about
     // kWTargetUnits units (tiles x Ka chunks; a shape-only target, so the summation order never depends on
@@ -361,13 +387,13 @@ void BalanceChunkImages(const TilingShape& s, WorkSplit& w)
     w.numChunks = CeilDiv(s.n, w.chunkImgs) * w.pixChunks;
 }
 
-void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)
+void PlanChunks(const TilingShape& s, uint64_t chunkBudget, int64_t gRegions, WorkSplit& w)
 {
-    // Bytes per chunk row (one output pixel of one image): G (K*Cin fp32), dcol (K*Cin T), got (Cout T) and
-    // the offset/mask partials (numBlocks*3*K fp32). Three quarters of the budget go to rows, one quarter
-    // to the grad_weight partial slots (PlanWorkSplit).
+    // Bytes per chunk row (one output pixel of one image): G (K*Cin fp32, once per G region), dcol (K*Cin T),
+    // got (Cout T) and the offset/mask partials (numBlocks*3*K fp32). Three quarters of the budget go to
+    // rows, one quarter to the grad_weight partial slots (PlanWorkSplit).
     const int64_t k = s.kh * s.kw, howo = s.ho * s.wo;
-    const int64_t rowBytes = k * s.cin * (4 + s.elt) + s.cout * s.elt + w.numBlocks * 3 * k * 4;
+    const int64_t rowBytes = k * s.cin * (4 * gRegions + s.elt) + s.cout * s.elt + w.numBlocks * 3 * k * 4;
     const int64_t rowsBudget =
         std::max<int64_t>(1, static_cast<int64_t>((chunkBudget - chunkBudget / 4) / static_cast<uint64_t>(rowBytes)));
     int64_t pix = howo;
@@ -391,6 +417,7 @@ void PlanChunks(const TilingShape& s, uint64_t chunkBudget, WorkSplit& w)
     w.chunkRows = w.chunkImgs * w.chunkPix;
     w.pixChunks = CeilDiv(s.ho, w.chunkOutRows) * CeilDiv(s.wo, w.chunkOutCols);
     w.numChunks = CeilDiv(s.n, w.chunkImgs) * w.pixChunks;
+    w.gRegions = gRegions;
 }
 
 void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t maxOutRows, bool tileAware)
@@ -601,6 +628,7 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
     ws.xt = region({xtImages, hw, s.cin, 4});
     ws.giacc = region({w.pixelBands, s.n, hw, s.cin, 4});
     ws.g = region({w.chunkRows, k, s.cin, 4});
+    ws.g2 = region({w.gRegions - 1, w.chunkRows, k, s.cin, 4});
     ws.got = region({w.chunkRows, s.cout, s.elt});
     ws.dcol = region({w.chunkRows, s.cin, k, s.elt});
     ws.gw = region({w.wSplitK, s.cout, cinG, k, 4});

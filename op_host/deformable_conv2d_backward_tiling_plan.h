@@ -64,11 +64,16 @@ struct WorkSplit {
     // c % pixChunks (row-major over ceil(Ho/chunkOutRows) x ceil(Wo/chunkOutCols)).
     int64_t chunkImgs = 0, chunkOutRows = 0, chunkOutCols = 0, chunkPix = 0, chunkRows = 0;
     int64_t pixChunks = 0, numChunks = 0;
+    // G regions (PlanUnits): 2 = chunk c's G is in region c % 2, and chunk c+1's G GEMM runs during chunk c's
+    // sampling; 1 = one region, each chunk's G GEMM runs during its rearrangement (one chunk, or when the
+    // second region would take more chunks).
+    int64_t gRegions = 1;
 };
 
 // User-workspace regions: byte offsets from the user workspace base, in layout order.
 struct WorkspaceLayout {
-    uint64_t xt = 0, giacc = 0, g = 0, got = 0, dcol = 0, gw = 0, part = 0;
+    uint64_t xt = 0, giacc = 0, g = 0, g2 = 0, got = 0, dcol = 0, gw = 0, part = 0; // g2: G of odd chunks (empty
+                                                                                    // region when gRegions == 1)
     uint64_t userBytes = 0;   // end of the last region
     bool fits = true;         // false: a region size or the running offset overflowed uint64 (checked math)
 };
@@ -91,7 +96,8 @@ bool PlanCores(const TilingPlatform &platform, CoreSplit &cores, std::string &er
 // Every A2/A3 part has >= 32 GiB; the twin's TWIN_HBM_BYTES makes small budgets (many chunks) testable.
 uint64_t WsBudgetForHbm(uint64_t hbmBytes);
 WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget);
-void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, WorkSplit& split);
+// The chunk geometry for a chunk budget with gRegions (1 or 2) G regions.
+void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, int64_t gRegions, WorkSplit& split);
 void BalanceChunkImages(const TilingShape& shape, WorkSplit& split);
 void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);

@@ -34,6 +34,7 @@ struct DcnParams {
     int64_t gTileM, gTileN, wTileM, wTileN, wSplitK, wChunkK;
     int64_t winOutRows, winOutCols, winRows, winCols;  // stage-2 UB window (0 = none)
     int64_t chunkImgs, chunkOutRows, chunkOutCols, chunkPix, chunkRows, pixChunks, numChunks; // pixel chunks
+    int64_t gRegions; // 2: chunk c's G is in region c % 2 and computed during chunk c-1's sampling
     // the current chunk (SetChunk): images [cN0, cN0+cImgs), pixels [cQ0, cQ0+cQLen) of each, output rows
     // [cRow0, cRow0+cRows) x columns [cCol0, cCol0+cCols); cR = cImgs*cQLen rows; cIdx = chunk index
     int64_t cIdx, cN0, cImgs, cQ0, cQLen, cRow0, cRows, cCol0, cCols, cR;
@@ -65,6 +66,7 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.chunkRows = td.chunkRows;
     p.pixChunks = td.pixChunks;
     p.numChunks = td.numChunks;
+    p.gRegions = td.gRegions;
     p.cIdx = -1;
     p.cN0 = 0;
     p.cImgs = 0;
@@ -113,9 +115,17 @@ template <typename T>
 struct DcnTensors {
     AscendC::GlobalTensor<T> input, gradOutput, offsetOut, weight, offset;
     AscendC::GlobalTensor<T> gradInput, gradWeight, gradOffset, gradBias;
-    AscendC::GlobalTensor<float> giacc, g, gw, part;
+    AscendC::GlobalTensor<float> giacc, g, gw, part; // g: the G region of the chunk being worked on
     AscendC::GlobalTensor<T> xt, wp, got, dcol;
+    AscendC::GlobalTensor<float> gEven, gOdd; // the G regions (gOdd == gEven when gRegions == 1)
 };
+
+// The G region of chunk c.
+template <typename T>
+__aicore__ inline AscendC::GlobalTensor<float> ChunkG(const DcnParams& p, const DcnTensors<T>& t, int64_t c)
+{
+    return (p.gRegions > 1 && (c & 1) != 0) ? t.gOdd : t.gEven;
+}
 
 // One-shot ordering point between two pipes (e.g. V_S: vector results visible to the scalar unit):
 // the event id comes from the pipe (FetchEventID), so it never collides with the queues' own events.

@@ -12,10 +12,12 @@
 // (the chunks, in order, separated by SyncAll). End() is the caller's, after the last chunk.
 // Overlap with the vector stages (Stage1Feed): the G tiles of chunk c are requested during the vector phase
 // that folds chunk c-1 and rearranges chunk c (they read gradOutput and wp only; wp is written by the
-// prologue), the grad_weight tiles of chunk c during chunk c's sampling (they read got/dcol, which that
+// prologue), or with two G regions during chunk c-1's sampling (they write the region that phase does not
+// read); the grad_weight tiles of chunk c during chunk c's sampling (they read got/dcol, which that
 // phase does not touch, and write gw, which it does not read). Requests are asynchronous
 // (IterateAll<false>(..., waitIterateAll = true)); a vector core has at most one pending request per
-// Matmul object and waits for it (WaitIterateAll) before its next request and before the phase's SyncAll.
+// Matmul object (so up to two when both run in one phase, Chain) and waits for it (WaitIterateAll) before
+// its next request on that object and before the phase's SyncAll.
 // Which core computes which tile does not depend on timing, so results stay bitwise.
 #ifndef DCN_STAGE1_MATMUL_H
 #define DCN_STAGE1_MATMUL_H
@@ -111,13 +113,20 @@ public:
         mine_ = first_ < total ? CeilDiv(total - first_, step_) : 0;
         issued_ = 0;
         pending_ = false;
+        next_ = nullptr;
         IssueNext();
     }
+
+    // A second feed (another Matmul object) that this one's Tick and Finish drive too.
+    __aicore__ inline void Chain(Stage1Feed* next) { next_ = next; }
 
     __aicore__ inline void Tick(int64_t unit, int64_t units)
     {
         while (issued_ < mine_ && unit * mine_ >= issued_ * units) {
             IssueNext();
+        }
+        if (next_ != nullptr) {
+            next_->Tick(unit, units);
         }
     }
 
@@ -127,6 +136,9 @@ public:
             IssueNext();
         }
         WaitPending();
+        if (next_ != nullptr) {
+            next_->Finish();
+        }
     }
 
 private:
@@ -156,6 +168,7 @@ private:
     DcnParams p_;
     const DcnTensors<T>* t_ = nullptr;
     Stage1Kind kind_ = Stage1Kind::kG;
+    Stage1Feed* next_ = nullptr;
     int64_t first_ = 0, step_ = 1, mine_ = 0, issued_ = 0;
     bool pending_ = false;
 };

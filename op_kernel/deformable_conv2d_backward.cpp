@@ -14,6 +14,9 @@
 //   phase C (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per pixel band of a
 //                    chunk) and per-block offset/mask partials (dcn_stage2_sample.h)
 //      (cube)        meanwhile Ka slot s += GOt^T x Dcol per (conv group, Ka chunk s) of chunk c (chunk 0 writes)
+// With two G regions (tiling gRegions = 2; chunk c's G in region c % 2, ChunkG) the G GEMM of chunk c+1 runs in
+// chunk c's phase C instead (it reads gradOutput and wp only and writes the region stage 2 does not read),
+// so only chunk 0's runs in phase A.
 // then stage 3 (vector): fold the last chunk, sum the Ka slots in slot order, combine band planes in fixed
 // order, transpose, cast
 // (dcn_stage3_finalize.h). Every phase ends with SyncAll() over the vector cores, after each core has waited
@@ -71,7 +74,11 @@ public:
         // the input copy ([N,H,W,Cin] in T) lives in the grad_input output until stage 3 (its region is empty)
         t_.xt.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradInput), p_.n * hw * p_.cin);
         t_.giacc.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGiacc), p_.pixelBands * p_.giaccPlane);
-        t_.g.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(userWs + td->wsG), p_.chunkRows * p_.k * p_.cin);
+        t_.gEven.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(userWs + td->wsG), p_.chunkRows * p_.k * p_.cin);
+        t_.gOdd.SetGlobalBuffer(
+            reinterpret_cast<__gm__ float*>(userWs + (p_.gRegions > 1 ? td->wsG2 : td->wsG)),
+            p_.chunkRows * p_.k * p_.cin);
+        t_.g = t_.gEven;
         // the rearranged weight lives in the grad_weight output until stage 3
         t_.wp.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(gradWeight), p_.cout * p_.cinG * p_.k);
         t_.got.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(userWs + td->wsGot), p_.chunkRows * p_.cout);
@@ -115,29 +122,48 @@ private:
             s0.Run(pipe_, p_, t_, idx_, Stage0Part::kWeight, nullptr); // wp: read by every G GEMM
         }
         AscendC::SyncAll();
+        const bool gAhead = p_.gRegions > 1; // chunk c+1's G GEMM runs during chunk c's phase C
         for (int64_t c = 0; c < p_.numChunks; ++c) {
-            // phase A: the G GEMM of chunk c runs while chunk c-1 is folded and chunk c rearranged
+            // phase A: chunk c-1 is folded and chunk c rearranged; the G GEMM of chunk c runs meanwhile unless
+            // it ran during chunk c-1's phase C
             if (active_) {
                 Stage1Feed<T> feedG;
-                DcnParams next = p_;
-                SetChunk(next, c);
-                feedG.Begin(mmG, next, t_, Stage1Kind::kG, idx_);
+                DcnParams cur = p_;
+                SetChunk(cur, c);
+                const bool gHere = c == 0 || !gAhead;
+                DcnTensors<T> tg = t_;
+                tg.g = ChunkG(cur, t_, c);
+                if (gHere) {
+                    feedG.Begin(mmG, cur, tg, Stage1Kind::kG, idx_);
+                }
                 if (c > 0) {
                     Stage3Finalize<T> fold;
                     fold.Run(pipe_, p_, t_, idx_, false); // p_ still describes chunk c-1
                 }
                 SetChunk(p_, c);
+                t_.g = tg.g;
                 Stage0Rearrange<T> s0;
-                s0.Run(pipe_, p_, t_, idx_, Stage0Part::kChunk, &feedG);
-                feedG.Finish();
+                s0.Run(pipe_, p_, t_, idx_, Stage0Part::kChunk, gHere ? &feedG : nullptr);
+                if (gHere) {
+                    feedG.Finish();
+                }
             } else {
                 SetChunk(p_, c);
             }
             AscendC::SyncAll();
-            // phase C: the grad_weight GEMM of chunk c runs while chunk c is sampled
+            // phase C: the grad_weight GEMM of chunk c (and the G GEMM of chunk c+1) run while chunk c is sampled
             if (active_) {
                 Stage1Feed<T> feedW;
                 feedW.Begin(mmW, p_, t_, Stage1Kind::kW, idx_);
+                Stage1Feed<T> feedG;
+                DcnParams next = p_;
+                DcnTensors<T> tg = t_;
+                if (gAhead && c + 1 < p_.numChunks) {
+                    SetChunk(next, c + 1);
+                    tg.g = ChunkG(next, t_, c + 1);
+                    feedG.Begin(mmG, next, tg, Stage1Kind::kG, idx_);
+                    feedW.Chain(&feedG);
+                }
                 Stage2Sample<T> s2;
                 s2.Run(pipe_, p_, t_, idx_, &feedW);
                 feedW.Finish();

@@ -18,17 +18,17 @@ HBM_PER_BUDGET = 512  # dcn_tiling::kHbmPerWsBudget (budgets >= 34 KiB: the work
 
 # (case, workspace budget in bytes): every chunk form of PlanChunks, several pixel bands each
 CASES = [
-    # whole output rows of one image per chunk (12 rows in chunks of 2)
-    (Case("rows_of_one_image", 2, 8, 8, 12, 10), 64 << 10),
-    # pieces of one output row (19 + 19 + 2 columns), conv groups and deformable groups
-    (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 60 << 10),
-    # two whole images per chunk, 3 chunks (2 + 2 + 1 images), channel blocks of 4
-    (Case("image_pairs_dg3", 5, 12, 8, 6, 7, dg=3), 164 << 10),
-    # 1x1 kernel: 1200-row chunks (2 images x 10 output rows), 9 grad_weight Ka chunks of 134 rows per chunk
-    # (one 4 x 4 tile: as many >= 128-row Ka chunks as the rows allow; slots 1..8 folded into slot 0)
-    (Case("ka_slots_k1", 2, 4, 4, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 172 << 10),
-    # DCNv1 (no mask), stride 2, row chunks (10 rows in chunks of 6)
-    (Case("v1_stride2_rows", 2, 8, 8, 20, 12, stride=(2, 2), modulated=False), 52 << 10),
+    # whole output rows of one image per chunk (12 rows in chunks of 6), two G regions
+    (Case("rows_of_one_image", 2, 8, 8, 12, 10), 86 << 10),
+    # pieces of one output row (19 + 19 + 2 columns), conv groups and deformable groups, one G region
+    (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 48 << 10),
+    # two whole images per chunk, 3 chunks (2 + 2 + 1 images), channel blocks of 4, two G regions
+    (Case("image_pairs_dg3", 5, 12, 8, 6, 7, dg=3), 192 << 10),
+    # 1x1 kernel: 1680-row chunks (2 images x 14 output rows), 13 grad_weight Ka chunks of 130 rows per chunk
+    # (one 4 x 4 tile: as many >= 128-row Ka chunks as the rows allow), one G region
+    (Case("ka_slots_k1", 2, 4, 4, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 208 << 10),
+    # DCNv1 (no mask), stride 2, one image per chunk, two G regions
+    (Case("v1_stride2_rows", 2, 8, 8, 20, 12, stride=(2, 2), modulated=False), 94 << 10),
 ]
 NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")
 
@@ -67,10 +67,13 @@ def test_cases_are_multi_chunk():
     plans = {c.name: chunk_plan(c, "float32", b) for c, b in CASES}
     assert all(p["num_chunks"] > 1 for p in plans.values())
     assert all(p["bands"] > 1 for p in plans.values())
+    # both chunk loops: one G region (each chunk's G GEMM during its rearrangement) and two (chunk c+1's
+    # during chunk c's sampling)
+    assert {p["g_regions"] for p in plans.values()} == {1, 2}
     assert plans["rows_of_one_image"]["imgs"] == 1 and plans["rows_of_one_image"]["out_rows"] < 12
     assert plans["row_pieces_g2_dg2"]["out_rows"] == 1 and 40 % plans["row_pieces_g2_dg2"]["out_cols"] != 0
     assert plans["image_pairs_dg3"]["imgs"] == 2 and plans["image_pairs_dg3"]["out_rows"] == 6
-    assert plans["ka_slots_k1"]["w_split"] == 9 and plans["ka_slots_k1"]["w_chunk"] == 134
+    assert plans["ka_slots_k1"]["w_split"] == 13 and plans["ka_slots_k1"]["w_chunk"] == 130
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

@@ -290,9 +290,9 @@ def _chunks_for(case, dtype, budget, split):
     seg, block_c = split["seg"], split["block_c"]
     num_blocks = (case.cin // seg) * _cdiv(seg, block_c)
     plane = case.n * case.h * case.w * case.cin * 4
-    row_bytes = k * case.cin * (4 + elt) + case.cout * elt + num_blocks * 3 * k * 4
 
-    def chunks(chunk_budget):
+    def chunks(chunk_budget, g_regions):
+        row_bytes = k * case.cin * (4 * g_regions + elt) + case.cout * elt + num_blocks * 3 * k * 4
         rows_budget = max(1, (chunk_budget - chunk_budget // 4) // row_bytes)
         pix = howo
         if case.n * howo > rows_budget:
@@ -307,36 +307,48 @@ def _chunks_for(case, dtype, budget, split):
         imgs = min(case.n, max(1, rows_budget // chunk_pix))
         return out_rows, out_cols, chunk_pix, imgs
 
-    # bands: the count that keeps the most of 48 stage-2 lanes busy per round; more bands only for a share
-    # more than 15 % higher, with a pixel per band, >= 3 output rows per band (whole-row chunks) and
-    # <= 1.5x the one-band chunks; each extra plane comes out of the budget (at least budget // 5 stays)
-    bands, chunk_budget, best, one_band_chunks = 1, budget, None, 0
-    for b in range(1, min(8, howo) + 1):
-        extra = (b - 1) * plane
-        if extra > budget - budget // 5:
-            break
-        out_rows, out_cols, chunk_pix, imgs = chunks(budget - extra)
-        n_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
-        if b == 1:
-            one_band_chunks = n_chunks
-        elif b > chunk_pix or (out_cols == wo and chunk_pix < b * 3 * wo) or n_chunks * 100 > one_band_chunks * 150:
-            continue
-        units = imgs * num_blocks * b
-        slots = _cdiv(units, 48) * 48
-        if best is None or units * best[1] * 100 > best[0] * slots * 115:
-            bands, chunk_budget, best = b, budget - extra, (units, slots)
-    budget = chunk_budget  # what the chunk regions get
-    out_rows, out_cols, chunk_pix, imgs = chunks(budget)
-    band_len = _cdiv(chunk_pix, bands)
-    bands = _cdiv(chunk_pix, band_len)
+    def bands_and_chunks(g_regions):
+        # bands: the count that keeps the most of 48 stage-2 lanes busy per round; more bands only for a
+        # share more than 15 % higher, with a pixel per band, >= 3 output rows per band (whole-row chunks)
+        # and <= 1.5x the one-band chunks; each extra plane comes out of the budget (at least budget // 5
+        # stays)
+        bands, chunk_budget, best, one_band_chunks = 1, budget, None, 0
+        for b in range(1, min(8, howo) + 1):
+            extra = (b - 1) * plane
+            if extra > budget - budget // 5:
+                break
+            out_rows, out_cols, chunk_pix, imgs = chunks(budget - extra, g_regions)
+            n_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
+            if b == 1:
+                one_band_chunks = n_chunks
+            elif b > chunk_pix or (out_cols == wo and chunk_pix < b * 3 * wo) or n_chunks * 100 > one_band_chunks * 150:
+                continue
+            units = imgs * num_blocks * b
+            slots = _cdiv(units, 48) * 48
+            if best is None or units * best[1] * 100 > best[0] * slots * 115:
+                bands, chunk_budget, best = b, budget - extra, (units, slots)
+        out_rows, out_cols, chunk_pix, imgs = chunks(chunk_budget, g_regions)
+        band_len = _cdiv(chunk_pix, bands)
+        bands = _cdiv(chunk_pix, band_len)
 
-    # lane balance: fewer images per chunk when the run then needs fewer rounds of 48 stage-2 lanes
-    def rounds(i):
-        full, rest = divmod(case.n, i)
-        return full * _cdiv(i * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
-    imgs = min(range(1, imgs + 1), key=lambda i: (rounds(i), -i))
+        # lane balance: fewer images per chunk when the run then needs fewer rounds of 48 stage-2 lanes
+        def rounds(i):
+            full, rest = divmod(case.n, i)
+            return full * _cdiv(i * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
+        imgs = min(range(1, imgs + 1), key=lambda i: (rounds(i), -i))
+        num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
+        return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions)
+
+    # one G region; with several chunks, two (chunk c+1's G GEMM during chunk c's sampling) when they need
+    # no more chunks
+    chunk_budget, geo = bands_and_chunks(1)
+    if geo[6] > 1:
+        two_budget, two = bands_and_chunks(2)
+        if two[6] <= geo[6]:
+            chunk_budget, geo = two_budget, two
+    budget = chunk_budget  # what the chunk regions get
+    out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions = geo
     chunk_rows = imgs * chunk_pix
-    num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
     slot_bytes = case.cout * (case.cin // case.groups) * k * 4
     # about 48 grad_weight units (256 x 256 tiles x Ka chunks of >= 128 rows), at least 2048-row Ka chunks'
     # count, at most the slots a quarter of the chunk budget holds
@@ -348,12 +360,12 @@ def _chunks_for(case, dtype, budget, split):
     w_split = _cdiv(chunk_rows, w_chunk)
     return {"num_blocks": num_blocks, "imgs": imgs, "out_rows": out_rows, "out_cols": out_cols,
             "chunk_pix": chunk_pix, "chunk_rows": chunk_rows, "num_chunks": num_chunks, "bands": bands,
-            "band_len": band_len, "w_split": w_split, "w_chunk": w_chunk}
+            "band_len": band_len, "w_split": w_split, "w_chunk": w_chunk, "g_regions": g_regions}
 
 
 def workspace_regions(case, dtype, budget=WS_BUDGET):
     """The user-workspace regions in layout order (bytes before the 512-B alignment):
-    xt, giacc, g, got, dcol, gw, part (op_host/deformable_conv2d_backward_tiling.h)."""
+    xt, giacc, g, g2, got, dcol, gw, part (op_host/deformable_conv2d_backward_tiling.h)."""
     elt = 4 if dtype == "float32" else 2
     k = case.kh * case.kw
     cp = chunk_plan(case, dtype, budget)
@@ -361,7 +373,7 @@ def workspace_regions(case, dtype, budget=WS_BUDGET):
     hw = case.h * case.w
     xt_images = 0  # the input copy (in the I/O dtype) lives in grad_input
     return [xt_images * hw * case.cin * 4, cp["bands"] * case.n * hw * case.cin * 4, rows * k * case.cin * 4,
-            rows * case.cout * elt, rows * case.cin * k * elt,
+            (cp["g_regions"] - 1) * rows * k * case.cin * 4, rows * case.cout * elt, rows * case.cin * k * elt,
             cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4]
 
 
