@@ -11,7 +11,8 @@
 //                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
-// Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): offset rows x pixel pieces,
+// Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): offset rows x pixel pieces
+// (or, for short chunk rows, runs of kernel points of one (image, j, deformable group): FoldKGroup),
 // grad_weight pieces, then (final) grad_input transpose tiles and grad_bias channels. Each unit writes a
 // disjoint range and its summation order is fixed by the shape, so results do not depend on the core count.
 #ifndef DCN_STAGE3_FINALIZE_H
@@ -21,6 +22,8 @@
 
 namespace dcn_kernel {
 
+// Row pitch (elements) a grouped fold unit reserves per row: 32-B rows of fp32 and of 16-bit outputs
+constexpr int64_t kFoldPitch = 16;
 
 template <typename T>
 class Stage3Finalize {
@@ -37,16 +40,31 @@ public:
 
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
         const int64_t pixPieces = CeilDiv(p.cQLen, dcn_tiling::kReduceChunk);
-        const int64_t nOff = p.cImgs * offCh * pixPieces;
+        const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
+        const int64_t kGroup = FoldKGroup(p, blocksPerDg);
+        const int64_t kGroups = CeilDiv(p.k, kGroup);
+        const int64_t nOff = kGroup > 1 ? p.cImgs * p.offsetBlocks * p.dg * kGroups : p.cImgs * offCh * pixPieces;
         const int64_t wElems = p.cout * p.cinG * p.k;
         const int64_t nW = final ? CeilDiv(wElems, dcn_tiling::kReduceChunk) : 0;
         const int64_t nIn = final ? p.n * BlockTilesPerImage<GradInputJobs>(p) : 0;
         const int64_t nB = final ? p.cout : 0;
         const int64_t total = nOff + nW + nIn + nB;
-        const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
 
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
+            if (u != aivIdx) {
+                AscendC::PipeBarrier<PIPE_V>(); // the previous unit's vector reads of acc precede its next writes
+            }
             int64_t v = u;
+            if (v < nOff && kGroup > 1) { // kernel points k0 .. k0+kr-1 of (image, j, deformable group), all pixels
+                const int64_t kg = v % kGroups, jd = (v / kGroups) % (p.offsetBlocks * p.dg);
+                const int64_t n = p.cN0 + v / kGroups / (p.offsetBlocks * p.dg);
+                const int64_t j = jd / p.dg, dgi = jd % p.dg, k0 = kg * kGroup, kr = MinI(kGroup, p.k - k0);
+                const int64_t r = j * p.dg * p.k + dgi * p.k + k0;
+                SumRowGroup(
+                    t.part, ChunkPartAt(p, n, dgi * blocksPerDg, j, k0, p.cQ0), 3 * p.k * p.chunkPix, blocksPerDg, kr,
+                    p.chunkPix, p.cQLen, t.gradOffset, (n * offCh + r) * p.howo + p.cQ0, p.howo);
+                continue;
+            }
             if (v < nOff) {
                 int64_t piece = v % pixPieces, row = v / pixPieces;
                 int64_t n = p.cN0 + row / offCh, r = row % offCh;
@@ -93,6 +111,81 @@ private:
         }
     };
 
+    // Kernel points per fold unit: 1 (a unit folds one offset row, its short rows of several blocks per DMA),
+    // or kr > 1 consecutive kernel points of one (image, j, deformable group) when the chunk's pixels fit one
+    // reduction chunk kr times and the busiest of kTargetUnits lanes then issues fewer DMAs (one per block
+    // for the kr rows, one for the output): rows of a chunk's pixels are short on small layers (EDVR L3: 256
+    // pixels, one unit of 2 DMAs per row before). A function of the chunk's shape only; the per-element
+    // block order is the same either way.
+    __aicore__ static inline int64_t FoldKGroup(const DcnParams& p, int64_t blocks)
+    {
+        if (p.cQLen > dcn_tiling::kReduceChunk) {
+            return 1;
+        }
+        const int64_t kr = MinI(p.k, dcn_tiling::kReduceChunk / RoundUp(p.cQLen, kFoldPitch));
+        const int64_t perDma = dcn_tiling::kReduceChunk / RoundUp(p.cQLen, dcn_tiling::kUbBlockBytes / 4);
+        const int64_t rowsPerKr = p.cImgs * p.offsetBlocks * p.dg; // units per kernel point (group)
+        const int64_t byRow = CeilDiv(rowsPerKr * p.k, dcn_tiling::kTargetUnits) * (CeilDiv(blocks, perDma) + 1);
+        const int64_t byGroup = CeilDiv(rowsPerKr * CeilDiv(p.k, kr), dcn_tiling::kTargetUnits) * (blocks + 1);
+        return kr > 1 && byGroup < byRow ? kr : 1;
+    }
+
+    // dst[dstOff + i*dstRowStride + e] = D( sum_{b < blocks, in order} src[first + b*blockStride + i*srcRowStride + e]
+    // ) for rows i < rows and e < cnt (rows * RoundUp(cnt, kFoldPitch) <= dcn_tiling::kReduceChunk): a block's rows
+    // come with one DMA (32-B aligned rows in UB, their pad lanes copies of the row's first element), the
+    // blocks are added over the whole rows, and the rows go out with one DMA (32-B aligned rows of D).
+    template <typename D>
+    __aicore__ inline void SumRowGroup(
+        const AscendC::GlobalTensor<float>& src, int64_t first, int64_t blockStride, int64_t blocks, int64_t rows,
+        int64_t srcRowStride, int64_t cnt, const AscendC::GlobalTensor<D>& dst, int64_t dstOff, int64_t dstRowStride)
+    {
+        AscendC::DataCopyPadExtParams<float> noPad;
+        AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
+        const int64_t pitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4); // fp32 rows in UB
+        const int64_t outPitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(D)));
+        const int32_t lanes = static_cast<int32_t>(rows * pitch);
+        AscendC::DataCopyExtParams cp;
+        cp.blockCount = static_cast<uint16_t>(rows);
+        cp.blockLen = static_cast<uint32_t>(cnt * 4);
+        cp.srcStride = static_cast<uint32_t>((srcRowStride - cnt) * 4);
+        cp.dstStride = 0;
+        cp.rsv = 0;
+        for (int64_t b = 0; b < blocks; ++b) {
+            AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
+            AscendC::DataCopyPad(in, src[first + b * blockStride], cp, noPad);
+            inQue_.EnQue(in);
+            in = inQue_.DeQue<float>();
+            if (b == 0) {
+                AscendC::Adds(acc, in, 0.0f, lanes);
+            } else {
+                AscendC::Add(acc, acc, in, lanes);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+            inQue_.FreeTensor(in);
+        }
+        AscendC::LocalTensor<D> out = outQue_.AllocTensor<D>();
+        if constexpr (IsSameType<D, float>::value) {
+            AscendC::Adds(out, acc, 0.0f, lanes);
+        } else if (outPitch == pitch) {
+            AscendC::Cast(out, acc, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(lanes));
+        } else { // 16-bit rows are 16-element aligned: one Cast per row
+            for (int64_t i = 0; i < rows; ++i) {
+                AscendC::Cast(
+                    out[i * outPitch], acc[i * pitch], AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(cnt));
+            }
+        }
+        outQue_.EnQue(out);
+        out = outQue_.DeQue<D>();
+        AscendC::DataCopyExtParams op;
+        op.blockCount = static_cast<uint16_t>(rows);
+        op.blockLen = static_cast<uint32_t>(cnt * static_cast<int64_t>(sizeof(D)));
+        op.srcStride = 0;
+        op.dstStride = static_cast<uint32_t>((dstRowStride - cnt) * static_cast<int64_t>(sizeof(D)));
+        op.rsv = 0;
+        AscendC::DataCopyPad(dst[dstOff], out, op);
+        outQue_.FreeTensor(out);
+    }
+
     __aicore__ static inline AscendC::DataCopyExtParams Contig(int64_t bytes)
     {
         AscendC::DataCopyExtParams cp;
@@ -112,7 +205,6 @@ private:
         AscendC::DataCopyPadExtParams<float> noPad;
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         const int32_t n32 = static_cast<int32_t>(cnt);
-        AscendC::PipeBarrier<PIPE_V>(); // the previous unit's WriteOut has read acc
         // short rows come several per DMA (each padded to 32 B in UB), added in the same order
         const int64_t pitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4);
         const int64_t perDma = MaxI(1, dcn_tiling::kReduceChunk / pitch);
@@ -161,7 +253,6 @@ private:
     {
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         const int64_t width = MinI(dcn_tiling::kReduceChunk, p.howo);
-        AscendC::PipeBarrier<PIPE_V>(); // an earlier unit's WriteOut has read acc
         AscendC::Duplicate(acc, 0.0f, static_cast<int32_t>(width));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::DataCopyPadExtParams<T> noPad;
