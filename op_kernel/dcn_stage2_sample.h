@@ -806,7 +806,8 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> keys = KeyRows(J.slot);
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(kt);
-        const uint32_t rowCnt = static_cast<uint32_t>(pt * kt);
+        // an even count: the Loads read the rows in pairs (rowTab has rs_ entries, rs_ even)
+        const uint32_t rowCnt = static_cast<uint32_t>(RoundUp(pt * kt, 2));
         if (keyPath_) {
             AscendC::Gather(keys, coord_, rowTab, 0, rowCnt);
         } else {
@@ -974,22 +975,33 @@ private:
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
         RowInfo* info = rowInfo_[J.slot];
         int64_t loaded = 0; // points the window does not serve: their corners are loaded one by one
+        // two rows' keys per scalar read: the key rows start 32-B aligned (rs_ even) and Coords gathers an even
+        // count of rows
+        const AscendC::LocalTensor<uint64_t> keyPairs = keys.template ReinterpretCast<uint64_t>();
+        uint64_t pair = 0, pairX = 0;
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 const int64_t row = i * kt + kk;
                 const uint32_t idx = static_cast<uint32_t>(row);
                 RowInfo& ri = info[row];
+                if ((idx & 1U) == 0) {
+                    pair = keyPairs.GetValue(idx >> 1);
+                    if (!keyPath_) {
+                        pairX = keyPairs.GetValue((static_cast<uint32_t>(rs_) + idx) >> 1);
+                    }
+                }
+                const bool odd = (idx & 1U) != 0;
                 if (keyPath_) {
-                    const float fk = keys.GetValue(idx);
+                    const float fk = PairHalf(pair, odd);
                     ri.inside = fk >= 0.0f;
                     const int32_t key = ri.inside ? static_cast<int32_t>(fk) : 0, wk = static_cast<int32_t>(p.w + 2);
                     ri.y0 = key / wk - 1;
                     ri.x0 = key - (key / wk) * wk - 1;
                 } else {
-                    const float fy0 = keys.GetValue(idx);
+                    const float fy0 = PairHalf(pair, odd);
                     ri.inside = fy0 > kOutsideKey + 1.0f;
                     ri.y0 = ri.inside ? static_cast<int32_t>(fy0) : 0;
-                    ri.x0 = ri.inside ? static_cast<int32_t>(keys.GetValue(static_cast<uint32_t>(rs_) + idx)) : 0;
+                    ri.x0 = ri.inside ? static_cast<int32_t>(PairHalf(pairX, odd)) : 0;
                 }
                 ri.served = gather && ri.inside && ri.y0 >= winLo_ && ri.y0 + 1 < winHi_ && ri.x0 >= winXLo_ &&
                             ri.x0 + 1 < winXHi_;
@@ -1362,6 +1374,17 @@ private:
 
     // Scalar-read rows of a slot: the key (or y0, then x0), rs_ floats each, in row order.
     __aicore__ inline AscendC::LocalTensor<float> KeyRows(int64_t slot) { return keyBuf_.Get<float>()[slot * 2 * rs_]; }
+
+    // The float of a pair of key rows read as one 64-bit value: row 2j in the low word, 2j+1 in the high word.
+    __aicore__ static inline float PairHalf(uint64_t pair, bool high)
+    {
+        union {
+            uint32_t u;
+            float f;
+        } v;
+        v.u = static_cast<uint32_t>(high ? (pair >> 32) : pair);
+        return v.f;
+    }
 
     // Row vectors of a slot (dcn_tiling::kStage2RowVecs rows of rs_ floats).
 
