@@ -43,8 +43,8 @@ constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp3
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)
 constexpr int64_t kBandGainPct = 15;      // more bands must raise the busy share of the stage-2 lanes by > 15 %
-constexpr int64_t kBandMinOutRows = 3;    // ... keep >= 3 output rows per band (chunks of whole rows)
-constexpr int64_t kBandChunkGrowthPct = 150; // ... and at most 1.5x the one-band chunk count
+constexpr int64_t kBandMinOutRows = 1;    // ... keep >= 1 output row per band (chunks of whole rows)
+constexpr int64_t kBandChunkGrowthPct = 250; // ... and at most 2.5x the one-band chunk count
 constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window above and below the kernel's
                                           // reach: corners with |dy| < 4 come from / go to UB
 constexpr int64_t kWindowMinOut = 20;     // output pixels a window should cover before blocks are narrowed

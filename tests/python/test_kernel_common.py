@@ -309,8 +309,8 @@ def _chunks_for(case, dtype, budget, split):
 
     def bands_and_chunks(g_regions):
         # bands: the count that keeps the most of 48 stage-2 lanes busy per round; more bands only for a
-        # share more than 15 % higher, with a pixel per band, >= 3 output rows per band (whole-row chunks)
-        # and <= 1.5x the one-band chunks; each extra plane comes out of the budget (at least budget // 5
+        # share more than 15 % higher, with a pixel per band, >= 1 output row per band (whole-row chunks)
+        # and <= 2.5x the one-band chunks; each extra plane comes out of the budget (at least budget // 5
         # stays)
         bands, chunk_budget, best, one_band_chunks = 1, budget, None, 0
         for b in range(1, min(8, howo) + 1):
@@ -321,7 +321,7 @@ def _chunks_for(case, dtype, budget, split):
             n_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
             if b == 1:
                 one_band_chunks = n_chunks
-            elif b > chunk_pix or (out_cols == wo and chunk_pix < b * 3 * wo) or n_chunks * 100 > one_band_chunks * 150:
+            elif b > chunk_pix or (out_cols == wo and chunk_pix < b * wo) or n_chunks * 100 > one_band_chunks * 250:
                 continue
             units = imgs * num_blocks * b
             slots = _cdiv(units, 48) * 48

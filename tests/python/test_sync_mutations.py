@@ -58,9 +58,12 @@ MATRIX = [
     ("float16", Case("f16_2cores_g2", 2, 8, 8, 5, 5, groups=2, dg=2), 2),
     # consecutive input-rearrange tiles (bf16 -> fp32 casts) on one core
     ("bfloat16", Case("bf16_1core_n2", 2, 8, 8, 5, 5), 1),
-    # 4 pixel chunks (9 + 3 output rows of each image) x 3 pixel bands on 2 cores: each chunk's stage-3 fold
-    # runs on the pipe right before the next chunk's stage 0 (no SyncAll in between)
+    # 4 pixel chunks (6 output rows of one image) x 6 pixel bands on 2 cores, one G region: each chunk's
+    # stage-3 fold runs on the pipe right before the next chunk's stage 0 (no SyncAll in between)
     ("float16", Case("f16_chunks_bands", 2, 8, 8, 12, 10), 2, 82 << 10),
+    # 6 pixel chunks (4 output rows) x 3 pixel bands, two G regions: chunk c+1's G GEMM runs during chunk c's
+    # sampling, into the region that sampling does not read
+    ("float16", Case("f16_g_ahead", 2, 8, 8, 12, 10), 2, 60 << 10),
     # 8 images on 2 cores: a core runs several stage-2 units back to back, each a full tile pipeline (the
     # next unit's window load follows the previous unit's tiles)
     ("float16", Case("f16_8imgs_2cores", 8, 8, 8, 12, 10), 2),
@@ -73,6 +76,16 @@ def _entry(i):
     """MATRIX[i] as (dtype, case, vector cores, workspace budget; 0 = the default)."""
     dtype, case, cores, *budget = MATRIX[i]
     return dtype, case, cores, (budget[0] if budget else 0)
+
+
+def test_matrix_has_both_chunk_loops():
+    # the chunked cases cover one G region and two (chunk c+1's G GEMM during chunk c's sampling); the
+    # budgets are derived independently of the C++ plan (test_chunks checks the two agree)
+    plans = {case.name: chunk_plan(case, dtype, budget) for dtype, case, _, budget in map(_entry, range(len(MATRIX)))
+             if budget}
+    assert plans["f16_chunks_bands"]["num_chunks"] > 1 and plans["f16_chunks_bands"]["g_regions"] == 1
+    assert plans["f16_g_ahead"]["num_chunks"] > 1 and plans["f16_g_ahead"]["g_regions"] == 2
+    assert all(p["bands"] > 1 for p in plans.values())
 
 
 def _run(dtype, case, cores, inputs=None, budget=0):
