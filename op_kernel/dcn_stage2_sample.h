@@ -790,8 +790,9 @@ private:
         AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
         AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
         if (keyPath_) {
-            // one scalar read per point: key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact
-            // (an integer below 2^24 for points inside), kOutsideKey (< 0) outside; over ys (consumed)
+            // one fp32 key per point (the Loads read two keys per scalar access):
+            // key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact (an integer below 2^24 for
+            // points inside), kOutsideKey (< 0) outside; over ys (consumed)
             const float wk = static_cast<float>(p.w + 2);
             AscendC::Muls(ys, y0, wk, static_cast<int32_t>(planeCnt));
             AscendC::PipeBarrier<PIPE_V>();
@@ -1650,7 +1651,7 @@ private:
     bool slotParts_;                   // a partials plane per slot (K <= KT), so only the slot's stores are waited for
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
-    bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read
+    bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
