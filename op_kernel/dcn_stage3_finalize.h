@@ -144,12 +144,7 @@ private:
         const int64_t pitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4); // fp32 rows in UB
         const int64_t outPitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(D)));
         const int32_t lanes = static_cast<int32_t>(rows * pitch);
-        AscendC::DataCopyExtParams cp;
-        cp.blockCount = static_cast<uint16_t>(rows);
-        cp.blockLen = static_cast<uint32_t>(cnt * 4);
-        cp.srcStride = static_cast<uint32_t>((srcRowStride - cnt) * 4);
-        cp.dstStride = 0;
-        cp.rsv = 0;
+        const AscendC::DataCopyExtParams cp = RowsParams(rows, cnt * 4, (srcRowStride - cnt) * 4, 0);
         for (int64_t b = 0; b < blocks; ++b) {
             AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
             AscendC::DataCopyPad(in, src[first + b * blockStride], cp, noPad);
@@ -176,24 +171,26 @@ private:
         }
         outQue_.EnQue(out);
         out = outQue_.DeQue<D>();
-        AscendC::DataCopyExtParams op;
-        op.blockCount = static_cast<uint16_t>(rows);
-        op.blockLen = static_cast<uint32_t>(cnt * static_cast<int64_t>(sizeof(D)));
-        op.srcStride = 0;
-        op.dstStride = static_cast<uint32_t>((dstRowStride - cnt) * static_cast<int64_t>(sizeof(D)));
-        op.rsv = 0;
-        AscendC::DataCopyPad(dst[dstOff], out, op);
+        const int64_t elt = static_cast<int64_t>(sizeof(D));
+        AscendC::DataCopyPad(dst[dstOff], out, RowsParams(rows, cnt * elt, 0, (dstRowStride - cnt) * elt));
         outQue_.FreeTensor(out);
     }
 
-    __aicore__ static inline AscendC::DataCopyExtParams Contig(int64_t bytes)
+    // `rows` blocks of `bytes` each, gmGapIn / gmGapOut bytes apart in GM for a load / a store (UB side:
+    // consecutive 32-B aligned rows)
+    __aicore__ static inline AscendC::DataCopyExtParams RowsParams(
+        int64_t rows, int64_t bytes, int64_t gmGapIn, int64_t gmGapOut)
     {
         AscendC::DataCopyExtParams cp;
-        cp.blockCount = 1;
+        cp.blockCount = static_cast<uint16_t>(rows);
         cp.blockLen = static_cast<uint32_t>(bytes);
-        cp.srcStride = 0; cp.dstStride = 0; cp.rsv = 0;
+        cp.srcStride = static_cast<uint32_t>(gmGapIn);
+        cp.dstStride = static_cast<uint32_t>(gmGapOut);
+        cp.rsv = 0;
         return cp;
     }
+
+    __aicore__ static inline AscendC::DataCopyExtParams Contig(int64_t bytes) { return RowsParams(1, bytes, 0, 0); }
 
     // dst[dstOff + i] = D( sum_{r < rows, in order} src[first + r*stride + i] ), i < cnt (cnt <=
     // dcn_tiling::kReduceChunk)
@@ -210,14 +207,8 @@ private:
         const int64_t perDma = MaxI(1, dcn_tiling::kReduceChunk / pitch);
         for (int64_t r0 = 0; r0 < rows; r0 += perDma) {
             const int64_t nr = MinI(perDma, rows - r0);
-            AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(nr);
-            cp.blockLen = static_cast<uint32_t>(cnt * 4);
-            cp.srcStride = static_cast<uint32_t>((stride - cnt) * 4);
-            cp.dstStride = 0;
-            cp.rsv = 0;
             AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
-            AscendC::DataCopyPad(in, src[first + r0 * stride], cp, noPad);
+            AscendC::DataCopyPad(in, src[first + r0 * stride], RowsParams(nr, cnt * 4, (stride - cnt) * 4, 0), noPad);
             inQue_.EnQue(in);
             in = inQue_.DeQue<float>();
             for (int64_t r = 0; r < nr; ++r) {
@@ -262,14 +253,11 @@ private:
         const int64_t perDma = p.howo <= dcn_tiling::kReduceChunk ? MaxI(1, dcn_tiling::kReduceChunk / pitch) : 0;
         for (int64_t n0 = 0; perDma > 0 && n0 < p.n; n0 += perDma) {
             const int64_t rows = MinI(perDma, p.n - n0);
-            AscendC::DataCopyExtParams cp;
-            cp.blockCount = static_cast<uint16_t>(rows);
-            cp.blockLen = static_cast<uint32_t>(p.howo * static_cast<int64_t>(sizeof(T)));
-            cp.srcStride = static_cast<uint32_t>((p.cout - 1) * p.howo * static_cast<int64_t>(sizeof(T)));
-            cp.dstStride = 0;
-            cp.rsv = 0;
+            const int64_t elt = static_cast<int64_t>(sizeof(T));
             AscendC::LocalTensor<T> in = inQue_.AllocTensor<T>();
-            AscendC::DataCopyPad(in, t.gradOutput[(n0 * p.cout + oc) * p.howo], cp, noPad);
+            AscendC::DataCopyPad(
+                in, t.gradOutput[(n0 * p.cout + oc) * p.howo],
+                RowsParams(rows, p.howo * elt, (p.cout - 1) * p.howo * elt, 0), noPad);
             inQue_.EnQue(in);
             in = inQue_.DeQue<T>();
             AscendC::LocalTensor<float> rowsF;
