@@ -207,6 +207,11 @@ public:
         for (int64_t e = 0; e < hpr_ * dcn_tiling::kBrcLanes; ++e) { // row 0; the rows below by ExtendByDoubling
             table.SetValue(static_cast<uint32_t>(e), 0u);
         }
+        // the column ramp i*strideW (vector pixel bases of one-row tiles) behind the compare mask's bytes
+        rampRow_ = kt_ >= 2;
+        for (int64_t i = 0; rampRow_ && i < ptp_; ++i) {
+            Ramp().SetValue(static_cast<uint32_t>(i), static_cast<float>(i * p.strideW));
+        }
         // order tables: set 0 for KT kernel points, set 1 for the last kernel-point chunk when K > KT leaves one
         BuildOrderTables(kt_, 0);
         if (p.k > kt_ && p.k % kt_ != 0) {
@@ -714,12 +719,19 @@ private:
         if (k0 == 0) { // the pixel bases of a new pixel tile
             AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
             AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
-            // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
-            // tile: the V_S of the setup)
-            for (int64_t i = 0; i < pt; ++i) {
-                int64_t pix = J.p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
-                hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
-                wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
+            const int64_t oh0 = J.p0 / p.wo, ow0 = J.p0 - oh0 * p.wo;
+            if (rampRow_ && ow0 + pt <= p.wo) { // one output row: vector, from the column ramp (the previous
+                // tile's KernelPointBases reads of hb/wb are ordered by the barrier that follows them)
+                AscendC::Duplicate(hb, static_cast<float>(oh0 * p.strideH - p.padTop), static_cast<int32_t>(ptp_));
+                AscendC::Adds(wb, Ramp(), static_cast<float>(ow0 * p.strideW - p.padLeft), static_cast<int32_t>(ptp_));
+            } else {
+                // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
+                // tile: the V_S of the setup)
+                for (int64_t i = 0; i < pt; ++i) {
+                    int64_t pix = J.p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
+                    hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
+                    wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
+                }
             }
             PipeSync<AscendC::HardEvent::S_V>();
         }
@@ -750,6 +762,9 @@ private:
         AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_], wb = coord_[CP_HB * plane_ + ptp_];
         // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
         // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
+        if (k0 == 0 && rampRow_) {
+            AscendC::PipeBarrier<PIPE_V>(); // the pixel bases written by vector (one output row) are complete
+        }
         KernelPointBases(ys, xs, hb, wb, k0, kt);
         AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
         // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN)
@@ -1376,6 +1391,10 @@ private:
     // Scalar-read rows of a slot: the key (or y0, then x0), rs_ floats each, in row order.
     __aicore__ inline AscendC::LocalTensor<float> KeyRows(int64_t slot) { return keyBuf_.Get<float>()[slot * 2 * rs_]; }
 
+    // The column ramp (PTP floats, i*strideW) in the second half of the compare-mask plane, whose mask uses
+    // at most plane/8 bytes (rounded to 32 B); it fits there when the plane has >= 2 kernel points (rampRow_).
+    __aicore__ inline AscendC::LocalTensor<float> Ramp() { return coord_[CP_MSK * plane_ + plane_ / 2]; }
+
     // The float of a pair of key rows read as one 64-bit value: row 2j in the low word, 2j+1 in the high word.
     __aicore__ static inline float PairHalf(uint64_t pair, bool high)
     {
@@ -1651,6 +1670,7 @@ private:
     bool slotParts_;                   // a partials plane per slot (K <= KT), so only the slot's stores are waited for
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
+    bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
