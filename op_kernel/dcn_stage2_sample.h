@@ -715,12 +715,13 @@ private:
         const DcnParams& p = *p_;
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
         const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
+        const int64_t oh0 = J.p0 / p.wo, ow0 = J.p0 - oh0 * p.wo;
+        const bool vectorBases = k0 == 0 && rampRow_ && ow0 + pt <= p.wo; // a new pixel tile in one output row
 
         if (k0 == 0) { // the pixel bases of a new pixel tile
             AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
             AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
-            const int64_t oh0 = J.p0 / p.wo, ow0 = J.p0 - oh0 * p.wo;
-            if (rampRow_ && ow0 + pt <= p.wo) { // one output row: vector, from the column ramp (the previous
+            if (vectorBases) { // one output row: vector, from the column ramp (the previous
                 // tile's KernelPointBases reads of hb/wb are ordered by the barrier that follows them)
                 AscendC::Duplicate(hb, static_cast<float>(oh0 * p.strideH - p.padTop), static_cast<int32_t>(ptp_));
                 AscendC::Adds(wb, Ramp(), static_cast<float>(ow0 * p.strideW - p.padLeft), static_cast<int32_t>(ptp_));
@@ -762,8 +763,8 @@ private:
         AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_], wb = coord_[CP_HB * plane_ + ptp_];
         // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
         // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
-        if (k0 == 0 && rampRow_) {
-            AscendC::PipeBarrier<PIPE_V>(); // the pixel bases written by vector (one output row) are complete
+        if (vectorBases) {
+            AscendC::PipeBarrier<PIPE_V>(); // the pixel bases written by vector are complete
         }
         KernelPointBases(ys, xs, hb, wb, k0, kt);
         AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
