@@ -430,8 +430,22 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
         return;
     }
     const int64_t fitPixels = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC)));
-    BestWindow(
-        s, PixelTile(s, w.blockC), fitPixels, maxOutRows, tileAware, w.winOutRows, w.winOutCols, w.winRows, w.winCols);
+    if (!BestWindow(
+            s, PixelTile(s, w.blockC), fitPixels, maxOutRows, tileAware, w.winOutRows, w.winOutCols, w.winRows,
+            w.winCols)) {
+        return;
+    }
+    // Blocks whose window corners are gathered (LP <= kGatherMaxLp) may hold a zero ring of one pixel around
+    // the image, so that border samples are window-served (dcn_stage2_sample.h OpenWindow): the capacity
+    // grows to the ring when that still fits (and keeps the single-Add limits of the window's row pitch).
+    const int64_t nb = RoundUp(w.blockC, 8) / 8;
+    const int64_t rows = std::min(WindowSpanRows(s, w.winOutRows), s.h + 2);
+    const int64_t cols = std::min(WindowSpanCols(s, w.winOutCols), s.w + 2);
+    if (nb * 8 <= kGatherMaxLp && rows * cols <= fitPixels && cols <= kMaxDmaBlocks &&
+        (cols * nb <= 255) == (w.winCols * nb <= 255)) {
+        w.winRows = rows;
+        w.winCols = cols;
+    }
 }
 
 MatmulL1Limits Stage1Limits(const TilingPlatform& platform)

@@ -46,7 +46,9 @@
 //
 // UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
 // output pixels (row-major over the image, intersected with the unit's band). Per window, the input
-// rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image) are
+// rows x columns its kernel points reach plus kWindowMargin on every side (clipped to the image; for
+// window-served blocks, len == LP <= 32, to the image and a one-pixel ring around it when the capacity allows:
+// the ring pixels of xwin are zeroed, those of gwin never flushed, so border points are window-served too) are
 // loaded once, x the block's channels, into xwin [row][cols][LP] (xt is channel-block-major, BlockPixelAt: one
 // DataCopyPad for the whole window when len == LP; else one per input row, or one for all rows of a full-width
 // window), and a
@@ -319,11 +321,12 @@ private:
             return;
         }
         const int64_t ohLast = (pEnd - 1) / p.wo;
+        const bool ring = gatherCorners_ && len == lp_; // border points window-served (OpenWindow)
         for (int64_t oh0 = pBegin / p.wo; oh0 <= ohLast; oh0 += p.winOutRows) {
             const int64_t ohEnd = MinI(oh0 + p.winOutRows, ohLast + 1);
             if (p.winOutCols >= p.wo) {  // full-width window: one contiguous pixel range (tiles span rows)
                 const int64_t from = MaxI(pBegin, oh0 * p.wo), to = MinI(pEnd, ohEnd * p.wo);
-                OpenWindow(oh0, ohEnd - 1, 0, p.wo - 1);
+                OpenWindow(oh0, ohEnd - 1, 0, p.wo - 1, ring);
                 ProcessPixels(unit, from, to);
                 FlushWindow(n, c0, len);
                 continue;
@@ -336,7 +339,7 @@ private:
                 if (first >= last) {
                     continue;
                 }
-                OpenWindow(oh0, ohEnd - 1, ow0, owEnd - 1);
+                OpenWindow(oh0, ohEnd - 1, ow0, owEnd - 1, ring);
                 for (int64_t oh = oh0; oh < ohEnd; ++oh) {
                     const int64_t from = MaxI(pBegin, oh * p.wo + ow0), to = MinI(pEnd, oh * p.wo + owEnd);
                     if (from < to) {
@@ -355,6 +358,8 @@ private:
         winXLo_ = 0;
         winXHi_ = 0;
         winW_ = 0;
+        imgLo_ = imgHi_ = imgXLo_ = imgXHi_ = 0;
+        winRing_ = false;
         winPending_ = false;
     }
 
@@ -365,21 +370,23 @@ private:
     __aicore__ inline int64_t WindowRowsPerDma(int64_t len) const
     {
         if (len == lp_) {
-            return winHi_ - winLo_;
+            return imgHi_ - imgLo_;
         }
-        return winW_ == p_->w ? MaxI(1, dcn_tiling::kMaxDmaBlocks / winW_) : 1;
+        return winW_ == p_->w ? MaxI(1, dcn_tiling::kMaxDmaBlocks / winW_) : 1; // (no ring: len < LP)
     }
 
-    // Transfer of `rows` window rows, GM -> UB (toUb: xt -> xwin) or UB -> GM (gwin -> giacc): the GM gap in
-    // bytes, the UB gap in 32-B blocks.
+    // Transfer of `rows` in-image window rows, GM -> UB (toUb: xt -> xwin) or UB -> GM (gwin -> giacc): the GM
+    // gap in bytes, the UB gap in 32-B blocks (the ring columns, len == LP).
     __aicore__ inline AscendC::DataCopyExtParams WindowRows(int64_t len, int64_t rows, bool toUb) const
     {
         uint32_t gmGap = 0, ubGap = 0;
         AscendC::DataCopyExtParams cp;
+        const int64_t imgW = imgXHi_ - imgXLo_;
         if (len == lp_) {
             cp.blockCount = static_cast<uint16_t>(rows);
-            cp.blockLen = static_cast<uint32_t>(winW_ * len * 4);
-            gmGap = static_cast<uint32_t>((p_->w - winW_) * len * 4);
+            cp.blockLen = static_cast<uint32_t>(imgW * len * 4);
+            gmGap = static_cast<uint32_t>((p_->w - imgW) * len * 4);
+            ubGap = static_cast<uint32_t>((winW_ - imgW) * lp_ * 4 / dcn_tiling::kUbBlockBytes);
         } else {
             cp.blockCount = static_cast<uint16_t>(rows * winW_);
             cp.blockLen = static_cast<uint32_t>(len * 4);
@@ -398,28 +405,46 @@ private:
     }
 
     // Input rows [winLo_, winHi_) x columns [winXLo_, winXHi_) reached by output rows ohFirst..ohLast and
-    // columns owFirst..owLast (+ margin, clipped). Only the state: the window's first tile loads xwin and
-    // zeroes gwin in its Front (LoadWindow), after the scalar unit has its coordinates, so the previous
-    // window's flush and these loads do not hold up the scalar unit.
-    __aicore__ inline void OpenWindow(int64_t ohFirst, int64_t ohLast, int64_t owFirst, int64_t owLast)
+    // columns owFirst..owLast (+ margin), clipped to the image [imgLo_, imgHi_) x [imgXLo_, imgXHi_) or, with
+    // `ring`, to the image and a ring of one pixel around it when that fits the window's capacity (PlanWindow):
+    // the ring pixels of xwin are zero and those of gwin are never flushed, so a sample point whose corners
+    // touch the ring (a border point: its corners outside the image contribute nothing) is window-served.
+    // Only the state: the window's first tile loads xwin and zeroes gwin in its Front (LoadWindow), after the
+    // scalar unit has its coordinates, so the previous window's flush and these loads do not hold up the
+    // scalar unit.
+    __aicore__ inline void OpenWindow(int64_t ohFirst, int64_t ohLast, int64_t owFirst, int64_t owLast, bool ring)
     {
         const DcnParams &p = *p_;
-        const int64_t m = dcn_tiling::kWindowMargin;
-        const int64_t lo = MaxI(0, ohFirst * p.strideH - p.padTop - m);
-        const int64_t hi = MinI(p.h, ohLast * p.strideH - p.padTop + (p.kh - 1) * p.dilationH + m + 1);
-        const int64_t xlo = MaxI(0, owFirst * p.strideW - p.padLeft - m);
-        const int64_t xhi = MinI(p.w, owLast * p.strideW - p.padLeft + (p.kw - 1) * p.dilationW + m + 1);
+        const int64_t m = dcn_tiling::kWindowMargin, r = ring ? 1 : 0;
+        const int64_t lo = ohFirst * p.strideH - p.padTop - m;
+        const int64_t hi = ohLast * p.strideH - p.padTop + (p.kh - 1) * p.dilationH + m + 1;
+        const int64_t xlo = owFirst * p.strideW - p.padLeft - m;
+        const int64_t xhi = owLast * p.strideW - p.padLeft + (p.kw - 1) * p.dilationW + m + 1;
         CloseWindowState();
-        if (hi <= lo || xhi <= xlo) {
+        if (MinI(p.h, hi) <= MaxI(0, lo) || MinI(p.w, xhi) <= MaxI(0, xlo)) {
             return;  // the window lies outside the image: every corner takes the GM path (none is valid)
         }
-        winLo_ = lo;
-        winHi_ = hi;
-        winXLo_ = xlo;
-        winXHi_ = xhi;
-        winW_ = xhi - xlo;
+        imgLo_ = MaxI(0, lo);
+        imgHi_ = MinI(p.h, hi);
+        imgXLo_ = MaxI(0, xlo);
+        imgXHi_ = MinI(p.w, xhi);
+        winLo_ = MaxI(-r, lo);
+        winHi_ = MinI(p.h + r, hi);
+        winXLo_ = MaxI(-r, xlo);
+        winXHi_ = MinI(p.w + r, xhi);
+        if (winHi_ - winLo_ > p.winRows || winXHi_ - winXLo_ > p.winCols) { // the ring does not fit: none
+            winLo_ = imgLo_;
+            winHi_ = imgHi_;
+            winXLo_ = imgXLo_;
+            winXHi_ = imgXHi_;
+        }
+        winW_ = winXHi_ - winXLo_;
+        winRing_ = winLo_ < imgLo_ || winHi_ > imgHi_ || winXLo_ < imgXLo_ || winXHi_ > imgXHi_;
         winPending_ = true;
     }
+
+    // Offset (floats) of in-image pixel (y, imgXLo_) in xwin / gwin.
+    __aicore__ inline int64_t WindowRowAt(int64_t y) const { return ((y - winLo_) * winW_ + imgXLo_ - winXLo_) * lp_; }
 
     // The open window's input rows -> xwin (the V_MTE2 orders the previous window's UB copies, V, before
     // xwin is overwritten; the MTE2_V orders these loads before this tile's copies, V). gwin is zeroed
@@ -427,14 +452,16 @@ private:
     __aicore__ inline void LoadWindow(int64_t n, int64_t c0, int64_t len)
     {
         const DcnParams& p = *p_;
+        if (winRing_) { // the ring pixels (never loaded) are zero; earlier windows left input rows there
+            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
+        }
         PipeSync<AscendC::HardEvent::V_MTE2>();
         if constexpr (IsSameType<T, float>::value) {
             AscendC::DataCopyPadExtParams<float> noPad;
             const int64_t step = WindowRowsPerDma(len);
-            for (int64_t y = winLo_; y < winHi_; y += step) {
-                const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, winHi_ - y), true);
-                AscendC::DataCopyPad(
-                    xwin_[(y - winLo_) * winW_ * lp_], t_->xt[BlockPixelAt(p, n, c0, len, y, winXLo_)], cp, noPad);
+            for (int64_t y = imgLo_; y < imgHi_; y += step) {
+                const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, imgHi_ - y), true);
+                AscendC::DataCopyPad(xwin_[WindowRowAt(y)], t_->xt[BlockPixelAt(p, n, c0, len, y, imgXLo_)], cp, noPad);
             }
             PipeSync<AscendC::HardEvent::MTE2_V>();
         } else {
@@ -453,21 +480,22 @@ private:
         const int64_t stageElems = 4 * rows_ * lpt_; // T elements the staging planes hold
         const bool dense = len == lp_;
         const int64_t capPix = dense ? stageElems / len : 4 * rows_; // pixels per piece
-        const int64_t rowElems = RoundUp(winW_ * len * static_cast<int64_t>(sizeof(T)), dcn_tiling::kUbBlockBytes) /
+        const int64_t imgW = imgXHi_ - imgXLo_;                      // == winW_ without a ring (always for len < LP)
+        const int64_t rowElems = RoundUp(imgW * len * static_cast<int64_t>(sizeof(T)), dcn_tiling::kUbBlockBytes) /
                                  static_cast<int64_t>(sizeof(T));
-        const int64_t groupRows = dense ? MaxI(1, stageElems / rowElems) : MaxI(1, capPix / winW_);
-        const int64_t pieceCols = MinI(winW_, capPix);
+        const int64_t groupRows = dense ? MaxI(1, stageElems / rowElems) : MaxI(1, capPix / imgW);
+        const int64_t pieceCols = MinI(imgW, capPix);
         AscendC::DataCopyPadExtParams<T> noPad;
         bool firstPiece = true;
-        for (int64_t y = winLo_; y < winHi_; y += groupRows) {
-            const int64_t nr = MinI(groupRows, winHi_ - y);
-            for (int64_t x = 0; x < winW_; x += pieceCols) {
-                const int64_t nc = MinI(pieceCols, winW_ - x);
+        for (int64_t y = imgLo_; y < imgHi_; y += groupRows) {
+            const int64_t nr = MinI(groupRows, imgHi_ - y);
+            for (int64_t x = 0; x < imgW; x += pieceCols) {
+                const int64_t nc = MinI(pieceCols, imgW - x);
                 if (!firstPiece) {
                     PipeSync<AscendC::HardEvent::V_MTE2>(); // the previous piece is cast before it is overwritten
                 }
                 firstPiece = false;
-                AscendC::LocalTensor<float> dst = xwin_[((y - winLo_) * winW_ + x) * lp_];
+                AscendC::LocalTensor<float> dst = xwin_[WindowRowAt(y) + x * lp_];
                 if (!dense) {
                     LoadWindowPiecePixels(n, c0, len, y, x, nr, nc);
                     CastPixels(dst, xs_, nr * nc); // nr == 1 or nc == winW_: one contiguous run of xwin pixels
@@ -481,9 +509,9 @@ private:
                 cp.srcStride = static_cast<uint32_t>((p.w - nc) * len * static_cast<int64_t>(sizeof(T)));
                 cp.dstStride = 0;
                 cp.rsv = 0;
-                AscendC::DataCopyPad(xs_, t_->xt[BlockPixelAt(p, n, c0, len, y, winXLo_ + x)], cp, noPad);
+                AscendC::DataCopyPad(xs_, t_->xt[BlockPixelAt(p, n, c0, len, y, imgXLo_ + x)], cp, noPad);
                 PipeSync<AscendC::HardEvent::MTE2_V>();
-                if (pitch == nc * len) { // unpadded rows (nr == 1 or nc == winW_): one run
+                if (pitch == nc * len && (nr == 1 || nc == winW_)) { // unpadded rows, no ring between: one run
                     AscendC::Cast(dst, xs_, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(nr * nc * len));
                     continue;
                 }
@@ -514,7 +542,7 @@ private:
         AscendC::DataCopyPadExtParams<T> noPad;
         for (int64_t r = 0; r < (whole ? 1 : nr); ++r) {
             AscendC::DataCopyPad(
-                xs_[r * nc * lpt_], t_->xt[BlockPixelAt(p, n, c0, len, y + r, winXLo_ + x)], cp, noPad);
+                xs_[r * nc * lpt_], t_->xt[BlockPixelAt(p, n, c0, len, y + r, imgXLo_ + x)], cp, noPad);
         }
         PipeSync<AscendC::HardEvent::MTE2_V>();
     }
@@ -571,10 +599,10 @@ private:
         PipeSync<AscendC::HardEvent::V_MTE3>();
         AscendC::SetAtomicAdd<float>();
         const int64_t step = WindowRowsPerDma(len);
-        for (int64_t y = winLo_; y < winHi_; y += step) {
-            const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, winHi_ - y), false);
+        for (int64_t y = imgLo_; y < imgHi_; y += step) { // the in-image rows and columns (the ring is dropped)
+            const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, imgHi_ - y), false);
             AscendC::DataCopyPad(
-                t_->giacc[giaccBase_ + BlockPixelAt(p, n, c0, len, y, winXLo_)], gwin_[(y - winLo_) * winW_ * lp_], cp);
+                t_->giacc[giaccBase_ + BlockPixelAt(p, n, c0, len, y, imgXLo_)], gwin_[WindowRowAt(y)], cp);
         }
         AscendC::SetAtomicNone();
         // gwin is zeroed again after the MTE3_V of the next window's first Front
@@ -1688,6 +1716,8 @@ private:
     bool spanOffsets_;         // dg > 1: a whole tile's offsets in one DMA of the channels they span
     int64_t offRows_, offHop_; // rows (PTP elements) of an offsets buffer; elements between its offset blocks
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
+    int64_t imgLo_, imgHi_, imgXLo_, imgXHi_;         // ... of them inside the image (loaded and flushed)
+    bool winRing_;                                    // the window holds ring pixels (outside the image, zero in xwin)
     bool winPending_; // the window is open but xwin is not loaded nor gwin zeroed yet (its first Front does)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
     AscendC::LocalTensor<T> xs_; // 16-bit I/O staging planes [4][rows][LPT]

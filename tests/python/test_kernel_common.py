@@ -131,6 +131,7 @@ def _gcd(a, b):
 
 UB_LIMIT = 196608 - 8 * 1024  # A2/A3 UB per vector core minus the toolchain reservation
 WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C, WINDOW_TILE_WEIGHT = 4, 20, 16, 64
+GATHER_MAX_LP = 32  # dcn_tiling::kGatherMaxLp: gathered blocks' windows may hold a zero ring around the image
 
 
 def _cdiv(a, b):
@@ -229,6 +230,8 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
         if base >= UB_LIMIT:
             return (0, 0, 0, 0)
         fit = (UB_LIMIT - base) // (2 * _cdiv(bc, 8) * 8 * 4)
+        lp = _cdiv(bc, 8) * 8
+        nb = lp // 8
         # lowest (tiles x weight + halo pixels) per output pixel, then the larger window; per row count the
         # widest window that fits and every whole multiple of the pixel tile below it
         pt = tile(bc)
@@ -255,6 +258,10 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
                 if best[0] == 0 or num * best_den < best_num * den or (
                         num * best_den == best_num * den and wr * cand > best[0] * best[1]):
                     best, best_num, best_den = (wr, cand, r, c), num, den
+        if best[0] and lp <= GATHER_MAX_LP:  # a zero ring around the image when it still fits (PlanWindow)
+            rows, cols = min(span_r(best[0]), case.h + 2), min(span_c(best[1]), case.w + 2)
+            if rows * cols <= fit and cols <= 4095 and (cols * nb <= 255) == (best[3] * nb <= 255):
+                best = (best[0], best[1], rows, cols)
         return best
 
     if force_block_c is not None:
