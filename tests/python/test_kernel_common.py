@@ -138,7 +138,7 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-OFFSET_SPAN_MAX_ROWS = 96  # dcn_tiling::kOffsetSpanMaxRows
+OFFSET_SPAN_MAX_ROWS = 160  # dcn_tiling::kOffsetSpanMaxRows
 
 
 def _offset_rows(k, dg, elt):
