@@ -84,7 +84,7 @@
 //   LP = roundup(blockC, 8), hpr = LP/64 for LP > 64 else 1, plane = KT*PTP, rs = roundup(R, 8)): G tiles
 //   2 x R*LP*4, corner planes 2 x 4*R*LP*4, raw offsets 2 x offRows*PTP*sizeof(T) (offRows = 3*KT, or
 //   2*dg*K + K for spanOffsets_), coordinate planes
-//   (13*plane + 2*PTP)*4 (incl. 3 fp32 offset planes, compare mask, outside key), partials
+//   (13*plane + 2*PTP)*4 (incl. 3 fp32 offset planes or 2 base planes, compare mask, outside key), partials
 //   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
 //   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2, the window's zero
 //   area LP*4 and the corner-gather indices 4*R*(LP/8)*4 for LP <= 32 (op_host Stage2UbBytes). The tiling halves blockC
@@ -109,9 +109,12 @@ constexpr int64_t RV_M = 8;
 constexpr int64_t RV_T1 = 9;
 constexpr int64_t RV_T2 = 10;
 // Coordinate planes (coordBuf_, plane_ floats each): 0..7 ys xs y0 x0 ly lx hy hx, CP_OFF..+2 the offsets
-// in fp32 (16-bit I/O), CP_MSK the compare mask, CP_OUT the kOutsideKey plane,
-// then at CP_HB the pixel bases hb[PTP], wb[PTP].
+// in fp32 (16-bit I/O; 32-bit I/O: CP_YB / CP_XB, the sample bases of a one-row tile at output (0, 0):
+// kh*dH, i*sW + kw*dW, fixed), CP_MSK the compare mask (then the column ramp and a block of ones in its
+// unused half), CP_OUT the kOutsideKey plane, then at CP_HB the pixel bases hb[PTP], wb[PTP].
 constexpr int64_t CP_OFF = 8;
+constexpr int64_t CP_YB = CP_OFF;
+constexpr int64_t CP_XB = CP_OFF + 1;
 constexpr int64_t CP_MSK = 11;
 constexpr int64_t CP_OUT = 12;
 constexpr int64_t CP_HB = dcn_tiling::kStage2CoordPlanes;
@@ -190,6 +193,11 @@ public:
         outside_ = coord_[CP_OUT * plane_]; // a plane of kOutsideKey (Select's tensor form), never written again
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
+        // a block of ones behind the column ramp when the mask plane has room (OneMinus), never written again
+        onesBlock_ = plane_ / 2 + ptp_ + dcn_tiling::kBrcLanes <= plane_;
+        if (onesBlock_) {
+            AscendC::Duplicate(Ones(), 1.0f, static_cast<int32_t>(dcn_tiling::kBrcLanes));
+        }
         AscendC::LocalTensor<T> raw0 = offQue_.AllocTensor<T>(); // both queue buffers
         AscendC::LocalTensor<T> raw1 = offQue_.AllocTensor<T>();
         AscendC::Duplicate(
@@ -256,6 +264,20 @@ public:
         // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
         PipeSync<AscendC::HardEvent::S_V>();
         ExtendByDoubling(table.template ReinterpretCast<int32_t>(), hpr_ * dcn_tiling::kBrcLanes, rows_, 4);
+        // one-row tiles with every kernel point: the sample bases of output (0, 0), once per kernel point row
+        // (a tile adds its row's and column's offsets, Coords); the ramp is never written again
+        basePlanes_ = IsSameType<T, float>::value && rampRow_ && kt_ == p.k; // CP_YB/CP_XB: the 16-bit offsets' planes
+        for (int64_t k = 0; basePlanes_ && k < p.k; ++k) {
+            const int64_t khi = k / p.kw, kwi = k - khi * p.kw;
+            AscendC::Duplicate(
+                coord_[CP_YB * plane_ + k * ptp_], static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
+            AscendC::Adds(
+                coord_[CP_XB * plane_ + k * ptp_], Ramp(), static_cast<float>(kwi * p.dilationW),
+                static_cast<int32_t>(ptp_));
+        }
+        if (basePlanes_) {
+            AscendC::PipeBarrier<PIPE_V>(); // the base planes are complete before the first tile reads them
+        }
         // one Add for the 4 corners of a point (LP = 8: repeat = corner row pair, block = corner column)
         quadAdds_ = gatherCorners_ && nb == 1 && 2 * rows_ <= 255 && p.winCols <= 255;
         // one Add for the 4 corners of a point whose contributions are stored by row (cornerHop_, len == LP):
@@ -745,11 +767,14 @@ private:
         const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
         const int64_t oh0 = J.p0 / p.wo, ow0 = J.p0 - oh0 * p.wo;
         const bool vectorBases = k0 == 0 && rampRow_ && ow0 + pt <= p.wo; // a new pixel tile in one output row
+        const bool planeBases = vectorBases && basePlanes_; // ... with every kernel point: from CP_YB / CP_XB
 
         if (k0 == 0) { // the pixel bases of a new pixel tile
             AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
             AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
-            if (vectorBases) { // one output row: vector, from the column ramp (the previous
+            if (planeBases) {
+                // no pixel bases (the sample bases come from the base planes below)
+            } else if (vectorBases) { // one output row: vector, from the column ramp (the previous
                 // tile's KernelPointBases reads of hb/wb are ordered by the barrier that follows them)
                 AscendC::Duplicate(hb, static_cast<float>(oh0 * p.strideH - p.padTop), static_cast<int32_t>(ptp_));
                 AscendC::Adds(wb, Ramp(), static_cast<float>(ow0 * p.strideW - p.padLeft), static_cast<int32_t>(ptp_));
@@ -787,14 +812,23 @@ private:
         AscendC::LocalTensor<float> ys = coord_[0], xs = coord_[plane_];
         AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
         AscendC::LocalTensor<float> ly = coord_[4 * plane_], lx = coord_[5 * plane_];
-        AscendC::LocalTensor<float> hy = coord_[6 * plane_], hx = coord_[7 * plane_];
+        AscendC::LocalTensor<float> hy = coord_[6 * plane_]; // then hx (OneMinus over both)
         AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_], wb = coord_[CP_HB * plane_ + ptp_];
         // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
         // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
-        if (vectorBases) {
-            AscendC::PipeBarrier<PIPE_V>(); // the pixel bases written by vector are complete
+        if (planeBases) { // ys = kh*dH + oh*sH - padTop, xs = i*sW + kw*dW + ow0*sW - padLeft
+            AscendC::Adds(
+                ys, coord_[CP_YB * plane_], static_cast<float>(oh0 * p.strideH - p.padTop),
+                static_cast<int32_t>(planeCnt));
+            AscendC::Adds(
+                xs, coord_[CP_XB * plane_], static_cast<float>(ow0 * p.strideW - p.padLeft),
+                static_cast<int32_t>(planeCnt));
+        } else {
+            if (vectorBases) {
+                AscendC::PipeBarrier<PIPE_V>(); // the pixel bases written by vector are complete
+            }
+            KernelPointBases(ys, xs, hb, wb, k0, kt);
         }
-        KernelPointBases(ys, xs, hb, wb, k0, kt);
         AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
         // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN)
         AscendC::Cast(y0, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt);    // floor(dy)
@@ -828,11 +862,14 @@ private:
         // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
         // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
         // ly and lx are ordered by the leading barriers of the MarkOutside calls after them
-        AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::PipeBarrier<PIPE_V>(); // also orders the last Select (y0, msk) before the key below
-        AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(planeCnt));
-        AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(planeCnt));
+        if (onesBlock_) {
+            OneMinus(hy, ly, 2 * plane_);   // hy = 1 - ly, hx = 1 - lx (adjacent planes)
+            AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
+        } else {
+            AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(2 * plane_));
+            AscendC::PipeBarrier<PIPE_V>(); // also orders the last Select (y0, msk) before the key below
+            AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(2 * plane_));
+        }
         if (keyPath_) {
             // one fp32 key per point (the Loads read two keys per scalar access):
             // key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact (an integer below 2^24 for
@@ -1420,6 +1457,24 @@ private:
     // Scalar-read rows of a slot: the key (or y0, then x0), rs_ floats each, in row order.
     __aicore__ inline AscendC::LocalTensor<float> KeyRows(int64_t slot) { return keyBuf_.Get<float>()[slot * 2 * rs_]; }
 
+    // A block of eight 1.0f behind the column ramp (the broadcast operand of OneMinus; onesBlock_).
+    __aicore__ inline AscendC::LocalTensor<float> Ones() { return coord_[CP_MSK * plane_ + plane_ / 2 + ptp_]; }
+
+    // dst[i] = 1 - src[i] for i < count: Sub from the ones block read with block and repeat stride 0 (the same
+    // value as -src + 1); whole repeats, then the tail.
+    __aicore__ inline void OneMinus(
+        const AscendC::LocalTensor<float>& dst, const AscendC::LocalTensor<float>& src, int64_t count)
+    {
+        const int64_t lanes = dcn_tiling::kRepeatLanes, full = count / lanes, tail = count - full * lanes;
+        const AscendC::BinaryRepeatParams rep(1, 0, 1, 8, 0, 8);
+        if (full > 0) {
+            AscendC::Sub(dst, Ones(), src, static_cast<uint64_t>(lanes), static_cast<uint8_t>(full), rep);
+        }
+        if (tail > 0) {
+            AscendC::Sub(dst[full * lanes], Ones(), src[full * lanes], static_cast<uint64_t>(tail), 1, rep);
+        }
+    }
+
     // The column ramp (PTP floats, i*strideW) in the second half of the compare-mask plane, whose mask uses
     // at most plane/8 bytes (rounded to 32 B); it fits there when the plane has >= 2 kernel points (rampRow_).
     __aicore__ inline AscendC::LocalTensor<float> Ramp() { return coord_[CP_MSK * plane_ + plane_ / 2]; }
@@ -1700,6 +1755,9 @@ private:
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue
+    bool
+        basePlanes_; // ... and, with every kernel point in the tile (32-bit I/O), their sample bases from CP_YB / CP_XB
+    bool onesBlock_; // the mask plane holds a block of ones behind the ramp (hy, hx by one OneMinus)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks

@@ -129,7 +129,7 @@ def _gcd(a, b):
     return math.gcd(a, b)
 
 
-UB_LIMIT = 196608 - 8 * 1024  # A2/A3 UB per vector core minus the toolchain reservation
+UB_LIMIT = 196608 - 256 - 8 * 1024  # A2/A3 UB as GetCoreMemSize(UB) reports it (256 B KFC reserve) minus the toolchain reservation
 WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C, WINDOW_TILE_WEIGHT = 4, 20, 16, 64
 GATHER_MAX_LP = 32  # dcn_tiling::kGatherMaxLp: gathered blocks' windows may hold a zero ring around the image
 
