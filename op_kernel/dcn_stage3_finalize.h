@@ -45,7 +45,10 @@ public:
         const int64_t kGroups = CeilDiv(p.k, kGroup);
         const int64_t nOff = kGroup > 1 ? p.cImgs * p.offsetBlocks * p.dg * kGroups : p.cImgs * offCh * pixPieces;
         const int64_t wElems = p.cout * p.cinG * p.k;
-        const int64_t nW = final ? CeilDiv(wElems, dcn_tiling::kReduceChunk) : 0;
+        // grad_weight pieces of about wElems / kTargetUnits elements (at most a reduction chunk): on small weights
+        // a piece's wSplitK slot rows then come several per DMA (SumRows) and the pieces fill the lanes
+        const int64_t wPiece = MinI(dcn_tiling::kReduceChunk, RoundUp(CeilDiv(wElems, dcn_tiling::kTargetUnits), 8));
+        const int64_t nW = final ? CeilDiv(wElems, wPiece) : 0;
         const int64_t nIn = final ? p.n * BlockTilesPerImage<GradInputJobs>(p) : 0;
         const int64_t nB = final ? p.cout : 0;
         const int64_t total = nOff + nW + nIn + nB;
@@ -79,8 +82,8 @@ public:
             }
             v -= nOff;
             if (v < nW) {
-                int64_t e0 = v * dcn_tiling::kReduceChunk;
-                const int64_t cnt = MinI(dcn_tiling::kReduceChunk, wElems - e0);
+                int64_t e0 = v * wPiece;
+                const int64_t cnt = MinI(wPiece, wElems - e0);
                 SumRows(t.gw, e0, wElems, p.wSplitK, cnt, t.gradWeight, e0);
                 continue;
             }
