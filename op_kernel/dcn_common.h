@@ -104,6 +104,16 @@ __aicore__ inline int64_t ChunkGRow(const DcnParams& p, int64_t n, int64_t gc, i
     return ((n - p.cN0) * p.groups + gc) * p.chunkPix + (q - p.cQ0);
 }
 
+// Stage 2 stores its offset/mask partials straight into grad_offset (no fold) when every deformable group
+// is one channel block (nothing to sum over blocks), the output is fp32 (no cast; elt = sizeof(T)) and there
+// are several pixel chunks: then each chunk's fold would run in the next chunk's HBM-bound first phase
+// (BasicVSR++ 11.6 -> 11.9 % by the model). With one chunk the fold runs once at the end, and the direct
+// store's one DMA per partial block and tile holds up stage 2 more than the fold costs (EDVR L3 9.9 -> 9.8 %).
+__aicore__ inline bool DirectOffsetGrads(const DcnParams& p, int64_t elt)
+{
+    return elt == 4 && (p.cinDg / p.segLen) * p.blocksPerSeg == 1 && p.numChunks > 1;
+}
+
 // Element of the chunk's part region: image n, block b, partial j (dx, dy, mask), kernel point k, pixel q.
 __aicore__ inline int64_t ChunkPartAt(const DcnParams& p, int64_t n, int64_t b, int64_t j, int64_t k, int64_t q)
 {

@@ -162,6 +162,7 @@ public:
         pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((CP_HB * plane_ + 2 * ptp_) * 4));
         // the partials plane per slot when every tile holds all K kernel points (K <= KT), else one
         slotParts_ = kt_ == p.k;
+        directOffsets_ = DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T)));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>((slotParts_ ? 2 : 1) * 3 * plane_ * 4));
         pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * rs_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
@@ -1220,15 +1221,24 @@ private:
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
         // part[n][b][j][k][p]: with every kernel point in the tile (kt == K == KT) the (j, kk) rows are HoWo
         // apart in GM and PTP apart in UB for all j: one DMA stores them.
+        // DirectOffsetGrads: the block is its deformable group's only one and the output fp32, so these are the
+        // finished values: grad_offset[n][j*dg*K + dgi*K + k][p] (rows of one j HoWo apart; one DMA per j)
         const bool wholeTile = kt == kt_ && kt == p.k;
-        const int64_t partDmas = wholeTile ? 1 : p.offsetBlocks;
+        const int64_t partDmas = wholeTile && !directOffsets_ ? 1 : p.offsetBlocks;
         for (int64_t j = 0; j < partDmas; ++j) {
             AscendC::DataCopyExtParams cp;
             cp.blockCount = static_cast<uint16_t>(partDmas == 1 ? p.offsetBlocks * kt : kt);
             cp.blockLen = static_cast<uint32_t>(pt * 4);
             cp.srcStride = static_cast<uint32_t>((ptp_ * 4 - RoundUp(pt * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
-            cp.dstStride = static_cast<uint32_t>((p.chunkPix - pt) * 4);
+            cp.dstStride = static_cast<uint32_t>(((directOffsets_ ? p.howo : p.chunkPix) - pt) * 4);
             cp.rsv = 0;
+            if constexpr (IsSameType<T, float>::value) {
+                if (directOffsets_) {
+                    const int64_t row = (J.n * p.offsetBlocks + j) * p.dg * p.k + J.dgi * p.k + J.k0;
+                    AscendC::DataCopyPad(t.gradOffset[row * p.howo + J.p0], part[j * plane_], cp);
+                    continue;
+                }
+            }
             int64_t dst = ChunkPartAt(p, J.n, J.b, j, J.k0, J.p0);
             AscendC::DataCopyPad(t.part[dst], part[j * plane_], cp);
         }
@@ -1752,6 +1762,7 @@ private:
     AscendC::TEventID storeEvent_[2];  // MTE3_V per slot: a Back's stores -> the slot's next Loads
     bool storePending_[2];
     bool slotParts_;                   // a partials plane per slot (K <= KT), so only the slot's stores are waited for
+    bool directOffsets_;               // the partials go straight to grad_offset (DirectOffsetGrads: no fold)
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue

@@ -43,7 +43,9 @@ public:
         const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
         const int64_t kGroup = FoldKGroup(p, blocksPerDg);
         const int64_t kGroups = CeilDiv(p.k, kGroup);
-        const int64_t nOff = kGroup > 1 ? p.cImgs * p.offsetBlocks * p.dg * kGroups : p.cImgs * offCh * pixPieces;
+        const int64_t nOff = DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T))) ? 0 : // stage 2 stored them
+                                 kGroup > 1 ? p.cImgs * p.offsetBlocks * p.dg * kGroups :
+                                              p.cImgs * offCh * pixPieces;
         const int64_t wElems = p.cout * p.cinG * p.k;
         // grad_weight pieces of about wElems / kTargetUnits elements (at most a reduction chunk): on small weights
         // a piece's wSplitK slot rows then come several per DMA (SumRows) and the pieces fill the lanes
