@@ -238,6 +238,29 @@ TEST(CostTable, ub_to_ub_copy_is_issued_by_the_scalar_unit)
     EXPECT_EQ(r.cores[0].vecIssued, 3u); // Duplicate + two copies
 }
 
+// Select (count forms) on dav_c220 runs a Duplicate of the mask address or of the scalar into a 32-B
+// temporary block, a set_cmpmask and the vsel (VselImpl): three instructions the scalar unit issues.
+TEST(CostTable, select_issues_duplicate_set_cmpmask_and_vsel)
+{
+    auto r = ktest::Run(1, KernelType::MIX_AIV_1_0, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 4096);
+        LocalTensor<float> a = buf.Get<float>(), b = a[256], d = a[512];
+        LocalTensor<uint8_t> bits = a[768].ReinterpretCast<uint8_t>();
+        Duplicate(a, 1.0f, 512);
+        PipeBarrier<PIPE_V>();
+        CompareScalar(bits, a, 0.5f, CMPMODE::GT, 64);
+        PipeBarrier<PIPE_V>();
+        Select(d, bits, a, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, 64);
+        PipeBarrier<PIPE_V>();
+        Select(d, bits, a, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);
+    });
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    ASSERT_EQ(r.cores.size(), 1u);
+    EXPECT_EQ(r.cores[0].vecIssued, 1u + 1u + 3u + 3u); // Duplicate, CompareScalar, 2 x (Duplicate, set_cmpmask, vsel)
+}
+
 namespace {
 using AType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;

@@ -33,6 +33,8 @@ const VecRate kVecRates[] = {
     {"Exp", 2, 32, 1, false, kVec}, {"Exp", 4, 32, 1, false, kVec},
     {"Ln", 2, 32, 1, false, kVec}, {"Ln", 4, 32, 1, false, kVec},
     {"Sqrt", 2, 32, 1, false, kVec}, {"Sqrt", 4, 32, 1, false, kVec},
+    // 表4 逻辑计算类: And int16_t/uint16_t 128
+    {"And", 2, 128, 1, false, kVec},
     // 表5 复合计算类: Axpy half 128, float 64, half->float 64 (widest operand 4 B)
     {"Axpy", 2, 128, 1, false, kVec}, {"Axpy", 4, 64, 1, false, kVec},
     // 表6 比较与选择类 (Compare, Compares; CompareScalar is the twin's name of the Compares form)

@@ -97,6 +97,13 @@ inline void SelectCount(const char *api, const LocalTensor<T> &dst, const LocalT
         d[i] = ((bits[b / 8] >> (b % 8)) & 1) ? a[i] : rhs(i);
     }
     twin::kernel::CountDone(c, dst, count);
+    // dav_c220 VselImpl / VselIntrinsicsImplPre (kernel_operator_vec_cmpsel_impl.h): before the vsel, the
+    // selMask address (modes 1, 2) or the scalar src1 is duplicated into a 32-B temporary block
+    // (DuplicateIntrinsicsImpl) and loaded with set_cmpmask; mode 0 loads the mask with set_cmpmask only.
+    // Each is one more vector instruction the scalar unit issues (the vsel is charged above).
+    if (mode != SELMODE::VSEL_CMPMASK_SPR)
+        twin::kernel::ChargeVector(c, "Duplicate", sizeof(uint32_t), 8);
+    twin::kernel::ChargeVector(c, "set_cmpmask", sizeof(uint32_t), 8);
 }
 }  // namespace twin_detail
 

@@ -192,11 +192,14 @@ template <typename T> constexpr bool kA2Arith = OneOf<T, int16_t, half, int32_t,
 template <typename T> constexpr bool kA2Float = OneOf<T, half, float>;                     // Div Abs Exp Ln Sqrt Rsqrt Reciprocal
 template <typename T> constexpr bool kA2Relu = OneOf<T, half, int32_t, float>;
 template <typename T> constexpr bool kA2Move = OneOf<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float>;   // Duplicate Gather Copy
+template <typename T>
+constexpr bool kA2Logic = OneOf<T, int16_t, uint16_t>; // And (And.md)
 // The same lists as text, for the static_assert messages ("accepted: ...").
 #define TWIN_kA2Arith_TEXT "int16_t, half, int32_t, float"
 #define TWIN_kA2Float_TEXT "half, float"
 #define TWIN_kA2Relu_TEXT "half, int32_t, float"
 #define TWIN_kA2Move_TEXT "int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float"
+#define TWIN_kA2Logic_TEXT "int16_t, uint16_t"
 // Arithmetic domain of an element type: exact integers, float for floating types.
 template <typename T> using ArithT = std::conditional_t<std::is_integral<T>::value, int64_t, float>;
 template <typename T> inline ArithT<T> AV(T v) { return static_cast<ArithT<T>>(v); }
@@ -294,6 +297,7 @@ TWIN_BINARY_OP(Sub, AV(a) - AV(b), kA2Arith)
 TWIN_BINARY_OP(Mul, AV(a) * AV(b), kA2Arith)
 TWIN_BINARY_OP(Max, (AV(a) >= AV(b) ? a : b), kA2Arith)
 TWIN_BINARY_OP(Min, (AV(a) <= AV(b) ? a : b), kA2Arith)
+TWIN_BINARY_OP(And, static_cast<T>(a& b), kA2Logic)
 
 template <typename T>
 __aicore__ inline void Div(const LocalTensor<T> &dst, const LocalTensor<T> &src0, const LocalTensor<T> &src1, const int32_t &count) {
