@@ -196,6 +196,8 @@ public:
         AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
         // a block of ones behind the column ramp when the mask plane has room (OneMinus), never written again
         onesBlock_ = plane_ / 2 + ptp_ + dcn_tiling::kBrcLanes <= plane_;
+        maskBytes_ = RoundUp(RoundUp(plane_, dcn_tiling::kRepeatLanes) / 8, dcn_tiling::kUbBlockBytes);
+        maskSlots_ = 6 * maskBytes_ <= 2 * plane_; // bytes before the ramp (plane/2 floats)
         if (onesBlock_) {
             AscendC::Duplicate(Ones(), 1.0f, static_cast<int32_t>(dcn_tiling::kBrcLanes));
         }
@@ -853,13 +855,34 @@ private:
         AscendC::Add(ys, ys, y0, static_cast<int32_t>(planeCnt));
         AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
-        MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
-        MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
-        MarkOutside(y0, y0, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
-        MarkOutside(x0, xs, msk, 0.0f, AscendC::CMPMODE::GE);
-        MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
-        MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
-        MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
+        if (maskSlots_) { // the six conditions into six masks, ANDed (3 Ands), one Select: y0 <- key outside
+            AscendC::PipeBarrier<PIPE_V>();
+            CompareInto(0, ys, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(1, xs, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(2, y0, static_cast<float>(p.h), AscendC::CMPMODE::LT);
+            CompareInto(3, ly, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(4, lx, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(5, x0, static_cast<float>(p.w), AscendC::CMPMODE::LT);
+            AscendC::PipeBarrier<PIPE_V>();
+            // a NaN fraction (non-finite offset) fails its compare: 0 (x0 of an outside point is never read)
+            AscendC::Select(ly, MaskAt(3), ly, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            AscendC::Select(lx, MaskAt(4), lx, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            AndMasks(0, 3, 3);
+            AscendC::PipeBarrier<PIPE_V>();
+            AndMasks(0, 1, 1);
+            AscendC::PipeBarrier<PIPE_V>();
+            AndMasks(0, 2, 1);
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Select(y0, MaskAt(0), y0, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+        } else {
+            MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
+            MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
+            MarkOutside(y0, y0, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
+            MarkOutside(x0, xs, msk, 0.0f, AscendC::CMPMODE::GE);
+            MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
+            MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
+            MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
+        }
         // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
         // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
         // ly and lx are ordered by the leading barriers of the MarkOutside calls after them
@@ -882,7 +905,12 @@ private:
             AscendC::PipeBarrier<PIPE_V>();
             AscendC::Adds(ys, ys, wk + 1.0f, static_cast<int32_t>(planeCnt));
             // y0 and the last Select's msk read are ordered by the barrier between the weights' Muls and Adds
-            MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
+            if (maskSlots_) { // the inside mask (slot 0) is still there
+                AscendC::PipeBarrier<PIPE_V>();
+                AscendC::Select(ys, MaskAt(0), ys, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            } else {
+                MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
+            }
         }
         // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
         // Loads of J read them a Step later, after the next tile's Coords)
@@ -1438,6 +1466,25 @@ private:
         }
     }
 
+    // Compare mask i (maskSlots_): maskBytes_ bytes from the start of the compare-mask plane; six fit before
+    // the column ramp (the plane's second half).
+    __aicore__ inline AscendC::LocalTensor<uint8_t> MaskAt(int64_t i)
+    {
+        return coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>()[i * maskBytes_];
+    }
+    __aicore__ inline void CompareInto(
+        int64_t i, const AscendC::LocalTensor<float>& v, float bound, AscendC::CMPMODE cmp)
+    {
+        AscendC::CompareScalar(
+            MaskAt(i), v, bound, cmp, static_cast<uint32_t>(RoundUp(plane_, dcn_tiling::kRepeatLanes)));
+    }
+    // masks [dst, dst + n) &= masks [src, src + n): one And over their bytes (as uint16)
+    __aicore__ inline void AndMasks(int64_t dst, int64_t src, int64_t n)
+    {
+        AscendC::LocalTensor<uint16_t> d = MaskAt(dst).template ReinterpretCast<uint16_t>();
+        AscendC::And(d, d, MaskAt(src).template ReinterpretCast<uint16_t>(), static_cast<int32_t>(n * maskBytes_ / 2));
+    }
+
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
     //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
     //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
@@ -1654,10 +1701,23 @@ private:
         AscendC::Add(e, e, tx, static_cast<int32_t>(planeCnt));
         // ty is complete (barrier before Muls); e (Add) and msk (the coordinates' last Select, barriers since)
         // are ordered before the Select by MarkOutside's second barrier
-        MarkOutside(e, ty, msk, 0.0f, AscendC::CMPMODE::GE, true);
-        MarkOutside(e, ty, msk, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
-        MarkOutside(e, tx, msk, 0.0f, AscendC::CMPMODE::GE);
-        MarkOutside(e, tx, msk, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
+        if (maskSlots_) { // four masks, ANDed (2 Ands), one Select
+            CompareInto(0, ty, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(1, tx, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(2, ty, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
+            CompareInto(3, tx, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
+            AscendC::PipeBarrier<PIPE_V>();
+            AndMasks(0, 2, 2);
+            AscendC::PipeBarrier<PIPE_V>();
+            AndMasks(0, 1, 1);
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Select(e, MaskAt(0), e, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+        } else {
+            MarkOutside(e, ty, msk, 0.0f, AscendC::CMPMODE::GE, true);
+            MarkOutside(e, ty, msk, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
+            MarkOutside(e, tx, msk, 0.0f, AscendC::CMPMODE::GE);
+            MarkOutside(e, tx, msk, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
+        }
 
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
         AscendC::LocalTensor<float> q = rv[RV_T1 * rs_], d = rv[RV_T2 * rs_];
@@ -1766,9 +1826,10 @@ private:
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue
-    bool
-        basePlanes_; // ... and, with every kernel point in the tile (32-bit I/O), their sample bases from CP_YB / CP_XB
-    bool onesBlock_; // the mask plane holds a block of ones behind the ramp (hy, hx by one OneMinus)
+    bool basePlanes_;   // ... with every kernel point (32-bit I/O): sample bases from CP_YB / CP_XB
+    bool onesBlock_;    // the mask plane holds a block of ones behind the ramp (hy, hx by one OneMinus)
+    bool maskSlots_;    // six compare masks fit the mask plane's first half: conditions ANDed, one Select
+    int64_t maskBytes_; // bytes of one compare mask slot (a plane's bits, whole 32-B blocks)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
