@@ -867,13 +867,7 @@ private:
             // a NaN fraction (non-finite offset) fails its compare: 0 (x0 of an outside point is never read)
             AscendC::Select(ly, MaskAt(3), ly, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
             AscendC::Select(lx, MaskAt(4), lx, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-            AndMasks(0, 3, 3);
-            AscendC::PipeBarrier<PIPE_V>();
-            AndMasks(0, 1, 1);
-            AscendC::PipeBarrier<PIPE_V>();
-            AndMasks(0, 2, 1);
-            AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Select(y0, MaskAt(0), y0, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            SelectOutside(y0, 6);
         } else {
             MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
             MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
@@ -1478,11 +1472,19 @@ private:
         AscendC::CompareScalar(
             MaskAt(i), v, bound, cmp, static_cast<uint32_t>(RoundUp(plane_, dcn_tiling::kRepeatLanes)));
     }
-    // masks [dst, dst + n) &= masks [src, src + n): one And over their bytes (as uint16)
-    __aicore__ inline void AndMasks(int64_t dst, int64_t src, int64_t n)
+    // dst <- kOutsideKey where any of masks [0, n) is 0 (their compares are complete): the masks ANDed into
+    // mask 0 by halves (one And over the upper half's bytes, as uint16, per level), then one Select
+    __aicore__ inline void SelectOutside(const AscendC::LocalTensor<float>& dst, int64_t n)
     {
-        AscendC::LocalTensor<uint16_t> d = MaskAt(dst).template ReinterpretCast<uint16_t>();
-        AscendC::And(d, d, MaskAt(src).template ReinterpretCast<uint16_t>(), static_cast<int32_t>(n * maskBytes_ / 2));
+        AscendC::LocalTensor<uint16_t> m0 = MaskAt(0).template ReinterpretCast<uint16_t>();
+        for (; n > 1; n -= n / 2) {
+            const int64_t h = n / 2; // masks [0, h) &= masks [n - h, n)
+            AscendC::And(
+                m0, m0, MaskAt(n - h).template ReinterpretCast<uint16_t>(), static_cast<int32_t>(h * maskBytes_ / 2));
+            AscendC::PipeBarrier<PIPE_V>();
+        }
+        AscendC::Select(
+            dst, MaskAt(0), dst, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
     }
 
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
@@ -1707,11 +1709,7 @@ private:
             CompareInto(2, ty, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
             CompareInto(3, tx, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
             AscendC::PipeBarrier<PIPE_V>();
-            AndMasks(0, 2, 2);
-            AscendC::PipeBarrier<PIPE_V>();
-            AndMasks(0, 1, 1);
-            AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Select(e, MaskAt(0), e, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            SelectOutside(e, 4);
         } else {
             MarkOutside(e, ty, msk, 0.0f, AscendC::CMPMODE::GE, true);
             MarkOutside(e, ty, msk, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
