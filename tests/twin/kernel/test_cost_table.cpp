@@ -246,15 +246,14 @@ TEST(CostTable, select_issues_duplicate_set_cmpmask_and_vsel)
         TPipe pipe;
         TBuf<TPosition::VECCALC> buf;
         pipe.InitBuffer(buf, 4096);
-        LocalTensor<float> a = buf.Get<float>(), b = a[256], d = a[512];
-        LocalTensor<uint8_t> bits = a[768].ReinterpretCast<uint8_t>();
-        Duplicate(a, 1.0f, 512);
+        LocalTensor<float> src = buf.Get<float>(); // [0, 256) src0, [256, 512) src1, [512, 576) dst, then the mask
+        Duplicate(src, 1.0f, 512);
         PipeBarrier<PIPE_V>();
-        CompareScalar(bits, a, 0.5f, CMPMODE::GT, 64);
+        CompareScalar(src[768].ReinterpretCast<uint8_t>(), src, 0.5f, CMPMODE::GT, 64);
         PipeBarrier<PIPE_V>();
-        Select(d, bits, a, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, 64);
+        Select(src[512], src[768].ReinterpretCast<uint8_t>(), src, src[256], SELMODE::VSEL_TENSOR_TENSOR_MODE, 64);
         PipeBarrier<PIPE_V>();
-        Select(d, bits, a, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);
+        Select(src[512], src[768].ReinterpretCast<uint8_t>(), src, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);
     });
     EXPECT_TRUE(ktest::ExpectOk(r));
     ASSERT_EQ(r.cores.size(), 1u);
