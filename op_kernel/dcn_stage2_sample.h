@@ -879,7 +879,7 @@ private:
         }
         // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
         // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
-        // ly and lx are ordered by the leading barriers of the MarkOutside calls after them
+        // ly and lx are ordered by the barriers after them (MarkOutside's leading ones, or SelectOutside's)
         if (onesBlock_) {
             OneMinus(hy, ly, 2 * plane_);   // hy = 1 - ly, hx = 1 - lx (adjacent planes)
             AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
@@ -898,7 +898,8 @@ private:
             AscendC::Add(ys, ys, x0, static_cast<int32_t>(planeCnt));
             AscendC::PipeBarrier<PIPE_V>();
             AscendC::Adds(ys, ys, wk + 1.0f, static_cast<int32_t>(planeCnt));
-            // y0 and the last Select's msk read are ordered by the barrier between the weights' Muls and Adds
+            // y0 (the last Select's write) and its msk read are ordered by the barrier after the weights' first
+            // instruction (OneMinus, or the Muls)
             if (maskSlots_) { // the inside mask (slot 0) is still there
                 AscendC::PipeBarrier<PIPE_V>();
                 AscendC::Select(ys, MaskAt(0), ys, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
@@ -1702,7 +1703,8 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(e, e, tx, static_cast<int32_t>(planeCnt));
         // ty is complete (barrier before Muls); e (Add) and msk (the coordinates' last Select, barriers since)
-        // are ordered before the Select by MarkOutside's second barrier
+        // are ordered before the Select by MarkOutside's second barrier (maskSlots_: the barrier after the
+        // compares)
         if (maskSlots_) { // four masks, ANDed (2 Ands), one Select
             CompareInto(0, ty, 0.0f, AscendC::CMPMODE::GE);
             CompareInto(1, tx, 0.0f, AscendC::CMPMODE::GE);
