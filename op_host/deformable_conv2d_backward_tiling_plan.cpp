@@ -85,10 +85,12 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     // 16-bit I/O: the input rows (corners, window) arrive in T and are cast in UB: 4 staging planes of rows
     // padded to 16 elements (32 B)
     const int64_t staging = elt < 4 ? 4 * rows * RoundUp(blockC, 16) * elt : 0;
-    // the zero area behind the UB window (LP floats; corner gathers of points the window does not serve read
-    // it) and the Gather indices of the corner-gather offsets (one per corner row block, LP <= kGatherMaxLp)
-    const int64_t zeroArea = lp * 4;
-    const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rows * (lp / 8) * 4 : 0;
+    // the zero area behind the UB window (one window pixel, LP elements of the window's dtype; corner gathers of
+    // points the window does not serve read it) and the Gather indices of the corner-gather offsets (one per
+    // 32-B block of the corner rows, LP <= kGatherMaxLp)
+    const int64_t winElt = DCN_WINDOW_ELEM_BYTES(blockC, elt);
+    const int64_t zeroArea = lp * winElt;
+    const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rows * (lp * winElt / kUbBlockBytes) * 4 : 0;
     return static_cast<uint64_t>(
         gTiles + rawOffsets + cornerPlanes + coords + keyPlanes + partials + sums + rowVecs + broadcast + table +
         orderTables + staging + zeroArea + gatherIdx);
@@ -105,8 +107,12 @@ int64_t WindowSpanCols(const TilingShape &s, int64_t out)
     return (out - 1) * s.strideW + (s.kw - 1) * s.dilationW + 1 + 2 * kWindowMargin;
 }
 
-// UB bytes per window input pixel: input (xwin) and grad_input (gwin), LP fp32 each.
-int64_t WindowPixelBytes(int64_t blockC) { return 2 * RoundUp(blockC, 8) * 4; }
+// UB bytes per window input pixel: input (xwin, LP elements of DCN_WINDOW_ELEM_BYTES) and grad_input (gwin,
+// LP fp32).
+int64_t WindowPixelBytes(int64_t blockC, int64_t elt)
+{
+    return RoundUp(blockC, 8) * (DCN_WINDOW_ELEM_BYTES(blockC, elt) + 4);
+}
 
 // Stage-2 tile pixels for a block width (shape only).
 int64_t PixelTile(const TilingShape &s, int64_t blockC)
@@ -429,7 +435,8 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
     if (base >= ubLimit) {
         return;
     }
-    const int64_t fitPixels = static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC)));
+    const int64_t fitPixels =
+        static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC, s.elt)));
     if (!BestWindow(
             s, PixelTile(s, w.blockC), fitPixels, maxOutRows, tileAware, w.winOutRows, w.winOutCols, w.winRows,
             w.winCols)) {
@@ -616,7 +623,7 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
     UbBudget ub;
     ub.stage0 = TransposeUbBytes() + kZeroChunk * 4;
     ub.stage2 = Stage2UbBytes(s.kh * s.kw, s.dg, w.pixelTile, w.blockC, s.elt) +
-                static_cast<uint64_t>(w.winRows * w.winCols * WindowPixelBytes(w.blockC));
+                static_cast<uint64_t>(w.winRows * w.winCols * WindowPixelBytes(w.blockC, s.elt));
     ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4;
     ub.need = std::max({ub.stage0, ub.stage2, ub.stage3});
     return ub;

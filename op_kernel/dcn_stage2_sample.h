@@ -71,11 +71,16 @@
 // The sums are the same as with per-pair copies and adds (same values, same order), so results are bitwise
 // unchanged.
 //
-// 16-bit I/O (T = half / bfloat16): xt holds the input in T, so GM corner rows and window rows arrive in
-// 4 staging planes xs[c][row][LPT] (T, LPT = roundup(blockC, 16): 32-B rows) and are cast to fp32 in UB:
-// the corner rows of a tile after its queue hand-over (one Cast per GM-loaded corner), the window in pieces
-// that fit the staging planes (DMA, MTE2_V, Cast, and V_MTE2 before the next piece). The casts are exact, so
-// the results equal those from an fp32 input copy.
+// 16-bit I/O (T = half / bfloat16): xt holds the input in T, so GM corner rows arrive in 4 staging planes
+// xs[c][row][LPT] (T, LPT = roundup(blockC, 16): 32-B rows) and are cast to fp32 in UB after the tile's queue
+// hand-over (CastStagedCorners, in the next tile's Loads). The window (DCN_WINDOW_ELEM_BYTES):
+//   winT_ (LP == LPT <= kGatherMaxLp, i.e. 16 or 32 channels): xwin holds T and loads like an fp32 window; the
+//   Gatherb fills the staging planes (half the bytes), window corner pairs are copied there too, and the
+//   tile's 4 planes are cast in ONE Cast (a third less UB per window pixel than an fp32 window, so larger
+//   windows);
+//   otherwise xwin is fp32, loaded in pieces that fit the staging planes (DMA, MTE2_V, Cast, and V_MTE2 before
+//   the next piece), and one Cast per GM-loaded corner.
+// The casts are exact, so the results equal those from an fp32 input copy.
 //
 // Wide blocks (blockC = 128, K <= 32, R <= 32): a row is 16 blocks (2 repeats); wide blocks are whole
 // 128-channel blocks, so they take the block-wise path (4 Add levels).
@@ -87,7 +92,8 @@
 //   (13*plane + 2*PTP)*4 (incl. 3 fp32 offset planes or 2 base planes, compare mask, outside key), partials
 //   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
 //   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2, the window's zero
-//   area LP*4 and the corner-gather indices 4*R*(LP/8)*4 for LP <= 32 (op_host Stage2UbBytes). The tiling halves blockC
+//   area LP*E and the corner-gather indices 4*R*(LP*E/32)*4 for LP <= 32, E = DCN_WINDOW_ELEM_BYTES (op_host
+//   Stage2UbBytes). The tiling halves blockC
 //   (rounded up to whole 32-B rows, down to 8) while these exceed the UB limit (183.75 KiB); the UB window takes what
 //   they leave.
 #ifndef DCN_STAGE2_SAMPLE_H
@@ -175,17 +181,21 @@ public:
         pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(2 * rs_ * 4));
         pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(2 * plane_ * 4));
         CloseWindowState();
+        // xwin holds the input in T (winT_: 16-bit I/O, LP == LPT <= kGatherMaxLp; its gathered corner rows land
+        // in the staging planes and are cast per tile) or in fp32; gwin is fp32. Pixels are LP elements apart.
+        winElt_ = DCN_WINDOW_ELEM_BYTES(p.blockC, static_cast<int64_t>(sizeof(T)));
+        winT_ = winElt_ != 4;
         if (p.winRows > 0) {
-            const uint32_t winBytes = static_cast<uint32_t>(p.winRows * p.winCols * lp_ * 4);
-            // xwin is followed by a zero area of LP floats (zeroOff_ bytes from xwin): the corner gathers of
+            const uint32_t winPixels = static_cast<uint32_t>(p.winRows * p.winCols);
+            // xwin is followed by a zero area of one pixel (zeroOff_ bytes from xwin): the corner gathers of
             // points the window does not serve read it
-            pipe.InitBuffer(xwinBuf_, winBytes + static_cast<uint32_t>(lp_ * 4));
-            pipe.InitBuffer(gwinBuf_, winBytes);
+            pipe.InitBuffer(xwinBuf_, static_cast<uint32_t>((winPixels + 1) * lp_ * winElt_));
+            pipe.InitBuffer(gwinBuf_, static_cast<uint32_t>(winPixels * lp_ * 4));
             xwin_ = xwinBuf_.Get<float>();
             gwin_ = gwinBuf_.Get<float>();
-            zeroOff_ = static_cast<int64_t>(winBytes);
+            zeroOff_ = static_cast<int64_t>(winPixels * lp_ * winElt_);
             // padding lanes of the window pixels (never loaded) and the zero block are defined once
-            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((p.winRows * p.winCols + 1) * lp_));
+            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((winPixels + 1) * lp_ * winElt_ / 4));
         }
 
         // Defined contents in the padding columns of the coordinate planes.
@@ -242,9 +252,12 @@ public:
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
         cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
-        // Corner gathers (Gatherb from the window, see GatherOffsets): LP of 1, 2 or 4 blocks, whole repeats of
-        // 8 blocks over the 4 corner planes, and the offset work areas within the broadcast buffer.
-        const int64_t nb = lp_ / 8;
+        // Corner gathers (Gatherb from the window, see GatherOffsets): a window pixel of 1, 2 or 4 blocks, whole
+        // repeats of 8 blocks over the 4 corner planes (fp32, or the staging planes for winT_), and the offset work
+        // areas within the broadcast buffer.
+        const int64_t nb = lp_ * winElt_ / dcn_tiling::kUbBlockBytes;
+        const int64_t gb = lp_ / 8; // fp32 blocks per gwin pixel (the scatter's Adds)
+        winNb_ = nb;
         const int64_t cornerBlocks = 4 * rows_ * nb;
         gatherTableAt_ = RoundUp(cornerBlocks, 8);
         gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && cornerBlocks % 8 == 0 &&
@@ -282,10 +295,10 @@ public:
             AscendC::PipeBarrier<PIPE_V>(); // the base planes are complete before the first tile reads them
         }
         // one Add for the 4 corners of a point (LP = 8: repeat = corner row pair, block = corner column)
-        quadAdds_ = gatherCorners_ && nb == 1 && 2 * rows_ <= 255 && p.winCols <= 255;
+        quadAdds_ = gatherCorners_ && gb == 1 && 2 * rows_ <= 255 && p.winCols <= 255;
         // one Add for the 4 corners of a point whose contributions are stored by row (cornerHop_, len == LP):
         // its two corner pairs are 2*LP contiguous lanes each, one repeat per pair
-        pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * nb <= 255;
+        pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * gb <= 255;
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
@@ -400,23 +413,24 @@ private:
         return winW_ == p_->w ? MaxI(1, dcn_tiling::kMaxDmaBlocks / winW_) : 1; // (no ring: len < LP)
     }
 
-    // Transfer of `rows` in-image window rows, GM -> UB (toUb: xt -> xwin) or UB -> GM (gwin -> giacc): the GM
-    // gap in bytes, the UB gap in 32-B blocks (the ring columns, len == LP).
-    __aicore__ inline AscendC::DataCopyExtParams WindowRows(int64_t len, int64_t rows, bool toUb) const
+    // Transfer of `rows` in-image window rows, GM -> UB (toUb: xt -> xwin) or UB -> GM (gwin -> giacc), of
+    // elements of `elt` bytes (xwin: winElt_, gwin: 4): the GM gap in bytes, the UB gap in 32-B blocks (the ring
+    // columns, len == LP).
+    __aicore__ inline AscendC::DataCopyExtParams WindowRows(int64_t len, int64_t rows, bool toUb, int64_t elt) const
     {
         uint32_t gmGap = 0, ubGap = 0;
         AscendC::DataCopyExtParams cp;
         const int64_t imgW = imgXHi_ - imgXLo_;
         if (len == lp_) {
             cp.blockCount = static_cast<uint16_t>(rows);
-            cp.blockLen = static_cast<uint32_t>(imgW * len * 4);
-            gmGap = static_cast<uint32_t>((p_->w - imgW) * len * 4);
-            ubGap = static_cast<uint32_t>((winW_ - imgW) * lp_ * 4 / dcn_tiling::kUbBlockBytes);
+            cp.blockLen = static_cast<uint32_t>(imgW * len * elt);
+            gmGap = static_cast<uint32_t>((p_->w - imgW) * len * elt);
+            ubGap = static_cast<uint32_t>((winW_ - imgW) * lp_ * elt / dcn_tiling::kUbBlockBytes);
         } else {
             cp.blockCount = static_cast<uint16_t>(rows * winW_);
-            cp.blockLen = static_cast<uint32_t>(len * 4);
+            cp.blockLen = static_cast<uint32_t>(len * elt);
             ubGap = static_cast<uint32_t>(
-                (lp_ * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+                (lp_ * elt - RoundUp(len * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
         }
         cp.srcStride = toUb ? gmGap : ubGap;
         cp.dstStride = toUb ? ubGap : gmGap;
@@ -478,20 +492,24 @@ private:
     {
         const DcnParams& p = *p_;
         if (winRing_) { // the ring pixels (never loaded) are zero; earlier windows left input rows there
-            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
+            AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_ * winElt_ / 4));
         }
         PipeSync<AscendC::HardEvent::V_MTE2>();
-        if constexpr (IsSameType<T, float>::value) {
-            AscendC::DataCopyPadExtParams<float> noPad;
-            const int64_t step = WindowRowsPerDma(len);
-            for (int64_t y = imgLo_; y < imgHi_; y += step) {
-                const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, imgHi_ - y), true);
-                AscendC::DataCopyPad(xwin_[WindowRowAt(y)], t_->xt[BlockPixelAt(p, n, c0, len, y, imgXLo_)], cp, noPad);
+        if constexpr (!IsSameType<T, float>::value) {
+            if (!winT_) { // an fp32 window of 16-bit input
+                LoadWindowCast(n, c0, len);
+                return;
             }
-            PipeSync<AscendC::HardEvent::MTE2_V>();
-        } else {
-            LoadWindowCast(n, c0, len);
         }
+        // xwin in T (fp32 I/O, or winT_): the rows as they are in GM
+        AscendC::DataCopyPadExtParams<T> noPad;
+        AscendC::LocalTensor<T> xw = xwin_.template ReinterpretCast<T>();
+        const int64_t step = WindowRowsPerDma(len);
+        for (int64_t y = imgLo_; y < imgHi_; y += step) {
+            const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, imgHi_ - y), true, winElt_);
+            AscendC::DataCopyPad(xw[WindowRowAt(y)], t_->xt[BlockPixelAt(p, n, c0, len, y, imgXLo_)], cp, noPad);
+        }
+        PipeSync<AscendC::HardEvent::MTE2_V>();
     }
 
     // 16-bit I/O: window rows (T) -> xwin (fp32) through the staging planes, in pieces of whole rows (or of
@@ -590,10 +608,15 @@ private:
         }
     }
 
-    // 16-bit I/O: the GM-loaded corner rows of a tile (staging planes, after the queue hand-over) -> the
-    // corner planes, one Cast per corner.
-    __aicore__ inline void CastGmCorners(const AscendC::LocalTensor<float>& xp, const TileJob& J)
+    // 16-bit I/O: the corner rows a tile staged (after the queue hand-over) -> its corner planes: all 4 planes
+    // in one Cast when the window's corners were gathered into them (winT_; every row written: window corners,
+    // the zero area, then the GM loads), else one Cast per GM-loaded (or, winT_, window-copied) corner.
+    __aicore__ inline void CastStagedCorners(const AscendC::LocalTensor<float>& xp, const TileJob& J)
     {
+        if (stagedAll_[J.slot]) {
+            CastPixels(xp, xs_, 4 * rows_);
+            return;
+        }
         const int64_t planeElems = rows_ * lp_, planeT = rows_ * lpt_;
         const RowInfo* info = rowInfo_[J.slot];
         for (int64_t row = 0; row < J.pt * J.kt; ++row) {
@@ -625,7 +648,7 @@ private:
         AscendC::SetAtomicAdd<float>();
         const int64_t step = WindowRowsPerDma(len);
         for (int64_t y = imgLo_; y < imgHi_; y += step) { // the in-image rows and columns (the ring is dropped)
-            const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, imgHi_ - y), false);
+            const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, imgHi_ - y), false, 4);
             AscendC::DataCopyPad(
                 t_->giacc[giaccBase_ + BlockPixelAt(p, n, c0, len, y, imgXLo_)], gwin_[WindowRowAt(y)], cp);
         }
@@ -714,7 +737,11 @@ private:
     {
         if constexpr (!IsSameType<T, float>::value) {
             xpBack_ = xQue_.DeQue<float>();
-            CastGmCorners(xpBack_, jobBack_);
+            if (winT_) { // the tile's window corner copies (UB->UB) into the staging planes came just before (its
+                         // Loads); a Loads' cast follows the next tile's coordinates and weights (barriers)
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+            CastStagedCorners(xpBack_, jobBack_);
         }
         // no Loads in between (whose barrier orders b's window corner copies and casts before b's products;
         // with one partials plane, whose MTE3_V orders the previous partials store before b's partials): here
@@ -1043,7 +1070,7 @@ private:
         if constexpr (!IsSameType<T, float>::value) {
             if (withBack) { // the previous tile's GM corner rows leave the staging planes before J's loads
                 xpBack_ = xQue_.DeQue<float>();
-                CastGmCorners(xpBack_, jobBack_);
+                CastStagedCorners(xpBack_, jobBack_);
             }
         }
 
@@ -1070,12 +1097,17 @@ private:
             winPending_ = false;
         }
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
-        if (gather) {                       // every row: its window corners, or the zero block (GatherOffsets)
+        stagedAll_[J.slot] = gather && winT_;
+        if (gather) { // every row: its window corners, or the zero block (GatherOffsets); winT_: into the staging
+            // planes, cast with the GM-loaded corners in the next Front (CastStagedCorners)
             AscendC::PipeBarrier<PIPE_V>(); // the offsets (and a 16-bit window's casts) are complete
+            AscendC::LocalTensor<uint32_t> dst =
+                winT_ ? xs_.template ReinterpretCast<uint32_t>() : xp.template ReinterpretCast<uint32_t>();
             AscendC::Gatherb(
-                xp.template ReinterpretCast<uint32_t>(), xwin_.template ReinterpretCast<uint32_t>(),
-                brcBuf_.Get<uint32_t>(), static_cast<uint8_t>(rows_ * lp_ / 16), AscendC::GatherRepeatParams(1, 8));
-        } else {
+                dst, xwin_.template ReinterpretCast<uint32_t>(), brcBuf_.Get<uint32_t>(),
+                static_cast<uint8_t>(4 * rows_ * winNb_ / 8), AscendC::GatherRepeatParams(1, 8));
+        }
+        if (!gather) {
             AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
         }
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
@@ -1572,7 +1604,7 @@ private:
     }
 
     // X rows of the valid corners of one point (tile row `row`) into the corner planes (GM -> UB; 16-bit I/O:
-    // into the staging planes, recorded in ri.gmFirst/gmLast for CastGmCorners).
+    // into the staging planes, recorded in ri.gmFirst/gmLast for CastStagedCorners).
     __aicore__ inline void LoadCornerRows(
         int64_t n, int64_t c0, int64_t len, const AscendC::LocalTensor<float>& xp, int64_t row, RowInfo& ri)
     {
@@ -1593,11 +1625,24 @@ private:
                 if (InWindow(yc, x0 + (first & 1)) && InWindow(yc, x0 + (lastC & 1))) {  // one UB copy, the pair
                     AscendC::DataCopyParams uc;
                     uc.blockCount = static_cast<uint16_t>(valid[a] && valid[b] ? 2 : 1);
-                    uc.blockLen = static_cast<uint16_t>(lp_ / 8);
+                    uc.blockLen = static_cast<uint16_t>(lp_ * winElt_ / dcn_tiling::kUbBlockBytes);
                     uc.srcStride = 0;
-                    uc.dstStride = static_cast<uint16_t>((planeElems - lp_) / 8);
                     const int64_t xc = x0 + (first & 1);
-                    AscendC::DataCopy(xp[first * planeElems + rowOff], xwin_[((yc - winLo_) * winW_ + xc - winXLo_) * lp_], uc);
+                    const int64_t at = ((yc - winLo_) * winW_ + xc - winXLo_) * lp_;
+                    if constexpr (!IsSameType<T, float>::value) {
+                        if (winT_) { // T rows into the staging planes (LPT == LP), cast with the GM-loaded ones
+                            const int64_t planeT = rows_ * lpt_;
+                            uc.dstStride =
+                                static_cast<uint16_t>((planeT - lpt_) * sizeof(T) / dcn_tiling::kUbBlockBytes);
+                            AscendC::DataCopy(
+                                xs_[first * planeT + row * lpt_], xwin_.template ReinterpretCast<T>()[at], uc);
+                            ri.gmFirst[r] = static_cast<int8_t>(first);
+                            ri.gmLast[r] = static_cast<int8_t>(lastC);
+                            continue;
+                        }
+                    }
+                    uc.dstStride = static_cast<uint16_t>((planeElems - lp_) / 8);
+                    AscendC::DataCopy(xp[first * planeElems + rowOff], xwin_[at], uc);
                     continue;
                 }
                 AscendC::DataCopyExtParams cp;
@@ -1676,22 +1721,22 @@ private:
     }
 
     // Gatherb offsets of tile J's corner planes (bytes from xwin, in the order of the planes' blocks:
-    // [c][row][j], rows_ rows per plane, j < nb = LP/8) into the broadcast buffer. A point whose 4 corners
-    // lie in the open window (winLo <= y0, y0 + 1 < winHi, winXLo <= x0, x0 + 1 < winXHi: all valid, so it has
+    // [c][row][j], rows_ rows per plane, j < nb = LP*E/32 with E = winElt_) into the broadcast buffer. A point whose 4
+    // corners lie in the open window (winLo <= y0, y0 + 1 < winHi, winXLo <= x0, x0 + 1 < winXHi: all valid, so it has
     // no zero corner rows) reads its corner rows there; every other row (outside points, border or GM-path
     // points, rows past the tile) reads the zero area behind xwin, and the GM path overwrites its valid
     // corners afterwards. Vector only:
     //   e = (y0 - winLo)*winW + (x0 - winXLo), or kOutsideKey when not served   ([kk][pp] planes)
-    //   rows (Gather by rowTab): q = e*LP*4, d = min(e + 4, 1) (1 served, 0 not)
+    //   rows (Gather by rowTab): q = e*LP*E, d = min(e + 4, 1) (1 served, 0 not)
     //   S[c*nb + j][row] = zeroOff + d*(q + delta_c - zeroOff) + 32*j   (rows of rs_, 32-B aligned)
-    //   with delta = 0, LP*4, winW*LP*4, (winW + 1)*LP*4, then the table = Gather(S, gatherIdx_) and Cast
+    //   with delta = 0, LP*E, winW*LP*E, (winW + 1)*LP*E, then the table = Gather(S, gatherIdx_) and Cast
     // (exact in fp32: every value is an integer below 2^24). Scratch: the hy, hx, ly planes (read by the
     // weight Gathers before), the T1/T2 row vectors (read by the weight Muls before).
     __aicore__ inline void GatherOffsets(const TileJob& J)
     {
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
-        const int64_t nb = lp_ / 8, rowsJ = J.pt * J.kt;
-        const float pixBytes = static_cast<float>(lp_ * 4), zero = static_cast<float>(zeroOff_);
+        const int64_t nb = winNb_, rowsJ = J.pt * J.kt;
+        const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
         AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
         AscendC::LocalTensor<float> e = coord_[4 * plane_], ty = coord_[6 * plane_], tx = coord_[7 * plane_];
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
@@ -1834,6 +1879,10 @@ private:
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
+    bool winT_;             // xwin holds T (16-bit I/O): gathered corners go to the staging planes, cast per tile
+    bool stagedAll_[2];     // per slot: the tile's 4 corner planes were gathered into the staging planes (winT_)
+    int64_t winElt_;        // bytes per xwin element (DCN_WINDOW_ELEM_BYTES)
+    int64_t winNb_;         // 32-B blocks per xwin pixel
     bool quadAdds_;         // a window-served point's 4 corner adds fit one Add (LP = 8)
     bool pointAdds_;        // ... also for LP 16/32 when the contributions are stored by row (cornerHop_)
     int64_t zeroOff_;       // bytes from xwin to the zero area (LP floats) behind it

@@ -91,6 +91,14 @@ constexpr int64_t kHbmPerWsBudget = 512;  // the budget is at most the device me
 constexpr int64_t kChunkShareDiv = 5;     // band planes leave at least budget / 5 to the chunk regions
 constexpr int64_t kChunkMinPix = 256;     // output pixels per image a chunk keeps before it drops images
 
+// Bytes per element of stage 2's UB input window xwin (a macro: shared by the kernel and the host plan): the
+// I/O dtype's for 16-bit I/O when a pixel's channels are whole 32-B blocks in both dtypes (LP = roundup(blockC, 8)
+// a multiple of 16) and its corners are gathered (LP <= kGatherMaxLp): the window then loads with whole-row DMAs
+// and a tile's gathered corner rows are cast once; otherwise fp32 (16-bit input cast while the window loads).
+#define DCN_WINDOW_ELEM_BYTES(blockC, elt)                                                                             \
+    (((elt) < 4 && (((blockC) + 7) / 8 * 8) % 16 == 0 && ((blockC) + 7) / 8 * 8 <= dcn_tiling::kGatherMaxLp) ? (elt) : \
+                                                                                                               4)
+
 // ---- workspace and UB budget
 constexpr int64_t kWsAlign = 512;         // every user-workspace region starts 512-B aligned
 constexpr int64_t kUbReserved = 8 * 1024; // UB kept free for the toolchain (cann-conventions §4.10)

@@ -148,6 +148,12 @@ def _offset_rows(k, dg, elt):
     return max(span, 3 * kt) if dg > 1 and elt == 4 and k <= 64 and span <= OFFSET_SPAN_MAX_ROWS else 3 * kt
 
 
+def _window_elt(block_c, elt):
+    """Bytes per element of the stage-2 input window: 16-bit when LP is whole 16-bit blocks and gathered."""
+    lp = _cdiv(block_c, 8) * 8
+    return elt if elt < 4 and lp % 16 == 0 and lp <= GATHER_MAX_LP else 4
+
+
 def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     """Stage-2 tile buffers (bytes) as allocated by Stage2Sample::Run (independent re-derivation)."""
     kt = min(k, 64)
@@ -158,11 +164,12 @@ def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     hpr = lp // 64 if lp > 64 else 1
     rs = _cdiv(rows, 8) * 8
     staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
+    win_elt = _window_elt(block_c, elt)
     # two tiles in flight (tile pipeline): offsets, G tiles, corner planes, weight rows and order tables x 2
     return (2 * rows * lp * 4 + 2 * _offset_rows(k, dg, elt) * ptp * elt + 2 * 4 * rows * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
-            + lp * 4 + (4 * rows * (lp // 8) * 4 if lp <= 32 else 0))  # window zero area, corner-gather indices
+            + lp * win_elt + (4 * rows * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # window zero area, gather indices
 
 
 WS_BUDGET = 60 << 20  # dcn_tiling::kWsBudget: extra grad_input band planes + the per-chunk regions
@@ -229,7 +236,7 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
         base = _stage2_ub(k, tile(bc), bc, elt, case.dg)
         if base >= UB_LIMIT:
             return (0, 0, 0, 0)
-        fit = (UB_LIMIT - base) // (2 * _cdiv(bc, 8) * 8 * 4)
+        fit = (UB_LIMIT - base) // (_cdiv(bc, 8) * 8 * (4 + _window_elt(bc, elt)))  # xwin + gwin (fp32)
         lp = _cdiv(bc, 8) * 8
         nb = lp // 8
         # lowest (tiles x weight + halo pixels) per output pixel, then the larger window; per row count the
