@@ -49,12 +49,12 @@ std::vector<int64_t> GTileLengths(int64_t total)
 }
 
 // Rows of one stage-2 offsets buffer (pixel planes of ptp elements): 3 blocks x KT kernel points, or with
-// dg > 1 and 32-bit I/O the 2*dg*K + K channels from a group's dx rows to its mask rows when they fit
+// dg > 1 the 2*dg*K + K channels from a group's dx rows to its mask rows when they fit
 // kOffsetSpanMaxRows (Stage2Sample's spanOffsets_: one DMA loads them all).
-int64_t OffsetRows(int64_t k, int64_t dg, int64_t elt)
+int64_t OffsetRows(int64_t k, int64_t dg)
 {
     const int64_t kt = std::min(k, kStage2MaxKt), span = 2 * dg * k + k;
-    const bool spanned = dg > 1 && elt == 4 && k <= kStage2MaxKt && span <= kOffsetSpanMaxRows;
+    const bool spanned = dg > 1 && k <= kStage2MaxKt && span <= kOffsetSpanMaxRows;
     return spanned ? std::max(span, 3 * kt) : 3 * kt;
 }
 
@@ -70,7 +70,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     const int64_t rows = pixelTile * kt;
     const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
     const int64_t gTiles = 2 * rows * lp * 4;
-    const int64_t rawOffsets = 2 * OffsetRows(k, dg, elt) * ptp * elt;
+    const int64_t rawOffsets = 2 * OffsetRows(k, dg) * ptp * elt;
     const int64_t cornerPlanes = 2 * 4 * rows * lp * 4;
     // ys xs y0 x0 ly lx hy hx, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;

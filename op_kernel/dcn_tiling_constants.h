@@ -30,12 +30,11 @@ constexpr int64_t kStage2Rows = 64;       // sample points (G rows) per tile: pi
 constexpr int64_t kStage2RowsWide = 32;   // the same for wide blocks (UB)
 constexpr int64_t kStage2RowsNarrow = 128; // the same for blocks of <= kNarrowBlockC channels (fewer tile DMAs)
 constexpr int64_t kNarrowBlockC = 16;
-constexpr int64_t kOffsetSpanMaxRows = 160; // dg > 1, 32-bit I/O: a tile's offsets (3 blocks x K channels of its
+constexpr int64_t kOffsetSpanMaxRows = 160; // dg > 1: a tile's offsets (3 blocks x K channels of its
                                             // deformable group) load as one DMA of the 2*dg*K + K channels they
-                                            // span when that many rows fit (one transfer, not three). 16-bit
-                                            // I/O keeps three: its staging planes leave less UB, and the smaller
-                                            // window flips the suite's dg-4 layer to 16-channel blocks (fp16
-                                            // row 5: 8.4 % -> 6.4 % by the model with the span, fp32 32 -> 37 %).
+                                            // span when that many rows fit (one transfer, not three; fp32 row 5
+                                            // 32 -> 37 %, fp16 row 5 10.3 -> 12.1 % once its UB window held
+                                            // 16-bit input: before that the span's UB cost it 8.4 -> 6.4 %).
                                             // 160 covers dg 8 at 3x3 (153 rows: EDVR L1 11.1 -> 11.4 %, L3
                                             // 8.8 -> 9.4 %); at dg 16 (297 rows) the unused channels' bytes and
                                             // the smaller window cost more than the two DMAs (BasicVSR++ 11.6 ->

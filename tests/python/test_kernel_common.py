@@ -142,10 +142,10 @@ OFFSET_SPAN_MAX_ROWS = 160  # dcn_tiling::kOffsetSpanMaxRows
 
 
 def _offset_rows(k, dg, elt):
-    """Rows of one stage-2 offsets buffer: 3 x KT, or with dg > 1 and 32-bit I/O the 2*dg*K + K channels a
+    """Rows of one stage-2 offsets buffer: 3 x KT, or with dg > 1 the 2*dg*K + K channels a
     group's offsets span when they fit OFFSET_SPAN_MAX_ROWS (one DMA per tile)."""
     kt, span = min(k, 64), 2 * dg * k + k
-    return max(span, 3 * kt) if dg > 1 and elt == 4 and k <= 64 and span <= OFFSET_SPAN_MAX_ROWS else 3 * kt
+    return max(span, 3 * kt) if dg > 1 and k <= 64 and span <= OFFSET_SPAN_MAX_ROWS else 3 * kt
 
 
 def _window_elt(block_c, elt):
