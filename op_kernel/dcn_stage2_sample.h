@@ -41,8 +41,9 @@
 // offsets, G tiles and corner planes live in 2-deep queues, the weight rows, row infos and order tables per
 // slot (tile parity); every wait orders only work issued before it, so the waits sit where the reuse is:
 // a corner-plane buffer and the partials plane are rewritten after an MTE3_V in the Front of the tile two
-// on. The pipeline drains (every tile through Back) before a window flush and at the end of a unit, so
-// every GM atomic add, every window add and every reduction runs in the same order as tile by tile.
+// on. The pipeline drains (every tile through Back) only at the end of a unit; windows change inside it (each
+// tile carries its window, UseWindow), and every GM atomic add (a window's flush follows its last tile's Back
+// and precedes the next tile's), every window add and every reduction runs in the same order as tile by tile.
 //
 // UB window (tiling winOutRows > 0): the unit's pixels are visited in windows of winOutRows x winOutCols
 // output pixels (row-major over the image, intersected with the unit's band). Per window, the input
@@ -51,9 +52,10 @@
 // the ring pixels of xwin are zeroed, those of gwin never flushed, so border points are window-served too) are
 // loaded once, x the block's channels, into xwin [row][cols][LP] (xt is channel-block-major, BlockPixelAt: one
 // DataCopyPad for the whole window when len == LP; else one per input row, or one for all rows of a full-width
-// window), and a
-// grad_input window gwin of the same shape is zeroed, both in the Front of the window's first tile (after
-// the scalar unit's V_S, so the previous flush and these loads overlap the pipeline). A corner pair whose pixels both
+// window), and a grad_input window gwin of the same shape is zeroed: xwin in the Loads of the previous window's
+// last tile (DMA-only loads, DirectWindowLoad: its DMAs run under that tile's Back; else in the Loads of the
+// window's first tile), gwin in the Back of the window's first tile (after an MTE3_V: the previous window's
+// flush was issued right after its last Back, a pipeline step earlier). A corner pair whose pixels both
 // lie in the window is copied from xwin (one UB->UB copy) and its contributions are added into gwin (one vector Add per
 // corner, in program order; a pair of valid corners in one 2-repeat Add when LP <= 64 and the corner planes
 // are <= 255 blocks apart); other pairs take the GM path above. At the end of the window, gwin is added
@@ -241,6 +243,8 @@ public:
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
         coordEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::V_S>();
+        winEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE2_V>();
+        winWait_ = false;
         for (int64_t slot = 0; slot < 2; ++slot) {
             storeEvent_[slot] = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE3_V>();
             storePending_[slot] = false;
@@ -248,6 +252,8 @@ public:
         storeSyncAll_ = false;
 
         nextSlot_ = 0;
+        winSeq_ = 0;
+        openWin_ = xwinOwner_ = gwinOwner_ = -1;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
         cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
@@ -330,7 +336,14 @@ private:
     // [c0, c0+len)), pixels [p0, p0+pt), kernel points [k0, k0+kt); slot = tile parity (per-slot buffers).
     struct TileJob {
         int64_t n, b, gc, cl0, dgi, c0, len, p0, pt, k0, kt, slot;
+        int64_t win; // the sequence number of its UB window (OpenWindow), -1: none
     };
+
+    // A UB window's geometry (OpenWindow), kept in a ring of kWinSlots while tiles of it are in flight.
+    struct WinGeom {
+        int64_t lo, hi, xlo, xhi, imgLo, imgHi, imgXLo, imgXHi;
+    };
+    static constexpr int64_t kWinSlots = 8; // > the windows of the tiles in flight (4) and gwin's owner
 
     __aicore__ inline void ProcessUnit(int64_t n, int64_t b, int64_t band)
     {
@@ -352,6 +365,7 @@ private:
         unit.c0 = c0;
         unit.len = len;
         unit.p0 = unit.pt = unit.k0 = unit.kt = unit.slot = 0;
+        openWin_ = -1;
         if (p.winRows == 0) {
             ProcessPixels(unit, pBegin, pEnd);
             Drain();
@@ -365,7 +379,6 @@ private:
                 const int64_t from = MaxI(pBegin, oh0 * p.wo), to = MinI(pEnd, ohEnd * p.wo);
                 OpenWindow(oh0, ohEnd - 1, 0, p.wo - 1, ring);
                 ProcessPixels(unit, from, to);
-                FlushWindow(n, c0, len);
                 continue;
             }
             for (int64_t ow0 = 0; ow0 < p.wo; ow0 += p.winOutCols) {
@@ -383,9 +396,14 @@ private:
                         ProcessPixels(unit, from, to);
                     }
                 }
-                FlushWindow(n, c0, len);
             }
         }
+        Drain();
+        if (gwinOwner_ >= 0) { // the unit's last window
+            UseWindow(gwinOwner_);
+            FlushWindow(n, c0, len);
+        }
+        gwinOwner_ = xwinOwner_ = -1;
     }
 
     __aicore__ inline void CloseWindowState()
@@ -397,7 +415,27 @@ private:
         winW_ = 0;
         imgLo_ = imgHi_ = imgXLo_ = imgXHi_ = 0;
         winRing_ = false;
-        winPending_ = false;
+    }
+
+    // The geometry of window `seq` (-1: none) into the window state that LoadWindow, FlushWindow, InWindow,
+    // GatherOffsets and the scatter read: each pipeline step sets the window of the tile it works on.
+    __aicore__ inline void UseWindow(int64_t seq)
+    {
+        if (seq < 0) {
+            CloseWindowState();
+            return;
+        }
+        const WinGeom& g = wins_[seq % kWinSlots];
+        winLo_ = g.lo;
+        winHi_ = g.hi;
+        winXLo_ = g.xlo;
+        winXHi_ = g.xhi;
+        imgLo_ = g.imgLo;
+        imgHi_ = g.imgHi;
+        imgXLo_ = g.imgXLo;
+        imgXHi_ = g.imgXHi;
+        winW_ = winXHi_ - winXLo_;
+        winRing_ = winLo_ < imgLo_ || winHi_ > imgHi_ || winXLo_ < imgXLo_ || winXHi_ > imgXHi_;
     }
 
     // Window transfers (xt -> xwin, gwin -> giacc): in GM the block's pixels are len apart (BlockPixelAt), in
@@ -447,9 +485,8 @@ private:
     // `ring`, to the image and a ring of one pixel around it when that fits the window's capacity (PlanWindow):
     // the ring pixels of xwin are zero and those of gwin are never flushed, so a sample point whose corners
     // touch the ring (a border point: its corners outside the image contribute nothing) is window-served.
-    // Only the state: the window's first tile loads xwin and zeroes gwin in its Front (LoadWindow), after the
-    // scalar unit has its coordinates, so the previous window's flush and these loads do not hold up the
-    // scalar unit.
+    // Only the geometry, in the ring wins_ (sequence number openWin_, carried by the window's tiles): xwin and
+    // gwin follow the tiles through the pipeline (LoadWindow, Back, Step).
     __aicore__ inline void OpenWindow(int64_t ohFirst, int64_t ohLast, int64_t owFirst, int64_t owLast, bool ring)
     {
         const DcnParams &p = *p_;
@@ -458,39 +495,43 @@ private:
         const int64_t hi = ohLast * p.strideH - p.padTop + (p.kh - 1) * p.dilationH + m + 1;
         const int64_t xlo = owFirst * p.strideW - p.padLeft - m;
         const int64_t xhi = owLast * p.strideW - p.padLeft + (p.kw - 1) * p.dilationW + m + 1;
-        CloseWindowState();
+        openWin_ = -1;
         if (MinI(p.h, hi) <= MaxI(0, lo) || MinI(p.w, xhi) <= MaxI(0, xlo)) {
             return;  // the window lies outside the image: every corner takes the GM path (none is valid)
         }
-        imgLo_ = MaxI(0, lo);
-        imgHi_ = MinI(p.h, hi);
-        imgXLo_ = MaxI(0, xlo);
-        imgXHi_ = MinI(p.w, xhi);
-        winLo_ = MaxI(-r, lo);
-        winHi_ = MinI(p.h + r, hi);
-        winXLo_ = MaxI(-r, xlo);
-        winXHi_ = MinI(p.w + r, xhi);
-        if (winHi_ - winLo_ > p.winRows || winXHi_ - winXLo_ > p.winCols) { // the ring does not fit: none
-            winLo_ = imgLo_;
-            winHi_ = imgHi_;
-            winXLo_ = imgXLo_;
-            winXHi_ = imgXHi_;
+        WinGeom g;
+        g.imgLo = MaxI(0, lo);
+        g.imgHi = MinI(p.h, hi);
+        g.imgXLo = MaxI(0, xlo);
+        g.imgXHi = MinI(p.w, xhi);
+        g.lo = MaxI(-r, lo);
+        g.hi = MinI(p.h + r, hi);
+        g.xlo = MaxI(-r, xlo);
+        g.xhi = MinI(p.w + r, xhi);
+        if (g.hi - g.lo > p.winRows || g.xhi - g.xlo > p.winCols) { // the ring does not fit: none
+            g.lo = g.imgLo;
+            g.hi = g.imgHi;
+            g.xlo = g.imgXLo;
+            g.xhi = g.imgXHi;
         }
-        winW_ = winXHi_ - winXLo_;
-        winRing_ = winLo_ < imgLo_ || winHi_ > imgHi_ || winXLo_ < imgXLo_ || winXHi_ > imgXHi_;
-        winPending_ = true;
+        wins_[winSeq_ % kWinSlots] = g;
+        openWin_ = winSeq_++;
     }
 
     // Offset (floats) of in-image pixel (y, imgXLo_) in xwin / gwin.
     __aicore__ inline int64_t WindowRowAt(int64_t y) const { return ((y - winLo_) * winW_ + imgXLo_ - winXLo_) * lp_; }
 
-    // The open window's input rows -> xwin (the V_MTE2 orders the previous window's UB copies, V, before
-    // xwin is overwritten; the MTE2_V orders these loads before this tile's copies, V). gwin is zeroed
-    // by the caller after its MTE3_V (the previous window's flush has read gwin).
-    __aicore__ inline void LoadWindow(int64_t n, int64_t c0, int64_t len)
+    // The window in use's input rows -> xwin (the V_MTE2 orders the previous window's UB copies and gathers, V,
+    // before xwin is overwritten; the MTE2_V orders these loads before the first tile's gathers and copies, V:
+    // at once, or with `prefetch` (DirectWindowLoad: issued in the Loads of the previous window's last tile) by
+    // winEvent_, waited for in the first tile's Loads).
+    __aicore__ inline void LoadWindow(int64_t n, int64_t c0, int64_t len, bool prefetch)
     {
         const DcnParams& p = *p_;
         if (winRing_) { // the ring pixels (never loaded) are zero; earlier windows left input rows there
+            if (prefetch) {
+                AscendC::PipeBarrier<PIPE_V>(); // the last tile's gathers and copies from xwin came just before
+            }
             AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_ * winElt_ / 4));
         }
         PipeSync<AscendC::HardEvent::V_MTE2>();
@@ -508,8 +549,17 @@ private:
             const AscendC::DataCopyExtParams cp = WindowRows(len, MinI(step, imgHi_ - y), true, winElt_);
             AscendC::DataCopyPad(xw[WindowRowAt(y)], t_->xt[BlockPixelAt(p, n, c0, len, y, imgXLo_)], cp, noPad);
         }
+        if (prefetch) {
+            AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(winEvent_);
+            winWait_ = true;
+            return;
+        }
         PipeSync<AscendC::HardEvent::MTE2_V>();
     }
+
+    // xwin loads with DMAs alone (fp32 I/O or a 16-bit window, winT_), not through the staging planes: so it
+    // can be loaded while the previous tile's staged corners wait for their cast.
+    __aicore__ inline bool DirectWindowLoad() const { return IsSameType<T, float>::value || winT_; }
 
     // 16-bit I/O: window rows (T) -> xwin (fp32) through the staging planes, in pieces of whole rows (or of
     // one row's columns) that fit them. The caller's V_MTE2 orders the first piece after earlier staging reads.
@@ -633,16 +683,11 @@ private:
         }
     }
 
-    // Every tile of the window through the pipeline, then gwin rows -> the unit's accumulator plane (atomic
-    // add; only this unit writes there).
+    // gwin rows of the window in use (UseWindow: gwin's owner, whose last tile's Back is done) -> the unit's
+    // accumulator plane (atomic add; only this unit writes there). The V_MTE3 orders the window adds before.
     __aicore__ inline void FlushWindow(int64_t n, int64_t c0, int64_t len)
     {
-        const DcnParams &p = *p_;
-        Drain();
-        if (winHi_ == winLo_ || winPending_) { // no window, or no tile of the unit in it (nothing added)
-            CloseWindowState();
-            return;
-        }
+        const DcnParams& p = *p_;
         PipeSync<AscendC::HardEvent::V_MTE3>();
         AscendC::SetAtomicAdd<float>();
         const int64_t step = WindowRowsPerDma(len);
@@ -652,8 +697,7 @@ private:
                 t_->giacc[giaccBase_ + BlockPixelAt(p, n, c0, len, y, imgXLo_)], gwin_[WindowRowAt(y)], cp);
         }
         AscendC::SetAtomicNone();
-        // gwin is zeroed again after the MTE3_V of the next window's first Front
-        CloseWindowState();
+        // gwin is zeroed again after an MTE3_V in the next window's first Back
     }
 
     // Output pixels [from, to) of one unit, in tiles of pixelTile pixels x kernel-point chunks, pushed into
@@ -668,6 +712,7 @@ private:
                 job.k0 = k0;
                 job.kt = MinI(kt_, p_->k - k0);
                 job.slot = nextSlot_;
+                job.win = openWin_;
                 nextSlot_ ^= 1;
                 Push(job);
             }
@@ -712,6 +757,14 @@ private:
                 DrainBackPrologue();
             }
             Back(jobBack_);
+            // b was its window's last tile: gwin -> GM now, so the flush (MTE3) runs under c's weights and the
+            // next Step's coordinates, loads and products before the next Back zeroes gwin (without a next
+            // tile, draining: at the end of the unit)
+            if (hasFront_ && jobFront_.win != jobBack_.win && gwinOwner_ >= 0) {
+                UseWindow(gwinOwner_);
+                FlushWindow(jobBack_.n, jobBack_.c0, jobBack_.len);
+                gwinOwner_ = -1;
+            }
         }
         if (hasCoord_) {
             Weights(jobCoord_);
@@ -723,7 +776,7 @@ private:
         hasCoord_ = false;
     }
 
-    // Every pushed tile through the pipeline (before a window flush and at the end of a unit).
+    // Every pushed tile through the pipeline (at the end of a unit).
     __aicore__ inline void Drain()
     {
         while (hasCoord_ || hasFront_ || hasBack_) {
@@ -1052,6 +1105,7 @@ private:
         AscendC::Mul(rv[2 * rs_], rT2, rHx, rc);
         AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
         offQue_.FreeTensor(raw);
+        UseWindow(J.win);
         if (gatherCorners_ && winHi_ > winLo_) {
             GatherOffsets(J);
         }
@@ -1064,6 +1118,7 @@ private:
     {
         const DcnParams& p = *p_;
         const int64_t pt = J.pt, kt = J.kt;
+        UseWindow(J.win);
         const bool gather = gatherCorners_ && winHi_ > winLo_;
         AscendC::LocalTensor<float> keys = KeyRows(J.slot);
         if constexpr (!IsSameType<T, float>::value) {
@@ -1073,27 +1128,26 @@ private:
             }
         }
 
-        if (winPending_) { // J is the first tile of its window
-            LoadWindow(J.n, J.c0, J.len);
+        if (J.win >= 0 && J.win != xwinOwner_) { // J is the first tile of its window, not prefetched
+            LoadWindow(J.n, J.c0, J.len, false);
+            xwinOwner_ = J.win;
+        } else if (winWait_) { // ... prefetched by the previous tile's Loads
+            AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(winEvent_);
+            winWait_ = false;
         }
 
         // ---- X rows of the 4 corners of every point: planes xp[c][row][LP], row = i*kt + kk (the G order);
         // rows of corners outside the image (or of points outside the whole-sample window) stay zero, so
         // their corner sums are 0 and the vector partials need no masks. The queue buffer was last read by
         // the scatter of the tile two before J, the partials plane (written next by the previous tile's
-        // Back) by its partials store (both: the slot's store event, set two tiles before), gwin (zeroed here
-        // for a new window) by the previous window's flush.
+        // Back) by its partials store (both: the slot's store event, set two tiles before).
         if (slotParts_) {
             WaitStores(J.slot);
         }
-        // one partials plane, a Back while draining (it set no flag) or a new window: all stores so far
-        if (!slotParts_ || storeSyncAll_ || winPending_) {
+        // one partials plane or a Back while draining (it set no flag): all stores so far
+        if (!slotParts_ || storeSyncAll_) {
             PipeSync<AscendC::HardEvent::MTE3_V>();
             storeSyncAll_ = false;
-        }
-        if (winPending_) {
-            AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
-            winPending_ = false;
         }
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
         stagedAll_[J.slot] = gather && winT_;
@@ -1157,6 +1211,13 @@ private:
             }
         }
         xQue_.EnQue(xp);
+        // J is its window's last tile and the next one (its coordinates issued) has a window: load that now, so
+        // the DMAs run under b's products and c's weights (J's gathers and copies, V, are issued)
+        if (hasCoord_ && jobCoord_.win >= 0 && jobCoord_.win != J.win && DirectWindowLoad()) {
+            UseWindow(jobCoord_.win);
+            LoadWindow(jobCoord_.n, jobCoord_.c0, jobCoord_.len, true);
+            xwinOwner_ = jobCoord_.win;
+        }
         if (kt_ < p.k) {
             // the scalar reads of the key rows precede the slot's next key rows (Coords two tiles on); when
             // every tile starts a pixel tile (K <= KT), the pixel bases' S_V in each Coords orders them
@@ -1172,6 +1233,11 @@ private:
         const DcnParams& p = *p_;
         const DcnTensors<T>& t = *t_;
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
+        // The first tile of a window zeroes gwin before its window adds (the previous window was flushed right
+        // after its last Back, Step).
+        const bool newGwin = J.win != gwinOwner_ && J.win >= 0;
+        gwinOwner_ = J.win;
+        UseWindow(J.win);
         const int64_t pt = J.pt, kt = J.kt, len = J.len;
         if constexpr (IsSameType<T, float>::value) {
             xpBack_ = xQue_.DeQue<float>();
@@ -1254,6 +1320,10 @@ private:
             AscendC::Gather(part[2 * plane_], rv, planeTab, static_cast<uint32_t>(2 * rs_ * 4), planeCnt);  // mask
         }
         PipeSync<AscendC::HardEvent::V_MTE3>();
+        if (newGwin) { // the previous window's flush (MTE3) has read gwin
+            PipeSync<AscendC::HardEvent::MTE3_V>();
+            AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
+        }
 
         // ---- per point: scatter (m*w_c)*G to grad_input (GM atomics or UB window adds, program order)
         AscendC::SetAtomicAdd<float>();
@@ -1863,6 +1933,8 @@ private:
     TileJob jobCoord_, jobFront_, jobBack_; // tiles waiting for their Coords (offsets loaded) / Loads / Back
     bool hasCoord_, hasFront_, hasBack_;
     AscendC::TEventID coordEvent_;     // V_S: a tile's coordinates (Coords) -> its Loads a Step later
+    AscendC::TEventID winEvent_;       // MTE2_V: a prefetched window's loads -> its first tile's Loads
+    bool winWait_;                     // winEvent_ is set and not waited for yet
     AscendC::TEventID storeEvent_[2];  // MTE3_V per slot: a Back's stores -> the slot's next Loads
     bool storePending_[2];
     bool slotParts_;                   // a partials plane per slot (K <= KT), so only the slot's stores are waited for
@@ -1896,7 +1968,12 @@ private:
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)
     int64_t imgLo_, imgHi_, imgXLo_, imgXHi_;         // ... of them inside the image (loaded and flushed)
     bool winRing_;                                    // the window holds ring pixels (outside the image, zero in xwin)
-    bool winPending_; // the window is open but xwin is not loaded nor gwin zeroed yet (its first Front does)
+    WinGeom wins_[kWinSlots];                         // the geometry of window seq at seq % kWinSlots
+    int64_t winSeq_;                                  // windows opened so far
+    int64_t openWin_;                                 // the window the next pushed tiles belong to (-1: none)
+    int64_t xwinOwner_; // the window xwin holds (-1: none): loaded by the Loads of its first tile
+    int64_t gwinOwner_; // the window gwin accumulates (-1: none): zeroed in its first tile's Back, flushed
+                        // in the Back of the first tile of another window (or at the end of the unit)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
     AscendC::LocalTensor<T> xs_; // 16-bit I/O staging planes [4][rows][LPT]
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;

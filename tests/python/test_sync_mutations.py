@@ -53,6 +53,9 @@ MATRIX = [
     ("float32", Case("f32_window_k1", 1, 64, 8, 12, 16, kh=1, kw=1, padding=(0, 0, 0, 0)), 0),
     ("bfloat16", Case("bf16_window_k1", 1, 64, 4, 24, 24, kh=1, kw=1, padding=(0, 0, 0, 0)), 0),
     ("float16", Case("f16_window_k3", 1, 64, 4, 16, 20), 0),
+    # several windows per unit (2-channel blocks, windows of 2 x 5 output pixels): a window's gwin is flushed after its last
+    # tile's Back and zeroed in the next window's first Back; its xwin is loaded while the last tile runs
+    ("float32", Case("f32_window_switch", 2, 12, 4, 5, 5, groups=2, dg=3), 0),
     # few vector cores: every core has work (no idle cores), several units per core
     ("float32", Case("f32_1core", 1, 8, 8, 5, 5), 1),
     ("float16", Case("f16_2cores_g2", 2, 8, 8, 5, 5, groups=2, dg=2), 2),
