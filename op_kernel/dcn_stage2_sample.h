@@ -116,7 +116,8 @@ constexpr int64_t RV_HX = 7;
 constexpr int64_t RV_M = 8;
 constexpr int64_t RV_T1 = 9;
 constexpr int64_t RV_T2 = 10;
-// Coordinate planes (coordBuf_, plane_ floats each): 0..7 ys xs y0 x0 ly lx hy hx, CP_OFF..+2 the offsets
+// Coordinate planes (coordBuf_, plane_ floats each): 0..7 xs ys x0 y0 lx ly hx hy (x before y, like the offsets'
+// dx, dy blocks: an x/y pair of planes is one instruction of 2*plane_ elements), CP_OFF..+2 the offsets
 // in fp32 (16-bit I/O; 32-bit I/O: CP_YB / CP_XB, the sample bases of a one-row tile at output (0, 0):
 // kh*dH, i*sW + kw*dW, fixed), CP_MSK the compare mask (then the column ramp and a block of ones in its
 // unused half), CP_OUT the kOutsideKey plane, then at CP_HB the pixel bases hb[PTP], wb[PTP].
@@ -891,10 +892,12 @@ private:
             }
             hop = plane_;
         }
-        AscendC::LocalTensor<float> ys = coord_[0], xs = coord_[plane_];
-        AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
-        AscendC::LocalTensor<float> ly = coord_[4 * plane_], lx = coord_[5 * plane_];
-        AscendC::LocalTensor<float> hy = coord_[6 * plane_]; // then hx (OneMinus over both)
+        AscendC::LocalTensor<float> xs = coord_[0], ys = coord_[plane_];
+        AscendC::LocalTensor<float> x0 = coord_[2 * plane_], y0 = coord_[3 * plane_];
+        AscendC::LocalTensor<float> lx = coord_[4 * plane_], ly = coord_[5 * plane_];
+        AscendC::LocalTensor<float> hx = coord_[6 * plane_];      // then hy (OneMinus over both)
+        const int32_t pairCnt = static_cast<int32_t>(2 * plane_); // an x plane and its y plane
+        const bool pairOff = hop == plane_;                       // dx, dy planes adjacent like x0, y0
         AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_], wb = coord_[CP_HB * plane_ + ptp_];
         // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
         // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
@@ -913,26 +916,31 @@ private:
         }
         AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
         // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN)
-        AscendC::Cast(y0, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt);    // floor(dy)
-        AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);      // floor(dx)
+        if (pairOff) {
+            AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, static_cast<uint32_t>(pairCnt)); // floor(dx, dy)
+        } else {
+            AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);   // floor(dx)
+            AscendC::Cast(y0, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt); // floor(dy)
+        }
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Sub(ly, off[hop], y0, static_cast<int32_t>(planeCnt));     // frac(dy)
-        AscendC::Sub(lx, off[0], x0, static_cast<int32_t>(planeCnt));       // frac(dx)
+        if (pairOff) {
+            AscendC::Sub(lx, off[0], x0, pairCnt); // frac(dx), frac(dy)
+        } else {
+            AscendC::Sub(lx, off[0], x0, static_cast<int32_t>(planeCnt));   // frac(dx)
+            AscendC::Sub(ly, off[hop], y0, static_cast<int32_t>(planeCnt)); // frac(dy)
+        }
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(y0, y0, ys, static_cast<int32_t>(planeCnt));  // base + floor(dy)
-        AscendC::Add(x0, x0, xs, static_cast<int32_t>(planeCnt));  // base + floor(dx)
-        AscendC::PipeBarrier<PIPE_V>(); // the Adds have read ys, xs before the ceilings overwrite them
+        AscendC::Add(x0, x0, xs, pairCnt); // base + floor(dx), base + floor(dy)
+        AscendC::PipeBarrier<PIPE_V>();    // the Add has read xs, ys before the ceilings overwrite them
         // ---- whole-sample rule in vector form: y0 <- kOutsideKey for the sample points outside
         // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside (or one key per
         // point, below). Per axis
         // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
         //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
         // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). ys/xs (consumed above) hold v0 + ceil(frac).
-        AscendC::Cast(ys, ly, AscendC::RoundMode::CAST_CEIL, planeCnt);
-        AscendC::Cast(xs, lx, AscendC::RoundMode::CAST_CEIL, planeCnt);
+        AscendC::Cast(xs, lx, AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt));
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(ys, ys, y0, static_cast<int32_t>(planeCnt));
-        AscendC::Add(xs, xs, x0, static_cast<int32_t>(planeCnt));
+        AscendC::Add(xs, xs, x0, pairCnt);
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
         if (maskSlots_) { // the six conditions into six masks, ANDed (3 Ands), one Select: y0 <- key outside
             AscendC::PipeBarrier<PIPE_V>();
@@ -960,12 +968,12 @@ private:
         // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
         // ly and lx are ordered by the barriers after them (MarkOutside's leading ones, or SelectOutside's)
         if (onesBlock_) {
-            OneMinus(hy, ly, 2 * plane_);   // hy = 1 - ly, hx = 1 - lx (adjacent planes)
+            OneMinus(hx, lx, 2 * plane_);   // hx = 1 - lx, hy = 1 - ly (adjacent planes)
             AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
         } else {
-            AscendC::Muls(hy, ly, -1.0f, static_cast<int32_t>(2 * plane_));
+            AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(2 * plane_));
             AscendC::PipeBarrier<PIPE_V>(); // also orders the last Select (y0, msk) before the key below
-            AscendC::Adds(hy, hy, 1.0f, static_cast<int32_t>(2 * plane_));
+            AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(2 * plane_));
         }
         if (keyPath_) {
             // one fp32 key per point (the Loads read two keys per scalar access):
@@ -993,11 +1001,11 @@ private:
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(kt);
         // an even count: the Loads read the rows in pairs (rowTab has rs_ entries, rs_ even)
         const uint32_t rowCnt = static_cast<uint32_t>(RoundUp(pt * kt, 2));
-        if (keyPath_) {
-            AscendC::Gather(keys, coord_, rowTab, 0, rowCnt);
-        } else {
-            AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
-            AscendC::Gather(keys[rs_], coord_, rowTab, static_cast<uint32_t>(3 * plane_ * 4), rowCnt);
+        if (keyPath_) { // the key (in ys)
+            AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(plane_ * 4), rowCnt);
+        } else { // y0, then x0
+            AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(3 * plane_ * 4), rowCnt);
+            AscendC::Gather(keys[rs_], coord_, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
         }
     }
 
@@ -1084,10 +1092,10 @@ private:
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
-        AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
-        AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
-        AscendC::Gather(rHy, coord_, rowTab, static_cast<uint32_t>(6 * plane_ * 4), rowCnt);
-        AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
+        AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
+        AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
+        AscendC::Gather(rHy, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
+        AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(6 * plane_ * 4), rowCnt);
         const int32_t rc = static_cast<int32_t>(rows);
         if (p.modulated) {
             AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
@@ -1799,14 +1807,14 @@ private:
     //   rows (Gather by rowTab): q = e*LP*E, d = min(e + 4, 1) (1 served, 0 not)
     //   S[c*nb + j][row] = zeroOff + d*(q + delta_c - zeroOff) + 32*j   (rows of rs_, 32-B aligned)
     //   with delta = 0, LP*E, winW*LP*E, (winW + 1)*LP*E, then the table = Gather(S, gatherIdx_) and Cast
-    // (exact in fp32: every value is an integer below 2^24). Scratch: the hy, hx, ly planes (read by the
+    // (exact in fp32: every value is an integer below 2^24). Scratch: the hx, hy, lx planes (read by the
     // weight Gathers before), the T1/T2 row vectors (read by the weight Muls before).
     __aicore__ inline void GatherOffsets(const TileJob& J)
     {
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
         const int64_t nb = winNb_, rowsJ = J.pt * J.kt;
         const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
-        AscendC::LocalTensor<float> y0 = coord_[2 * plane_], x0 = coord_[3 * plane_];
+        AscendC::LocalTensor<float> x0 = coord_[2 * plane_], y0 = coord_[3 * plane_];
         AscendC::LocalTensor<float> e = coord_[4 * plane_], ty = coord_[6 * plane_], tx = coord_[7 * plane_];
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
         // the weight Gathers' reads of hy, hx, ly precede the PipeBarrier before the weight Muls
