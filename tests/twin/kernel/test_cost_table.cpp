@@ -260,6 +260,31 @@ TEST(CostTable, select_issues_duplicate_set_cmpmask_and_vsel)
     EXPECT_EQ(r.cores[0].vecIssued, 1u + 1u + 3u + 3u); // Duplicate, CompareScalar, 2 x (Duplicate, set_cmpmask, vsel)
 }
 
+// A PipeBarrier<PIPE_V> holds the vector pipe until its earlier instructions complete: counted in
+// pipeBarriersV (pipe_barrier_cycles on V); MTE barriers are not.
+TEST(CostTable, vector_pipe_barrier_is_counted_on_v)
+{
+    auto r = ktest::Run(1, KernelType::MIX_AIV_1_0, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, 4096);
+        LocalTensor<float> a = buf.Get<float>();
+        Duplicate(a, 1.0f, 64);
+        PipeBarrier<PIPE_V>();
+        Adds(a, a, 1.0f, 64);
+        PipeBarrier<PIPE_V>();
+        Adds(a, a, 1.0f, 64);
+        PipeBarrier<PIPE_MTE2>();
+    });
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    ASSERT_EQ(r.cores.size(), 1u);
+    EXPECT_EQ(r.cores[0].pipeBarriersV, 2u);
+    EXPECT_EQ(r.cores[0].vecIssued, 3u); // a barrier is not a vector instruction
+    uint64_t v = 0;
+    EXPECT_TRUE(cost::CounterByName(r.cores[0], "pipeBarriersV", v));
+    EXPECT_EQ(v, 2u);
+}
+
 namespace {
 using AType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
 using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;

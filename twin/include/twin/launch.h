@@ -66,6 +66,7 @@ struct PipeCounters {
     uint64_t syncAllCount = 0;     // SyncAll calls
     uint64_t ubPeakBytes = 0;      // max UB allocated by InitBuffer
     uint64_t vecIssued = 0;        // vector instructions issued by the scalar unit (API calls that charge PIPE_V)
+    uint64_t pipeBarriersV = 0;    // PipeBarrier<PIPE_V>: the vector pipe drains (pipe_barrier_cycles each)
     // WaitFlag instructions per waiting pipe (SetFlag/WaitFlag, queue operations, the Matmul client)
     uint64_t waitFlagsS = 0, waitFlagsV = 0, waitFlagsMTE2 = 0, waitFlagsMTE3 = 0, waitFlagsMTE1 = 0, waitFlagsM = 0,
              waitFlagsFIX = 0;

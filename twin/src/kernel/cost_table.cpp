@@ -89,6 +89,12 @@ const Constant kConstants[] = {
      "table 14: scalar ALU 1 cycle)"},
     {"flag_cycles", 16, "cycles a WaitFlag occupies its pipe after the flag is set (set_flag -> wait_flag latency)",
      true, "assumption: no official figure (SetFlag-WaitFlag docs give none)"},
+    {"pipe_barrier_cycles", 16,
+     "cycles a PipeBarrier<PIPE_V> holds the vector pipe (the instructions before it complete before any after it "
+     "starts)",
+     true,
+     "assumption: no official figure (PipeBarrier docs name the cost, not its size; the tables give throughputs, "
+     "not latencies); taken equal to flag_cycles. The barrier's scalar issue (no operands) is not counted"},
     {"syncall_cycles", 1000,
      "cycles of one hard SyncAll after the last core arrives (scalar unit of every participant)", true,
      "assumption: cross-core barrier latency, no official figure (SyncAll docs give none)"},
@@ -117,6 +123,7 @@ const PipeTerm kPipeTerms[] = {
     {"S", "syncAllCount", "syncall_cycles"},
     {"S", "waitFlagsS", "flag_cycles"},
     {"V", "waitFlagsV", "flag_cycles"},
+    {"V", "pipeBarriersV", "pipe_barrier_cycles"},
     {"MTE2", "waitFlagsMTE2", "flag_cycles"},
     {"MTE3", "waitFlagsMTE3", "flag_cycles"},
     {"MTE1", "waitFlagsMTE1", "flag_cycles"},
@@ -221,6 +228,8 @@ bool CounterByName(const PipeCounters &c, const std::string &n, uint64_t &v) {
     else if (n == "ubPeakBytes") v = c.ubPeakBytes;
     else if (n == "vecIssued")
         v = c.vecIssued;
+    else if (n == "pipeBarriersV")
+        v = c.pipeBarriersV;
     else if (n == "waitFlagsS")
         v = c.waitFlagsS;
     else if (n == "waitFlagsV")

@@ -81,6 +81,8 @@ __aicore__ inline void PipeBarrier(const char* file = __builtin_FILE(), int line
 {
     auto &c = twin::kernel::Core("PipeBarrier");
     twin::kernel::CheckPipeOnCore("PipeBarrier", c, pipe);
+    if (pipe == PIPE_V)
+        ++c.counters.pipeBarriersV; // charged at the next timeline hook, like an instruction on V
     if (pipe == PIPE_ALL)
         twin::kernel::TlPipeBarrierAll(c);
     if (c.hz == nullptr || twin::kernel::HzSiteDropped(c, "PipeBarrier", {file, line}, twin_detail::PipeTypeName(pipe)))
