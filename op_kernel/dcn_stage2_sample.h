@@ -255,6 +255,7 @@ public:
         nextSlot_ = 0;
         winSeq_ = 0;
         openWin_ = xwinOwner_ = gwinOwner_ = -1;
+        footCount_ = 0;
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
         cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
@@ -1340,6 +1341,10 @@ private:
         // else corner planes [c][row][LP]; cs = elements from one corner's row to the next corner's
         const bool byRow = cornerHop_ && len == lp_;
         const int64_t cs = byRow ? lp_ : rows_ * lp_, rowStride = byRow ? 4 * lp_ : lp_;
+        if (winHi_ > winLo_) { // the contributions (V) and a new window's zeroing before any window add
+            AscendC::PipeBarrier<PIPE_V>();
+            footCount_ = 0;
+        }
         for (int64_t row = 0; row < rows; ++row) {
             const RowInfo& ri = info[row];
             if (ri.served) {
@@ -1757,7 +1762,7 @@ private:
         bool valid[4];
         int64_t pos[4];
         CornerPositions(n, c0, len, y0, x0, valid, pos);
-        bool barrier = false;
+        bool ordered = false;
         for (int r = 0; r < 2; ++r) {
             const int a = 2 * r, b = 2 * r + 1;
             if (valid[a] || valid[b]) {
@@ -1765,9 +1770,9 @@ private:
                 const int64_t yc = y0 + r;
                 const int64_t lastC = valid[b] ? b : a;
                 if (InWindow(yc, x0 + (first & 1)) && InWindow(yc, x0 + (lastC & 1))) {  // into the UB window
-                    if (!barrier) {  // an earlier point's adds may target the same window rows
-                        AscendC::PipeBarrier<PIPE_V>();
-                        barrier = true;
+                    if (!ordered) {
+                        OrderWindowAdds(y0, x0);
+                        ordered = true;
                     }
                     if (valid[a] && valid[b] && pairAdds_) { // the pair in one Add: 2 repeats, one per corner
                         const int64_t at = ((yc - winLo_) * winW_ + x0 - winXLo_) * lp_;
@@ -1893,6 +1898,26 @@ private:
         AscendC::Cast(work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT, entries);
     }
 
+    // Before a point's window adds (gwin pixels y0..y0+1 x x0..x0+1): a PipeBarrier<PIPE_V> only when an add issued
+    // since the last one may touch the same pixels (a point within one pixel in both axes: a vector
+    // read-modify-write of the same blocks) or the footprint list is full; adds of disjoint pixels may overlap
+    // in the pipe. The scatter loop of a Back starts with a barrier and an empty list.
+    __aicore__ inline void OrderWindowAdds(int64_t y0, int64_t x0)
+    {
+        bool clash = footCount_ == kMaxFootprints;
+        for (int64_t i = 0; i < footCount_ && !clash; ++i) {
+            const int64_t dy = footY_[i] - y0, dx = footX_[i] - x0;
+            clash = dy >= -1 && dy <= 1 && dx >= -1 && dx <= 1;
+        }
+        if (clash) {
+            AscendC::PipeBarrier<PIPE_V>();
+            footCount_ = 0;
+        }
+        footY_[footCount_] = static_cast<int32_t>(y0);
+        footX_[footCount_] = static_cast<int32_t>(x0);
+        ++footCount_;
+    }
+
     // A window-served point (all 4 corners in the window, see GatherOffsets): its contribution rows C_c (corner
     // c's row at element rowOff + c*cs of xp) added into gwin in program order. Corner pair r (row y0 + r) is
     // adjacent in gwin and one Add repeat; the pairs are winW pixels apart in gwin and 2*cs apart in xp.
@@ -1904,7 +1929,7 @@ private:
     {
         const int64_t at = ((y0 - winLo_) * winW_ + x0 - winXLo_) * lp_;
         const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(cs / 8);
-        AscendC::PipeBarrier<PIPE_V>(); // an earlier point's adds may target the same window rows
+        OrderWindowAdds(y0, x0);
         if (pointAdds_ && cs == lp_) {
             const uint8_t rowHop = static_cast<uint8_t>(winW_ * px);
             AscendC::Add(
@@ -1958,6 +1983,9 @@ private:
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
+    static constexpr int64_t kMaxFootprints = 4;
+    int32_t footY_[kMaxFootprints], footX_[kMaxFootprints]; // window adds since the last PipeBarrier<PIPE_V>
+    int64_t footCount_;
     bool winT_;             // xwin holds T (16-bit I/O): gathered corners go to the staging planes, cast per tile
     bool stagedAll_[2];     // per slot: the tile's 4 corner planes were gathered into the staging planes (winT_)
     int64_t winElt_;        // bytes per xwin element (DCN_WINDOW_ELEM_BYTES)
