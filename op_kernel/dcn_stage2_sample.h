@@ -1345,12 +1345,25 @@ private:
             AscendC::PipeBarrier<PIPE_V>();
             footCount_ = 0;
         }
-        for (int64_t row = 0; row < rows; ++row) {
-            const RowInfo& ri = info[row];
-            if (ri.served) {
-                ScatterServed(len, xp, row * rowStride, cs, ri.y0, ri.x0);
-            } else if (ri.inside) {
-                ScatterPoint(J.n, J.c0, len, xp, row * rowStride, cs, ri.y0, ri.x0);
+        // Points in the order (j, kk, g) of pixel i = g*q + j (4 groups of q pixels): consecutive points belong
+        // to pixels q apart, so their window adds rarely touch the same pixels (OrderWindowAdds: about one
+        // barrier per 4 points); a fixed order, so the sums stay deterministic.
+        const int64_t q = CeilDiv(pt, kScatterGroups);
+        for (int64_t j = 0; j < q; ++j) {
+            for (int64_t kk = 0; kk < kt; ++kk) {
+                for (int64_t g = 0; g < kScatterGroups; ++g) {
+                    const int64_t i = g * q + j;
+                    if (i >= pt) {
+                        continue;
+                    }
+                    const int64_t row = i * kt + kk;
+                    const RowInfo& ri = info[row];
+                    if (ri.served) {
+                        ScatterServed(len, xp, row * rowStride, cs, ri.y0, ri.x0);
+                    } else if (ri.inside) {
+                        ScatterPoint(J.n, J.c0, len, xp, row * rowStride, cs, ri.y0, ri.x0);
+                    }
+                }
             }
         }
         AscendC::SetAtomicNone();
@@ -1905,9 +1918,8 @@ private:
     __aicore__ inline void OrderWindowAdds(int64_t y0, int64_t x0)
     {
         bool clash = footCount_ == kMaxFootprints;
-        for (int64_t i = 0; i < footCount_ && !clash; ++i) {
-            const int64_t dy = footY_[i] - y0, dx = footX_[i] - x0;
-            clash = dy >= -1 && dy <= 1 && dx >= -1 && dx <= 1;
+        for (int64_t i = 0; i < footCount_ && !clash; ++i) { // |dy| <= 1 and |dx| <= 1, two unsigned compares
+            clash = static_cast<uint32_t>(footY_[i] - y0 + 1) <= 2U && static_cast<uint32_t>(footX_[i] - x0 + 1) <= 2U;
         }
         if (clash) {
             AscendC::PipeBarrier<PIPE_V>();
@@ -1983,7 +1995,8 @@ private:
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
-    static constexpr int64_t kMaxFootprints = 4;
+    static constexpr int64_t kMaxFootprints = 8;
+    static constexpr int64_t kScatterGroups = 4;            // interleaved pixel groups of the scatter order (Back)
     int32_t footY_[kMaxFootprints], footX_[kMaxFootprints]; // window adds since the last PipeBarrier<PIPE_V>
     int64_t footCount_;
     bool winT_;             // xwin holds T (16-bit I/O): gathered corners go to the staging planes, cast per tile
