@@ -1289,37 +1289,40 @@ private:
         const int32_t rc = static_cast<int32_t>(rows);
         AscendC::LocalTensor<float> s0 = red[0], s1 = red[rs_], s2 = red[2 * rs_], s3 = red[3 * rs_];
         AscendC::LocalTensor<float> gx = rv[0], gy = rv[rs_], gm = rv[2 * rs_], tmp = rv[3 * rs_];
-        // In levels separated by PipeBarrier<PIPE_V>; no instruction of a level writes a row another
-        // instruction of the same level reads (the vector pipe may start one before the previous finishes).
-        AscendC::Sub(rT1, s1, s0, rc);
-        AscendC::Sub(rT2, s3, s2, rc);
-        AscendC::Sub(gy, s2, s0, rc);
-        AscendC::Sub(gm, s3, s1, rc);
-        AscendC::Mul(tmp, rHx, s0, rc);
-        AscendC::Mul(gx, rLx, s1, rc);
+        // In 4 levels separated by PipeBarrier<PIPE_V> (the depth of the three expressions); no instruction of a
+        // level writes a row another instruction of the same level reads (the vector pipe may start one before the
+        // previous finishes). Temporaries: the mw3, T1, T2 rows and rows of the broadcast buffer (free after the
+        // contributions; the next tile's gather offsets are written there after this Back).
+        AscendC::LocalTensor<float> q0 = brc[0], qa = brc[rs_], qb = brc[2 * rs_], qc = brc[3 * rs_];
+        AscendC::LocalTensor<float> qd = brc[4 * rs_], gy2 = brc[5 * rs_], ab = brc[6 * rs_], cd = brc[7 * rs_];
+        AscendC::LocalTensor<float> gx2 = brc[8 * rs_];
+        AscendC::PipeBarrier<PIPE_V>(); // the contributions' reads of brc are done
+        AscendC::Sub(tmp, s1, s0, rc);  // level 1: differences and weighted sums
+        AscendC::Sub(rT1, s3, s2, rc);
+        AscendC::Sub(rT2, s2, s0, rc);
+        AscendC::Sub(q0, s3, s1, rc);
+        AscendC::Mul(qa, rHx, s0, rc);
+        AscendC::Mul(qb, rLx, s1, rc);
+        AscendC::Mul(qc, rHx, s2, rc);
+        AscendC::Mul(qd, rLx, s3, rc);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Mul(rT1, rT1, rHy, rc);
-        AscendC::Mul(rT2, rT2, rLy, rc);
-        AscendC::Mul(gy, gy, rHx, rc);
-        AscendC::Mul(gm, gm, rLx, rc);
-        AscendC::Add(tmp, tmp, gx, rc); // hx*s0 + lx*s1
+        AscendC::Mul(gx, tmp, rHy, rc); // level 2
+        AscendC::Mul(gx2, rT1, rLy, rc);
+        AscendC::Mul(gy, rT2, rHx, rc);
+        AscendC::Mul(gy2, q0, rLx, rc);
+        AscendC::Add(ab, qa, qb, rc); // hx*s0 + lx*s1
+        AscendC::Add(cd, qc, qd, rc); // hx*s2 + lx*s3
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(gx, rT1, rT2, rc);
-        AscendC::Add(gy, gy, gm, rc);
-        AscendC::Mul(tmp, tmp, rHy, rc);
+        AscendC::Add(gx, gx, gx2, rc); // level 3
+        AscendC::Add(gy, gy, gy2, rc);
+        AscendC::Mul(ab, ab, rHy, rc);
+        AscendC::Mul(cd, cd, rLy, rc);
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Mul(rT1, rHx, s2, rc);
-        AscendC::Mul(rT2, rLx, s3, rc);
-        if (p.modulated) {
+        if (p.modulated) { // level 4
             AscendC::Mul(gx, gx, rM, rc);
             AscendC::Mul(gy, gy, rM, rc);
         }
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(rT2, rT1, rT2, rc); // hx*s2 + lx*s3
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Mul(rT2, rT2, rLy, rc);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(gm, tmp, rT2, rc);
+        AscendC::Add(gm, ab, cd, rc);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> part = partBuf_.Get<float>()[(slotParts_ ? J.slot : 0) * 3 * plane_];
         AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
