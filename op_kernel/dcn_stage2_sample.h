@@ -268,7 +268,7 @@ public:
         const int64_t cornerBlocks = 4 * rows_ * nb;
         gatherTableAt_ = RoundUp(cornerBlocks, 8);
         gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && cornerBlocks % 8 == 0 &&
-                         cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
+                         cornerBlocks / 8 <= 255 && gatherTableAt_ + (4 * nb + 3) * rs_ <= 4 * brcStride_;
         if (gatherCorners_) {
             pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
         }
@@ -1838,16 +1838,20 @@ private:
         AscendC::LocalTensor<float> x0 = coord_[2 * plane_], y0 = coord_[3 * plane_];
         AscendC::LocalTensor<float> e = coord_[4 * plane_], ty = coord_[6 * plane_], tx = coord_[7 * plane_];
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
-        // the weight Gathers' reads of hy, hx, ly precede the PipeBarrier before the weight Muls
+        // the broadcast buffer: the table, its S rows, then the rows q, d, qb (free since the Back before: barriers)
+        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
+        AscendC::LocalTensor<float> sv = work[gatherTableAt_];
+        AscendC::LocalTensor<float> q = sv[4 * nb * rs_], d = q[rs_], qb = q[2 * rs_];
+        const int32_t rsCnt = static_cast<int32_t>(rs_);
+        // the weight Gathers' reads of hy, hx, lx precede the PipeBarrier before the weight Muls
         AscendC::Adds(ty, y0, static_cast<float>(-winLo_), static_cast<int32_t>(planeCnt));
         AscendC::Adds(tx, x0, static_cast<float>(-winXLo_), static_cast<int32_t>(planeCnt));
+        AscendC::Adds(e, x0, static_cast<float>(-winXLo_ - winLo_ * winW_), static_cast<int32_t>(planeCnt));
+        AscendC::Duplicate(q, kOutsideKey, rsCnt); // rows past the tile read the zero area
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Muls(e, ty, static_cast<float>(winW_), static_cast<int32_t>(planeCnt));
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(e, e, tx, static_cast<int32_t>(planeCnt));
-        // ty is complete (barrier before Muls); e (Add) and msk (the coordinates' last Select, barriers since)
-        // are ordered before the Select by MarkOutside's second barrier (maskSlots_: the barrier after the
-        // compares)
+        AscendC::Axpy(e, y0, static_cast<float>(winW_), static_cast<int32_t>(planeCnt)); // exact integers
+        // e (Axpy) and msk (the coordinates' last Select, barriers since) are ordered before the Select by
+        // MarkOutside's second barrier (maskSlots_: the barrier after the compares)
         if (maskSlots_) { // four masks, ANDed (2 Ands), one Select
             CompareInto(0, ty, 0.0f, AscendC::CMPMODE::GE);
             CompareInto(1, tx, 0.0f, AscendC::CMPMODE::GE);
@@ -1862,27 +1866,20 @@ private:
             MarkOutside(e, tx, msk, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
         }
 
-        AscendC::LocalTensor<float> rv = RowVecs(J.slot);
-        AscendC::LocalTensor<float> q = rv[RV_T1 * rs_], d = rv[RV_T2 * rs_];
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
-        const int32_t rsCnt = static_cast<int32_t>(rs_);
-        AscendC::Duplicate(q, kOutsideKey, rsCnt); // rows past the tile read the zero area
-        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::PipeBarrier<PIPE_V>(); // e's Select
         AscendC::Gather(q, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), static_cast<uint32_t>(rowsJ));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Adds(d, q, -kOutsideKey, rsCnt);
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Mins(d, d, 1.0f, rsCnt);
-        AscendC::Muls(q, q, pixBytes, rsCnt);
+        AscendC::Muls(qb, q, pixBytes, rsCnt);
 
         // S rows behind the table: the table takes 4*rows_*nb entries (rounded to whole blocks)
-        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
-        AscendC::LocalTensor<float> sv = work[gatherTableAt_];
         const float delta[4] = {
             0.0f, pixBytes, static_cast<float>(winW_) * pixBytes, static_cast<float>(winW_ + 1) * pixBytes};
         AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mins(d, d, 1.0f, rsCnt);
         for (int c = 0; c < 4; ++c) {
-            AscendC::Adds(sv[c * nb * rs_], q, delta[c] - zero, rsCnt);
+            AscendC::Adds(sv[c * nb * rs_], qb, delta[c] - zero, rsCnt);
         }
         // the 4 corners' S rows (nb*rs apart) as the 4 repeats of one instruction per piece of <= 64 lanes
         const uint8_t cs = static_cast<uint8_t>(nb * rs_ / 8);
