@@ -955,7 +955,25 @@ private:
             // a NaN fraction (non-finite offset) fails its compare: 0 (x0 of an outside point is never read)
             AscendC::Select(ly, MaskAt(3), ly, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
             AscendC::Select(lx, MaskAt(4), lx, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-            SelectOutside(y0, 6);
+            // with the key (below), in the levels of the mask ANDs: key = y0*(W + 2) + x0 + (W + 3) from the
+            // unmarked y0 (over ys, whose compare is done), then kOutsideKey where mask 0 fails, like y0
+            const float wk = static_cast<float>(p.w + 2);
+            if (keyPath_) {
+                AscendC::Adds(ys, x0, wk + 1.0f, static_cast<int32_t>(planeCnt));
+            }
+            AndMasks(6);
+            AscendC::PipeBarrier<PIPE_V>();
+            if (keyPath_) {
+                AscendC::Axpy(ys, y0, wk, static_cast<int32_t>(planeCnt)); // exact integers
+            }
+            AndMasks(3);
+            AscendC::PipeBarrier<PIPE_V>();
+            AndMasks(2);
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Select(y0, MaskAt(0), y0, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            if (keyPath_) {
+                AscendC::Select(ys, MaskAt(0), ys, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            }
         } else {
             MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
             MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
@@ -969,17 +987,19 @@ private:
         // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
         // ly and lx are ordered by the barriers after them (MarkOutside's leading ones, or SelectOutside's)
         if (onesBlock_) {
-            OneMinus(hx, lx, 2 * plane_);   // hx = 1 - lx, hy = 1 - ly (adjacent planes)
-            AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
+            OneMinus(hx, lx, 2 * plane_); // hx = 1 - lx, hy = 1 - ly (adjacent planes)
+            if (keyPath_ && !maskSlots_) {
+                AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
+            }
         } else {
             AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(2 * plane_));
             AscendC::PipeBarrier<PIPE_V>(); // also orders the last Select (y0, msk) before the key below
             AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(2 * plane_));
         }
-        if (keyPath_) {
+        if (keyPath_ && !maskSlots_) {
             // one fp32 key per point (the Loads read two keys per scalar access):
             // key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact (an integer below 2^24 for
-            // points inside), kOutsideKey (< 0) outside; over ys (consumed)
+            // points inside), kOutsideKey (< 0) outside; over ys (consumed); maskSlots_: above
             const float wk = static_cast<float>(p.w + 2);
             AscendC::Muls(ys, y0, wk, static_cast<int32_t>(planeCnt));
             AscendC::PipeBarrier<PIPE_V>();
@@ -988,12 +1008,7 @@ private:
             AscendC::Adds(ys, ys, wk + 1.0f, static_cast<int32_t>(planeCnt));
             // y0 (the last Select's write) and its msk read are ordered by the barrier after the weights' first
             // instruction (OneMinus, or the Muls)
-            if (maskSlots_) { // the inside mask (slot 0) is still there
-                AscendC::PipeBarrier<PIPE_V>();
-                AscendC::Select(ys, MaskAt(0), ys, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-            } else {
-                MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
-            }
+            MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
         }
         // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
         // Loads of J read them a Step later, after the next tile's Coords)
@@ -1591,6 +1606,16 @@ private:
         }
     }
 
+    // One level of the masks' AND tree: masks [0, h) &= masks [n - h, n), h = n / 2 (one And over the bytes, as
+    // uint16); n masks become n - h.
+    __aicore__ inline void AndMasks(int64_t n)
+    {
+        const int64_t h = n / 2;
+        AscendC::And(
+            MaskAt(0).template ReinterpretCast<uint16_t>(), MaskAt(0).template ReinterpretCast<uint16_t>(),
+            MaskAt(n - h).template ReinterpretCast<uint16_t>(), static_cast<int32_t>(h * maskBytes_ / 2));
+    }
+
     // Compare mask i (maskSlots_): maskBytes_ bytes from the start of the compare-mask plane; six fit before
     // the column ramp (the plane's second half).
     __aicore__ inline AscendC::LocalTensor<uint8_t> MaskAt(int64_t i)
@@ -1607,11 +1632,8 @@ private:
     // mask 0 by halves (one And over the upper half's bytes, as uint16, per level), then one Select
     __aicore__ inline void SelectOutside(const AscendC::LocalTensor<float>& dst, int64_t n)
     {
-        AscendC::LocalTensor<uint16_t> m0 = MaskAt(0).template ReinterpretCast<uint16_t>();
         for (; n > 1; n -= n / 2) {
-            const int64_t h = n / 2; // masks [0, h) &= masks [n - h, n)
-            AscendC::And(
-                m0, m0, MaskAt(n - h).template ReinterpretCast<uint16_t>(), static_cast<int32_t>(h * maskBytes_ / 2));
+            AndMasks(n);
             AscendC::PipeBarrier<PIPE_V>();
         }
         AscendC::Select(
