@@ -268,7 +268,7 @@ public:
         const int64_t cornerBlocks = 4 * rows_ * nb;
         gatherTableAt_ = RoundUp(cornerBlocks, 8);
         gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && cornerBlocks % 8 == 0 &&
-                         cornerBlocks / 8 <= 255 && gatherTableAt_ + (4 * nb + 3) * rs_ <= 4 * brcStride_;
+                         cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
         if (gatherCorners_) {
             pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
         }
@@ -1860,10 +1860,11 @@ private:
         AscendC::LocalTensor<float> x0 = coord_[2 * plane_], y0 = coord_[3 * plane_];
         AscendC::LocalTensor<float> e = coord_[4 * plane_], ty = coord_[6 * plane_], tx = coord_[7 * plane_];
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
-        // the broadcast buffer: the table, its S rows, then the rows q, d, qb (free since the Back before: barriers)
+        // the broadcast buffer: the table, then its S rows; the rows q, d, qb in the corner-sum rows (read by the Back
+        // before, barriers since; written next by the next Back)
         AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
         AscendC::LocalTensor<float> sv = work[gatherTableAt_];
-        AscendC::LocalTensor<float> q = sv[4 * nb * rs_], d = q[rs_], qb = q[2 * rs_];
+        AscendC::LocalTensor<float> q = redBuf_.Get<float>(), d = q[rs_], qb = q[2 * rs_];
         const int32_t rsCnt = static_cast<int32_t>(rs_);
         // the weight Gathers' reads of hy, hx, lx precede the PipeBarrier before the weight Muls
         AscendC::Adds(ty, y0, static_cast<float>(-winLo_), static_cast<int32_t>(planeCnt));
