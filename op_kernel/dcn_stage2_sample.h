@@ -23,7 +23,8 @@
 //       repeat) and multiplied in with b Muls per corner (8 rows per repeat);
 //       len < LP (padding lanes): one WholeReduceSum repeat per row (wide rows: upper half added first),
 //       coefficients broadcast by Gather and one block-stride-0 masked Mul per corner
-//   then per sample point (program order):
+//   then per sample point (program order; the scatter visits a tile's points in the fixed order (j, kernel
+//   point, g) of pixel g*ceil(PT/4) + j, Back):
 //     giacc[j] at BlockPixelAt(n, c0, len, yc, xc) += C_c[row]  (DataCopyPad with atomic add, adjacent corners in one
 //     transfer;
 //                                              only this unit writes there, in program order)
