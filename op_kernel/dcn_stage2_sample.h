@@ -1360,9 +1360,10 @@ private:
         // else corner planes [c][row][LP]; cs = elements from one corner's row to the next corner's
         const bool byRow = cornerHop_ && len == lp_;
         const int64_t cs = byRow ? lp_ : rows_ * lp_, rowStride = byRow ? 4 * lp_ : lp_;
-        if (winHi_ > winLo_) { // the contributions (V) and a new window's zeroing before any window add
+        // the contributions (V) precede the window adds by the partials' barriers; a new window's zeroing by this
+        footCount_ = 0;
+        if (newGwin) {
             AscendC::PipeBarrier<PIPE_V>();
-            footCount_ = 0;
         }
         // Points in the order (j, kk, g) of pixel i = g*q + j (4 groups of q pixels): consecutive points belong
         // to pixels q apart, so their window adds rarely touch the same pixels (OrderWindowAdds: about one
