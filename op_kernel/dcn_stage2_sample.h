@@ -118,7 +118,9 @@ constexpr int64_t RV_M = 8;
 constexpr int64_t RV_T1 = 9;
 constexpr int64_t RV_T2 = 10;
 // Coordinate planes (coordBuf_, plane_ floats each): 0..7 xs ys x0 y0 lx ly hx hy (x before y, like the offsets'
-// dx, dy blocks: an x/y pair of planes is one instruction of 2*plane_ elements), CP_OFF..+2 the offsets
+// dx, dy blocks: an x/y pair of planes is one instruction of 2*plane_ elements; Coords swaps the first two pairs'
+// roles once the sample bases are consumed: x0, y0 = base + floor in planes 0, 1 from then on, the compares'
+// v0 + ceil, then the key, in 2, 3), CP_OFF..+2 the offsets
 // in fp32 (16-bit I/O; 32-bit I/O: CP_YB / CP_XB, the sample bases of a one-row tile at output (0, 0):
 // kh*dH, i*sW + kw*dW, fixed), CP_MSK the compare mask (then the column ramp and a block of ones in its
 // unused half), CP_OUT the kOutsideKey plane, then at CP_HB the pixel bases hb[PTP], wb[PTP].
@@ -916,30 +918,38 @@ private:
             }
             KernelPointBases(ys, xs, hb, wb, k0, kt);
         }
-        AscendC::PipeBarrier<PIPE_V>();  // off (converted above for fp16/bf16) is complete
-        // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN)
+        // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN),
+        // beside the bases for 32-bit I/O (the offsets came by DMA), after the conversion for 16-bit
+        if constexpr (!IsSameType<T, float>::value) {
+            AscendC::PipeBarrier<PIPE_V>(); // off (converted above) is complete
+        }
         if (pairOff) {
             AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, static_cast<uint32_t>(pairCnt)); // floor(dx, dy)
         } else {
             AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);   // floor(dx)
             AscendC::Cast(y0, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt); // floor(dy)
         }
-        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::PipeBarrier<PIPE_V>(); // the bases and the floors are complete
         if (pairOff) {
             AscendC::Sub(lx, off[0], x0, pairCnt); // frac(dx), frac(dy)
         } else {
             AscendC::Sub(lx, off[0], x0, static_cast<int32_t>(planeCnt));   // frac(dx)
             AscendC::Sub(ly, off[hop], y0, static_cast<int32_t>(planeCnt)); // frac(dy)
         }
+        AscendC::Add(xs, xs, x0, pairCnt); // base + floor(dx), base + floor(dy): planes 0, 1 from here
         AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(x0, x0, xs, pairCnt); // base + floor(dx), base + floor(dy)
-        AscendC::PipeBarrier<PIPE_V>();    // the Add has read xs, ys before the ceilings overwrite them
+        // the roles of the plane pairs swap: x0, y0 (base + floor) in planes 0, 1; xs, ys (below: v0 + ceil) in 2, 3
+        x0 = coord_[0];
+        y0 = coord_[plane_];
+        xs = coord_[2 * plane_];
+        ys = coord_[3 * plane_];
         // ---- whole-sample rule in vector form: y0 <- kOutsideKey for the sample points outside
         // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside (or one key per
         // point, below). Per axis
         // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
         //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
-        // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). ys/xs (consumed above) hold v0 + ceil(frac).
+        // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). xs/ys (the floors' planes) hold v0 +
+        // ceil(frac).
         AscendC::Cast(xs, lx, AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt));
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(xs, xs, x0, pairCnt);
@@ -1018,11 +1028,11 @@ private:
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(kt);
         // an even count: the Loads read the rows in pairs (rowTab has rs_ entries, rs_ even)
         const uint32_t rowCnt = static_cast<uint32_t>(RoundUp(pt * kt, 2));
-        if (keyPath_) { // the key (in ys)
-            AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(plane_ * 4), rowCnt);
-        } else { // y0, then x0
+        if (keyPath_) { // the key (in ys, plane 3)
             AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(3 * plane_ * 4), rowCnt);
-            AscendC::Gather(keys[rs_], coord_, rowTab, static_cast<uint32_t>(2 * plane_ * 4), rowCnt);
+        } else { // y0 (plane 1), then x0 (plane 0)
+            AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(plane_ * 4), rowCnt);
+            AscendC::Gather(keys[rs_], coord_, rowTab, 0, rowCnt);
         }
     }
 
@@ -1859,7 +1869,7 @@ private:
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
         const int64_t nb = winNb_, rowsJ = J.pt * J.kt;
         const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
-        AscendC::LocalTensor<float> x0 = coord_[2 * plane_], y0 = coord_[3 * plane_];
+        AscendC::LocalTensor<float> x0 = coord_[0], y0 = coord_[plane_]; // the coordinates' base + floor (Coords)
         AscendC::LocalTensor<float> e = coord_[4 * plane_], ty = coord_[6 * plane_], tx = coord_[7 * plane_];
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
         // the broadcast buffer: the table, then its S rows; the rows q, d, qb in the corner-sum rows (read by the Back
