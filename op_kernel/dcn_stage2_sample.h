@@ -997,8 +997,7 @@ private:
         // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
         // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
         // ly and lx are ordered by the barriers after them (MarkOutside's leading ones, or SelectOutside's)
-        if (onesBlock_) {
-            OneMinus(hx, lx, 2 * plane_); // hx = 1 - lx, hy = 1 - ly (adjacent planes)
+        if (onesBlock_) { // hy, hx as rows in Weights (OneMinus)
             if (keyPath_ && !maskSlots_) {
                 AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
             }
@@ -1110,8 +1109,9 @@ private:
             hop = plane_;
         }
 
-        // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows, then
-        //   mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
+        // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows (ly, lx, m;
+        // hy, hx = 1 - ly, 1 - lx by one OneMinus over two rows when the ones block exists, else gathered from
+        // the planes Coords made), then mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
         const int64_t rows = pt * kt;
         const uint32_t rowCnt = static_cast<uint32_t>(rows);
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
@@ -1121,9 +1121,39 @@ private:
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
         AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
         AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
+        const int32_t rc = static_cast<int32_t>(rows);
+        if (onesBlock_) { // hy, hx as rows (one OneMinus over the ly, lx rows) instead of two more Gathers
+            if (p.modulated) {
+                AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+            OneMinus(rHy, rLy, 2 * rs_);                      // hy, hx (rows RV_HY, RV_HX: 2 after RV_LY, RV_LX)
+            AscendC::LocalTensor<float> mhy = rHy, mly = rLy; // m*hy, m*ly (DCNv1: hy, ly)
+            if (p.modulated) {
+                AscendC::Mul(rT2, rM, rLy, rc); // m*ly
+                mly = rT2;
+                mhy = rT1;
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+            if (p.modulated) {
+                AscendC::Mul(rT1, rM, rHy, rc); // m*hy
+            }
+            AscendC::Mul(rv[2 * rs_], mly, rHx, rc);
+            AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
+            if (p.modulated) {
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+            AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
+            AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
+            offQue_.FreeTensor(raw);
+            UseWindow(J.win);
+            if (gatherCorners_ && winHi_ > winLo_) {
+                GatherOffsets(J);
+            }
+            return;
+        }
         AscendC::Gather(rHy, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
         AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(6 * plane_ * 4), rowCnt);
-        const int32_t rc = static_cast<int32_t>(rows);
         if (p.modulated) {
             AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
             AscendC::PipeBarrier<PIPE_V>();
