@@ -310,6 +310,9 @@ public:
         // its two corner pairs are 2*LP contiguous lanes each, one repeat per pair
         pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * gb <= 255;
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
+        // GatherOffsets' Axpy form of the window index: for a served point every term is an integer of magnitude
+        // at most (H + 2)*(W + 2), exact in fp32 below 2^24 (larger images: the window-relative form)
+        axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -1911,10 +1914,17 @@ private:
         // the weight Gathers' reads of hy, hx, lx precede the PipeBarrier before the weight Muls
         AscendC::Adds(ty, y0, static_cast<float>(-winLo_), static_cast<int32_t>(planeCnt));
         AscendC::Adds(tx, x0, static_cast<float>(-winXLo_), static_cast<int32_t>(planeCnt));
-        AscendC::Adds(e, x0, static_cast<float>(-winXLo_ - winLo_ * winW_), static_cast<int32_t>(planeCnt));
         AscendC::Duplicate(q, kOutsideKey, rsCnt); // rows past the tile read the zero area
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Axpy(e, y0, static_cast<float>(winW_), static_cast<int32_t>(planeCnt)); // exact integers
+        if (axpyIndex_) {                          // e = (x0 - winXLo - winLo*winW) + y0*winW: one level fewer
+            AscendC::Adds(e, x0, static_cast<float>(-winXLo_ - winLo_ * winW_), static_cast<int32_t>(planeCnt));
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Axpy(e, y0, static_cast<float>(winW_), static_cast<int32_t>(planeCnt));
+        } else { // e = ty*winW + tx (window-relative terms only)
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Muls(e, ty, static_cast<float>(winW_), static_cast<int32_t>(planeCnt));
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Add(e, e, tx, static_cast<int32_t>(planeCnt));
+        }
         // e (Axpy) and msk (the coordinates' last Select, barriers since) are ordered before the Select by
         // MarkOutside's second barrier (maskSlots_: the barrier after the compares)
         if (maskSlots_) { // four masks, ANDed (2 Ands), one Select
@@ -2056,6 +2066,7 @@ private:
     bool onesBlock_;    // the mask plane holds a block of ones behind the ramp (hy, hx by one OneMinus)
     bool maskSlots_;    // six compare masks fit the mask plane's first half: conditions ANDed, one Select
     int64_t maskBytes_; // bytes of one compare mask slot (a plane's bits, whole 32-B blocks)
+    bool axpyIndex_;    // GatherOffsets computes the window index by one Axpy (exact: (H + 2)*(W + 2) < 2^24)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
