@@ -1125,13 +1125,13 @@ private:
         AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
         AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
         const int32_t rc = static_cast<int32_t>(rows);
+        AscendC::LocalTensor<float> mhy = rHy, mly = rLy; // m*hy, m*ly (DCNv1: hy, ly)
         if (onesBlock_) { // hy, hx as rows (one OneMinus over the ly, lx rows) instead of two more Gathers
             if (p.modulated) {
                 AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
             }
             AscendC::PipeBarrier<PIPE_V>();
-            OneMinus(rHy, rLy, 2 * rs_);                      // hy, hx (rows RV_HY, RV_HX: 2 after RV_LY, RV_LX)
-            AscendC::LocalTensor<float> mhy = rHy, mly = rLy; // m*hy, m*ly (DCNv1: hy, ly)
+            OneMinus(rHy, rLy, 2 * rs_); // hy, hx (rows RV_HY, RV_HX: 2 after RV_LY, RV_LX)
             if (p.modulated) {
                 AscendC::Mul(rT2, rM, rLy, rc); // m*ly
                 mly = rT2;
@@ -1146,32 +1146,23 @@ private:
             if (p.modulated) {
                 AscendC::PipeBarrier<PIPE_V>();
             }
-            AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
-            AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
-            offQue_.FreeTensor(raw);
-            UseWindow(J.win);
-            if (gatherCorners_ && winHi_ > winLo_) {
-                GatherOffsets(J);
+        } else { // hy, hx from the planes Coords made
+            AscendC::Gather(rHy, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
+            AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(6 * plane_ * 4), rowCnt);
+            if (p.modulated) {
+                AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
+                AscendC::PipeBarrier<PIPE_V>();
+                AscendC::Mul(rT1, rM, rHy, rc); // m*hy
+                AscendC::Mul(rT2, rM, rLy, rc); // m*ly
+                mhy = rT1;
+                mly = rT2;
             }
-            return;
-        }
-        AscendC::Gather(rHy, coord_, rowTab, static_cast<uint32_t>(7 * plane_ * 4), rowCnt);
-        AscendC::Gather(rHx, coord_, rowTab, static_cast<uint32_t>(6 * plane_ * 4), rowCnt);
-        if (p.modulated) {
-            AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
             AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Mul(rT1, rM, rHy, rc);  // m*hy
-            AscendC::Mul(rT2, rM, rLy, rc);  // m*ly
-        } else {
-            AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Adds(rT1, rHy, 0.0f, rc);
-            AscendC::Adds(rT2, rLy, 0.0f, rc);
+            AscendC::Mul(rv[2 * rs_], mly, rHx, rc);
+            AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
         }
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Mul(rv[0 * rs_], rT1, rHx, rc);
-        AscendC::Mul(rv[1 * rs_], rT1, rLx, rc);
-        AscendC::Mul(rv[2 * rs_], rT2, rHx, rc);
-        AscendC::Mul(rv[3 * rs_], rT2, rLx, rc);
+        AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
+        AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
         offQue_.FreeTensor(raw);
         UseWindow(J.win);
         if (gatherCorners_ && winHi_ > winLo_) {

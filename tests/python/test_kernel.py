@@ -72,6 +72,8 @@ V1 = [
     Case("v1_r9_dg8", 2, 64, 64, 6, 6, dg=8, modulated=False),
     Case("v1_groups2_dg3", 2, 12, 4, 5, 5, groups=2, dg=3, modulated=False),
     Case("v1_integer_offsets", 1, 16, 8, 5, 5, offset_kind="integer", modulated=False),
+    # one kernel point: a tile's planes have no room for the block of ones, so hy, hx come from the planes
+    Case("v1_k1", 2, 16, 8, 12, 16, kh=1, kw=1, padding=(0, 0, 0, 0), modulated=False),
 ]
 
 # fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1
