@@ -957,37 +957,36 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Add(xs, xs, x0, pairCnt);
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
-        if (maskSlots_) { // the six conditions into six masks, ANDed (3 Ands), one Select: y0 <- key outside
+        if (maskSlots_) { // four conditions into four masks, ANDed (2 Ands), then the Selects: y0 <- key outside
+            // A non-finite offset makes its fraction NaN and v0 + ceil(frac) NaN, so it fails the first two
+            // compares (frac >= 0 holds for every finite one: no compare of its own).
             AscendC::PipeBarrier<PIPE_V>();
             CompareInto(0, ys, 0.0f, AscendC::CMPMODE::GE);
             CompareInto(1, xs, 0.0f, AscendC::CMPMODE::GE);
             CompareInto(2, y0, static_cast<float>(p.h), AscendC::CMPMODE::LT);
-            CompareInto(3, ly, 0.0f, AscendC::CMPMODE::GE);
-            CompareInto(4, lx, 0.0f, AscendC::CMPMODE::GE);
-            CompareInto(5, x0, static_cast<float>(p.w), AscendC::CMPMODE::LT);
+            CompareInto(3, x0, static_cast<float>(p.w), AscendC::CMPMODE::LT);
             AscendC::PipeBarrier<PIPE_V>();
-            // a NaN fraction (non-finite offset) fails its compare: 0 (x0 of an outside point is never read)
-            AscendC::Select(ly, MaskAt(3), ly, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-            AscendC::Select(lx, MaskAt(4), lx, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
             // with the key (below), in the levels of the mask ANDs: key = y0*(W + 2) + x0 + (W + 3) from the
             // unmarked y0 (over ys, whose compare is done), then kOutsideKey where mask 0 fails, like y0
             const float wk = static_cast<float>(p.w + 2);
             if (keyPath_) {
                 AscendC::Adds(ys, x0, wk + 1.0f, static_cast<int32_t>(planeCnt));
             }
-            AndMasks(6);
+            AndMasks(4);
             AscendC::PipeBarrier<PIPE_V>();
             if (keyPath_) {
                 AscendC::Axpy(ys, y0, wk, static_cast<int32_t>(planeCnt)); // exact integers
             }
-            AndMasks(3);
-            AscendC::PipeBarrier<PIPE_V>();
             AndMasks(2);
             AscendC::PipeBarrier<PIPE_V>();
             AscendC::Select(y0, MaskAt(0), y0, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
             if (keyPath_) {
                 AscendC::Select(ys, MaskAt(0), ys, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
             }
+            // the fractions of outside points (NaN for non-finite offsets) -> 0: their corner rows are zero, so
+            // their partials are 0 (x0 of an outside point is never read)
+            AscendC::Select(ly, MaskAt(0), ly, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+            AscendC::Select(lx, MaskAt(0), lx, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
         } else {
             MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
             MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
@@ -999,12 +998,16 @@ private:
         }
         // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
         // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
-        // ly and lx are ordered by the barriers after them (MarkOutside's leading ones, or SelectOutside's)
+        // ly and lx are ordered by the barriers after them (MarkOutside's leading ones; maskSlots_: the one
+        // before the Muls below or before the keys' Gather)
         if (onesBlock_) { // hy, hx as rows in Weights (OneMinus)
             if (keyPath_ && !maskSlots_) {
                 AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
             }
         } else {
+            if (maskSlots_) {
+                AscendC::PipeBarrier<PIPE_V>(); // the fractions' Selects
+            }
             AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(2 * plane_));
             AscendC::PipeBarrier<PIPE_V>(); // also orders the last Select (y0, msk) before the key below
             AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(2 * plane_));
