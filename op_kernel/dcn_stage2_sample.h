@@ -1022,9 +1022,9 @@ private:
             AscendC::Add(ys, ys, x0, static_cast<int32_t>(planeCnt));
             AscendC::PipeBarrier<PIPE_V>();
             AscendC::Adds(ys, ys, wk + 1.0f, static_cast<int32_t>(planeCnt));
-            // y0 (the last Select's write) and its msk read are ordered by the barrier after the weights' first
-            // instruction (OneMinus, or the Muls)
-            MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT, true);
+            // not ordered by the caller: the compare reads whole 256-B repeats of y0 (plane 1), which reach the
+            // key's plane 3 when a plane is shorter than 64 floats
+            MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
         }
         // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
         // Loads of J read them a Step later, after the next tile's Coords)
