@@ -212,7 +212,8 @@ public:
         // a block of ones behind the column ramp when the mask plane has room (OneMinus), never written again
         onesBlock_ = plane_ / 2 + ptp_ + dcn_tiling::kBrcLanes <= plane_;
         maskBytes_ = RoundUp(RoundUp(plane_, dcn_tiling::kRepeatLanes) / 8, dcn_tiling::kUbBlockBytes);
-        maskSlots_ = 6 * maskBytes_ <= 2 * plane_; // bytes before the ramp (plane/2 floats)
+        maskSlots_ =
+            4 * maskBytes_ <= 2 * plane_; // four masks (Coords, GatherOffsets) before the ramp (plane/2 floats)
         if (onesBlock_) {
             AscendC::Duplicate(Ones(), 1.0f, static_cast<int32_t>(dcn_tiling::kBrcLanes));
         }
@@ -1655,7 +1656,7 @@ private:
             MaskAt(n - h).template ReinterpretCast<uint16_t>(), static_cast<int32_t>(h * maskBytes_ / 2));
     }
 
-    // Compare mask i (maskSlots_): maskBytes_ bytes from the start of the compare-mask plane; six fit before
+    // Compare mask i (maskSlots_): maskBytes_ bytes from the start of the compare-mask plane; four fit before
     // the column ramp (the plane's second half).
     __aicore__ inline AscendC::LocalTensor<uint8_t> MaskAt(int64_t i)
     {
@@ -1889,8 +1890,8 @@ private:
     //   rows (Gather by rowTab): q = e*LP*E, d = min(e + 4, 1) (1 served, 0 not)
     //   S[c*nb + j][row] = zeroOff + d*(q + delta_c - zeroOff) + 32*j   (rows of rs_, 32-B aligned)
     //   with delta = 0, LP*E, winW*LP*E, (winW + 1)*LP*E, then the table = Gather(S, gatherIdx_) and Cast
-    // (exact in fp32: every value is an integer below 2^24). Scratch: the hx, hy, lx planes (read by the
-    // weight Gathers before), the T1/T2 row vectors (read by the weight Muls before).
+    // (exact in fp32: every value is an integer below 2^24). Scratch: the lx, hx, hy planes (read by the weight
+    // Gathers before, barriers since), the corner-sum rows (q, d, qb) and the broadcast buffer (the S rows).
     __aicore__ inline void GatherOffsets(const TileJob& J)
     {
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
@@ -1905,7 +1906,7 @@ private:
         AscendC::LocalTensor<float> sv = work[gatherTableAt_];
         AscendC::LocalTensor<float> q = redBuf_.Get<float>(), d = q[rs_], qb = q[2 * rs_];
         const int32_t rsCnt = static_cast<int32_t>(rs_);
-        // the weight Gathers' reads of hy, hx, lx precede the PipeBarrier before the weight Muls
+        // the weight Gathers' reads of the lx (and hx, hy) planes precede the barriers before the weight Muls
         AscendC::Adds(ty, y0, static_cast<float>(-winLo_), static_cast<int32_t>(planeCnt));
         AscendC::Adds(tx, x0, static_cast<float>(-winXLo_), static_cast<int32_t>(planeCnt));
         AscendC::Duplicate(q, kOutsideKey, rsCnt); // rows past the tile read the zero area
@@ -1983,7 +1984,8 @@ private:
     // Before a point's window adds (gwin pixels y0..y0+1 x x0..x0+1): a PipeBarrier<PIPE_V> only when an add issued
     // since the last one may touch the same pixels (a point within one pixel in both axes: a vector
     // read-modify-write of the same blocks) or the footprint list is full; adds of disjoint pixels may overlap
-    // in the pipe. The scatter loop of a Back starts with a barrier and an empty list.
+    // in the pipe. The scatter loop of a Back starts with an empty list (the partials' barriers order the earlier
+    // tiles' adds; a barrier only after a new window's zeroing).
     __aicore__ inline void OrderWindowAdds(int64_t y0, int64_t x0)
     {
         bool clash = footCount_ == kMaxFootprints;
@@ -2058,7 +2060,7 @@ private:
     bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue
     bool basePlanes_;   // ... with every kernel point (32-bit I/O): sample bases from CP_YB / CP_XB
     bool onesBlock_;    // the mask plane holds a block of ones behind the ramp (hy, hx by one OneMinus)
-    bool maskSlots_;    // six compare masks fit the mask plane's first half: conditions ANDed, one Select
+    bool maskSlots_;    // four compare masks fit the mask plane's first half: conditions ANDed, then Selects
     int64_t maskBytes_; // bytes of one compare mask slot (a plane's bits, whole 32-B blocks)
     bool axpyIndex_;    // GatherOffsets computes the window index by one Axpy (exact: (H + 2)*(W + 2) < 2^24)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
@@ -2075,7 +2077,7 @@ private:
     int64_t winNb_;         // 32-B blocks per xwin pixel
     bool quadAdds_;         // a window-served point's 4 corner adds fit one Add (LP = 8)
     bool pointAdds_;        // ... also for LP 16/32 when the contributions are stored by row (cornerHop_)
-    int64_t zeroOff_;       // bytes from xwin to the zero area (LP floats) behind it
+    int64_t zeroOff_;       // bytes from xwin to the zero area (one xwin pixel) behind it
     int64_t gatherTableAt_; // floats from the broadcast buffer's start to the S rows of GatherOffsets
     int64_t nextSlot_;
     AscendC::LocalTensor<float> xpBack_; // corner planes of jobBack_ once dequeued
@@ -2090,9 +2092,10 @@ private:
     WinGeom wins_[kWinSlots];                         // the geometry of window seq at seq % kWinSlots
     int64_t winSeq_;                                  // windows opened so far
     int64_t openWin_;                                 // the window the next pushed tiles belong to (-1: none)
-    int64_t xwinOwner_; // the window xwin holds (-1: none): loaded by the Loads of its first tile
+    int64_t xwinOwner_; // the window xwin holds (-1: none): loaded in the Loads of its first tile, or of the
+                        // previous window's last tile (prefetch)
     int64_t gwinOwner_; // the window gwin accumulates (-1: none): zeroed in its first tile's Back, flushed
-                        // in the Back of the first tile of another window (or at the end of the unit)
+                        // right after its last tile's Back (Step; at the end of the unit after the drain)
     AscendC::LocalTensor<float> coord_, xwin_, gwin_, outside_;
     AscendC::LocalTensor<T> xs_; // 16-bit I/O staging planes [4][rows][LPT]
     AscendC::TQue<AscendC::TPosition::VECIN, 2> gQue_;

@@ -41,6 +41,8 @@ EDGE = [
     Case("large_offsets", 1, 16, 8, 6, 6, offset_kind="large"),
     Case("integer_offsets_y_minus1", 1, 16, 8, 5, 5, offset_kind="integer"),
     Case("batch3_k5_g2", 3, 8, 6, 5, 5, kh=5, kw=5, padding=(2, 2, 2, 2), groups=2),
+    # 4 kernel points: planes of 64 floats, just room for the four compare masks (the ANDed-mask path)
+    Case("k2x2_mask_slots", 2, 16, 8, 9, 11, kh=2, kw=2, padding=(0, 0, 0, 0)),
     Case("wide_kernel_k81", 1, 8, 4, 9, 9, kh=9, kw=9, padding=(4, 4, 4, 4)),
     Case("wide_kernel_k81_c64", 1, 64, 8, 9, 9, kh=9, kw=9, padding=(4, 4, 4, 4)),  # largest stage-2 UB (KT 64, 64-ch block)
     # Ho*Wo = 2304 > 2048: pixel chunks of stage 3, grad_bias chunks, two grad_weight Ka chunks
