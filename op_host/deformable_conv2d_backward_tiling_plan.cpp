@@ -72,7 +72,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     const int64_t gTiles = 2 * rows * lp * 4;
     const int64_t rawOffsets = 2 * OffsetRows(k, dg) * ptp * elt;
     const int64_t cornerPlanes = 2 * 4 * rows * lp * 4;
-    // ys xs y0 x0 ly lx hy hx, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
+    // xs ys x0 y0 lx ly hx hy, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
     const int64_t partials = (kt == k ? 2 : 1) * 3 * plane * 4; // per slot when K <= KT
     const int64_t rs = RoundUp(rows, kRedAlign);

@@ -141,7 +141,7 @@ def _cdiv(a, b):
 OFFSET_SPAN_MAX_ROWS = 160  # dcn_tiling::kOffsetSpanMaxRows
 
 
-def _offset_rows(k, dg, elt):
+def _offset_rows(k, dg):
     """Rows of one stage-2 offsets buffer: 3 x KT, or with dg > 1 the 2*dg*K + K channels a
     group's offsets span when they fit OFFSET_SPAN_MAX_ROWS (one DMA per tile)."""
     kt, span = min(k, 64), 2 * dg * k + k
@@ -166,7 +166,7 @@ def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
     win_elt = _window_elt(block_c, elt)
     # two tiles in flight (tile pipeline): offsets, G tiles, corner planes, weight rows and order tables x 2
-    return (2 * rows * lp * 4 + 2 * _offset_rows(k, dg, elt) * ptp * elt + 2 * 4 * rows * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
+    return (2 * rows * lp * 4 + 2 * _offset_rows(k, dg) * ptp * elt + 2 * 4 * rows * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
             + lp * win_elt + (4 * rows * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # window zero area, gather indices
