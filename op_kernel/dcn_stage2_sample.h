@@ -1474,18 +1474,11 @@ private:
         const int64_t full = rows / 8, tail = rows - full * 8;
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
         const AscendC::BinaryRepeatParams addRep(bs, bs, bs, rs, rs, rs);
-        // cornerHop_: one Add per (level, block), a repeat per row, its 4 blocks the 4 corners (planes P apart)
-        const uint8_t hop = static_cast<uint8_t>(planeElems / 8);
-        const AscendC::BinaryRepeatParams hopRep(hop, hop, hop, bs, bs, bs);
+        // per (level, block, corner) one Add of 8 rows per repeat: whole 64-lane repeats (a repeat per row over
+        // the 4 corners would use half of them for LP = 32)
         for (int64_t width = b; width > 1;) {
             const int64_t kept = (width + 1) / 2, moved = width / 2; // blocks [kept, width) onto [0, moved)
             for (int64_t j = 0; j < moved; ++j) {
-                if (cornerHop_) {
-                    AscendC::Add(
-                        xp[j * 8], xp[j * 8], xp[(kept + j) * 8], static_cast<uint64_t>(4 * dcn_tiling::kBrcLanes),
-                        static_cast<uint8_t>(rows), hopRep);
-                    continue;
-                }
                 for (int c = 0; c < 4; ++c) {
                     const int64_t d = c * planeElems + j * 8, sidx = c * planeElems + (kept + j) * 8;
                     if (full > 0) {
@@ -1541,9 +1534,11 @@ private:
             }
         }
         AscendC::PipeBarrier<PIPE_V>(); // the broadcasts are complete and the row sums have read xp
-        if (cornerHop_) { // one Mul per block column j: a repeat per row, its 4 blocks the 4 corners, written by
-                          // row ([row][c][LP]: the row sums have consumed the planes) so that a point's corner
-                          // pairs are contiguous for the scatter
+        // cornerHop_: written by row ([row][c][LP]: the row sums have consumed the planes) so that a point's corner
+        // pairs are contiguous for the scatter: row r of corner c at (4r + c)*LP, 8 rows per repeat (block
+        // stride 4b, repeat stride 32b <= 128 blocks for LP <= 32); LP = 64 (a repeat stride past 255 blocks): one
+        // Mul per block column j, a repeat per row, its 4 blocks the 4 corners
+        if (cornerHop_ && 32 * b > 255) {
             const uint8_t bs = static_cast<uint8_t>(b), rowBlocks = static_cast<uint8_t>(4 * b);
             const uint8_t brcHop = static_cast<uint8_t>(brcStride_ / dcn_tiling::kBrcLanes);
             const AscendC::BinaryRepeatParams hopRep(bs, 0, brcHop, rowBlocks, bs, 1);
@@ -1555,10 +1550,13 @@ private:
             return;
         }
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
-        const AscendC::BinaryRepeatParams mulRep(bs, bs, 1, rs, rs, 8);
+        const int64_t rowStride = cornerHop_ ? 4 * lp_ : lp_;  // elements between rows of one corner
+        const int64_t cornerAt = cornerHop_ ? lp_ : planeElems; // elements between corners of one row
+        const uint8_t ds = static_cast<uint8_t>(cornerHop_ ? 4 * b : b);
+        const AscendC::BinaryRepeatParams mulRep(ds, bs, 1, static_cast<uint8_t>(8 * ds), rs, 8);
         for (int c = 0; c < 4; ++c) {
             for (int64_t j = 0; j < b; ++j) {
-                const int64_t d = c * planeElems + j * 8;
+                const int64_t d = c * cornerAt + j * 8;
                 if (full > 0) {
                     AscendC::Mul(
                         xp[d], gt[j * 8], brc[c * brcStride_], static_cast<uint64_t>(dcn_tiling::kRepeatLanes),
@@ -1567,8 +1565,8 @@ private:
                 if (tail > 0) {
                     const int64_t t0 = full * 8 * lp_;
                     AscendC::Mul(
-                        xp[d + t0], gt[j * 8 + t0], brc[c * brcStride_ + full * 64], static_cast<uint64_t>(tail * 8), 1,
-                        mulRep);
+                        xp[d + full * 8 * rowStride], gt[j * 8 + t0], brc[c * brcStride_ + full * 64],
+                        static_cast<uint64_t>(tail * 8), 1, mulRep);
                 }
             }
         }
@@ -2065,7 +2063,7 @@ private:
     bool axpyIndex_;    // GatherOffsets computes the window index by one Axpy (exact: (H + 2)*(W + 2) < 2^24)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
-    bool cornerHop_;        // row sums and contributions address the 4 corner planes as one repeat's 4 blocks
+    bool cornerHop_;        // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
     static constexpr int64_t kMaxFootprints = 8;
     static constexpr int64_t kScatterGroups = 4;            // interleaved pixel groups of the scatter order (Back)
