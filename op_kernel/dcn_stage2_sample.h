@@ -104,7 +104,6 @@
 
 #include "dcn_common.h"
 #include "dcn_stage1_matmul.h"
-
 namespace dcn_kernel {
 
 
@@ -260,6 +259,12 @@ public:
         winSeq_ = 0;
         openWin_ = xwinOwner_ = gwinOwner_ = -1;
         footCount_ = 0;
+        servedCount_ = 0;
+        addsInFlight_ = false;
+        roundBase_ = 0;
+        for (int64_t i = 0; i < kRoundMapSize; ++i) {
+            roundMap_[i] = 0;
+        }
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
         cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
@@ -1400,12 +1405,17 @@ private:
         const int64_t cs = byRow ? lp_ : rows_ * lp_, rowStride = byRow ? 4 * lp_ : lp_;
         // the contributions (V) precede the window adds by the partials' barriers; a new window's zeroing by this
         footCount_ = 0;
+        addsInFlight_ = false;
+        servedCount_ = 0;
         if (newGwin) {
             AscendC::PipeBarrier<PIPE_V>();
         }
         // Points in the order (j, kk, g) of pixel i = g*q + j (4 groups of q pixels): consecutive points belong
-        // to pixels q apart, so their window adds rarely touch the same pixels (OrderWindowAdds: about one
-        // barrier per 4 points); a fixed order, so the sums stay deterministic.
+        // to pixels q apart, so their window adds rarely touch the same pixels; a fixed order, so the sums stay
+        // deterministic. Window-served points are collected and added in rounds (AssignRound, ScatterRounds):
+        // every gwin pixel still receives its adds in this order. Other points are issued as they come (their GM
+        // atomics in this order; window adds of a point partly in the window after the rounds collected so far,
+        // OrderWindowAdds).
         const int64_t q = CeilDiv(pt, kScatterGroups);
         for (int64_t j = 0; j < q; ++j) {
             for (int64_t kk = 0; kk < kt; ++kk) {
@@ -1417,13 +1427,24 @@ private:
                     const int64_t row = i * kt + kk;
                     const RowInfo& ri = info[row];
                     if (ri.served) {
-                        ScatterServed(len, xp, row * rowStride, cs, ri.y0, ri.x0);
+                        servedRow_[servedCount_] = static_cast<int16_t>(row);
+                        servedRound_[servedCount_] = AssignRound(ri.y0, ri.x0);
+                        ++servedCount_;
                     } else if (ri.inside) {
+                        if (servedCount_ > 0 && PartlyInWindow(ri.y0, ri.x0)) {
+                            ScatterRounds(len, xp, rowStride, cs, info);
+                        }
+                        if (addsInFlight_) { // the rounds' adds (any pixel) precede the point's window adds
+                            AscendC::PipeBarrier<PIPE_V>();
+                            addsInFlight_ = false;
+                            footCount_ = 0;
+                        }
                         ScatterPoint(J.n, J.c0, len, xp, row * rowStride, cs, ri.y0, ri.x0);
                     }
                 }
             }
         }
+        ScatterRounds(len, xp, rowStride, cs, info);
         AscendC::SetAtomicNone();
 
         // ---- partial offset/mask gradients of this block -> part[n][b][j][k0+kk][p0+i]
@@ -1550,7 +1571,7 @@ private:
             return;
         }
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
-        const int64_t rowStride = cornerHop_ ? 4 * lp_ : lp_;  // elements between rows of one corner
+        const int64_t rowStride = cornerHop_ ? 4 * lp_ : lp_;   // elements between rows of one corner
         const int64_t cornerAt = cornerHop_ ? lp_ : planeElems; // elements between corners of one row
         const uint8_t ds = static_cast<uint8_t>(cornerHop_ ? 4 * b : b);
         const AscendC::BinaryRepeatParams mulRep(ds, bs, 1, static_cast<uint8_t>(8 * ds), rs, 8);
@@ -1999,6 +2020,86 @@ private:
         ++footCount_;
     }
 
+    // Round of a window-served point's adds (gwin pixels y0..y0+1 x x0..x0+1): one after the last round that adds
+    // into any of them in this tile (roundMap_: the last round per pixel, pixels folded onto a torus, so
+    // unrelated pixels that fold together only delay a point; entries <= roundBase_ belong to earlier rounds, already
+    // ordered). Each gwin pixel thus gets its adds in the collection order, and one round's adds touch
+    // distinct pixels: a PipeBarrier<PIPE_V> between rounds orders them.
+    __aicore__ inline uint8_t AssignRound(int64_t y0, int64_t x0)
+    {
+        const uint32_t r0 = (static_cast<uint32_t>(y0) & kRoundMapRowMask) << kRoundMapColBits;
+        const uint32_t r1 = (static_cast<uint32_t>(y0 + 1) & kRoundMapRowMask) << kRoundMapColBits;
+        const uint32_t c0 = static_cast<uint32_t>(x0) & kRoundMapColMask,
+                       c1 = static_cast<uint32_t>(x0 + 1) & kRoundMapColMask;
+        uint32_t last = roundBase_;
+        last = MaxU(last, roundMap_[r0 | c0]);
+        last = MaxU(last, roundMap_[r0 | c1]);
+        last = MaxU(last, roundMap_[r1 | c0]);
+        last = MaxU(last, roundMap_[r1 | c1]);
+        const uint8_t round = static_cast<uint8_t>(last + 1);
+        roundMap_[r0 | c0] = roundMap_[r0 | c1] = roundMap_[r1 | c0] = roundMap_[r1 | c1] = round;
+        return static_cast<uint8_t>(round - roundBase_);
+    }
+    __aicore__ static inline uint32_t MaxU(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+    // A point inside the image but not window-served: any of its corner pairs in the window (ScatterPoint adds
+    // those into gwin)?
+    __aicore__ inline bool PartlyInWindow(int64_t y0, int64_t x0) const
+    {
+        return InWindow(y0, x0) || InWindow(y0, x0 + 1) || InWindow(y0 + 1, x0) || InWindow(y0 + 1, x0 + 1);
+    }
+
+    // The collected window-served points' adds, round by round (counting sort: the collection order inside a
+    // round), a PipeBarrier<PIPE_V> before every round but a first one with no window adds in flight (rounds or a
+    // partial point's, footCount_); then the map's
+    // rounds are retired (roundBase_; the map is cleared before the 8-bit rounds could wrap).
+    __aicore__ inline void ScatterRounds(
+        int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowStride, int64_t cs, const RowInfo* info)
+    {
+        if (servedCount_ == 0) {
+            return;
+        }
+        int64_t rounds = 0;
+        for (int64_t e = 0; e < servedCount_; ++e) {
+            rounds = MaxI(rounds, static_cast<int64_t>(servedRound_[e]));
+        }
+        int16_t start[dcn_tiling::kStage2RowsNarrow + 2];
+        for (int64_t r = 0; r <= rounds + 1; ++r) {
+            start[r] = 0;
+        }
+        for (int64_t e = 0; e < servedCount_; ++e) {
+            ++start[servedRound_[e] + 1];
+        }
+        for (int64_t r = 1; r <= rounds + 1; ++r) {
+            start[r] = static_cast<int16_t>(start[r] + start[r - 1]);
+        }
+        int16_t order[dcn_tiling::kStage2RowsNarrow];
+        for (int64_t e = 0; e < servedCount_; ++e) {
+            order[start[servedRound_[e]]++] = servedRow_[e];
+        }
+        // start[r] is now the end of round r (round r occupies [end of round r - 1, start[r]))
+        int64_t e = 0;
+        for (int64_t r = 1; r <= rounds; ++r) {
+            if (r > 1 || addsInFlight_ || footCount_ > 0) {
+                AscendC::PipeBarrier<PIPE_V>();
+                footCount_ = 0;
+            }
+            for (; e < start[r]; ++e) {
+                const RowInfo& ri = info[order[e]];
+                ScatterServed(len, xp, order[e] * rowStride, cs, ri.y0, ri.x0);
+            }
+        }
+        addsInFlight_ = true;
+        servedCount_ = 0;
+        roundBase_ += static_cast<uint32_t>(rounds);
+        if (roundBase_ > 255U - dcn_tiling::kStage2RowsNarrow) {
+            for (int64_t i = 0; i < kRoundMapSize; ++i) {
+                roundMap_[i] = 0;
+            }
+            roundBase_ = 0;
+        }
+    }
+
     // A window-served point (all 4 corners in the window, see GatherOffsets): its contribution rows C_c (corner
     // c's row at element rowOff + c*cs of xp) added into gwin in program order. Corner pair r (row y0 + r) is
     // adjacent in gwin and one Add repeat; the pairs are winW pixels apart in gwin and 2*cs apart in xp.
@@ -2010,7 +2111,6 @@ private:
     {
         const int64_t at = ((y0 - winLo_) * winW_ + x0 - winXLo_) * lp_;
         const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(cs / 8);
-        OrderWindowAdds(y0, x0);
         if (pointAdds_ && cs == lp_) {
             const uint8_t rowHop = static_cast<uint8_t>(winW_ * px);
             AscendC::Add(
@@ -2063,12 +2163,24 @@ private:
     bool axpyIndex_;    // GatherOffsets computes the window index by one Axpy (exact: (H + 2)*(W + 2) < 2^24)
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
-    bool cornerHop_;        // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
+    bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
     static constexpr int64_t kMaxFootprints = 8;
     static constexpr int64_t kScatterGroups = 4;            // interleaved pixel groups of the scatter order (Back)
     int32_t footY_[kMaxFootprints], footX_[kMaxFootprints]; // window adds since the last PipeBarrier<PIPE_V>
     int64_t footCount_;
+    // window-served points of the Back in progress (collection order) and their rounds (AssignRound)
+    int16_t servedRow_[dcn_tiling::kStage2RowsNarrow];
+    uint8_t servedRound_[dcn_tiling::kStage2RowsNarrow];
+    int64_t servedCount_;
+    bool addsInFlight_; // window adds issued since the last PipeBarrier<PIPE_V> (rounds or a partial point)
+    // last round per gwin pixel (AssignRound), pixels folded onto a torus of 16 rows x 64 columns (a tile's points
+    // span a few rows and up to about pixelTile*strideW + 8 columns)
+    static constexpr uint32_t kRoundMapColBits = 6;
+    static constexpr uint32_t kRoundMapRowMask = 15U, kRoundMapColMask = (1U << kRoundMapColBits) - 1U;
+    static constexpr int64_t kRoundMapSize = 16 << kRoundMapColBits;
+    uint8_t roundMap_[kRoundMapSize];
+    uint32_t roundBase_;    // rounds <= this one are retired (ordered by a barrier since)
     bool winT_;             // xwin holds T (16-bit I/O): gathered corners go to the staging planes, cast per tile
     bool stagedAll_[2];     // per slot: the tile's 4 corner planes were gathered into the staging planes (winT_)
     int64_t winElt_;        // bytes per xwin element (DCN_WINDOW_ELEM_BYTES)
