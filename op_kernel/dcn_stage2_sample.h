@@ -65,10 +65,12 @@
 // nor flushed.
 //
 // Window-served points (LP <= 32, issue 11): a point whose 4 corners all lie in the open window takes no
-// per-point load at all. Per tile, GatherOffsets builds (vector only) the byte offset of every 32-B block of
-// the 4 corner planes, and ONE Gatherb (21 uint32 per cycle, Vector table 12) fills the planes from xwin;
-// every other row reads the zero area behind xwin, and the scalar unit then loads only the corners of the
-// remaining points (border or far samples) as above. Their scatter is one Add per point for LP <= 32 (2
+// per-point load at all. Per tile, GatherOffsets (or WeightsAndOffsets, in the weights' vector levels) builds
+// (vector only) the byte offset of every 32-B block of the 4 corner planes, and ONE Gatherb (21 uint32 per
+// cycle, Vector table 12) fills the planes from xwin; every other row reads the zero area behind xwin, and the
+// scalar unit then loads only the corners of the remaining points (border or far samples) as above. The served
+// points' adds go in rounds (ScatterRounds: one barrier per round, each gwin pixel's adds in the scatter order).
+// Their scatter is one Add per point for LP <= 32 (2
 // repeats = the corner rows; LP = 8: 2 blocks = the corner columns; LP 16/32 with cornerHop_: the contributions
 // are stored by row, [row][corner][LP], so a corner pair is 2*LP contiguous lanes), else one per corner pair.
 // The sums are the same as with per-pair copies and adds (same values, same order), so results are bitwise
@@ -104,8 +106,8 @@
 
 #include "dcn_common.h"
 #include "dcn_stage1_matmul.h"
-namespace dcn_kernel {
 
+namespace dcn_kernel {
 
 // Row vectors of a tile (dcn_tiling::kStage2RowVecs of rs = roundup(rows, 8) floats each): mw_0..3 (then
 // gx, gy, gm, tmp), ly, lx, hy, hx, m, two temporaries.
@@ -268,6 +270,8 @@ public:
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
         cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
+        // GatherOffsets' Axpy form of the window index (below): for a served point every term is an integer of
+        // magnitude at most (H + 2)*(W + 2), exact in fp32 below 2^24 (larger images: the window-relative form).
         // Corner gathers (Gatherb from the window, see GatherOffsets): a window pixel of 1, 2 or 4 blocks, whole
         // repeats of 8 blocks over the 4 corner planes (fp32, or the staging planes for winT_), and the offset work
         // areas within the broadcast buffer.
@@ -281,16 +285,29 @@ public:
         if (gatherCorners_) {
             pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
         }
-        if (gatherCorners_) { // Gather indices of the offset table: entry (c, row, j) <- S row c*nb + j, element row
+        axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
+        // WeightsAndOffsets: the gather offsets in the levels of the weights, from 4 corner planes (every tile
+        // holds all K kernel points, so one row order; hy, hx by OneMinus; the mask slots; the Axpy index; the
+        // block pattern of the +32*j offsets behind the ones block)
+        fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k &&
+                        plane_ / 2 + ptp_ + 2 * dcn_tiling::kBrcLanes <= plane_;
+        if (gatherCorners_) { // Gather indices of the offset table, entry (c, row, j) <-
+            // fused: element pos(row) = kk*PTP + i of corner plane FusedPlane(c) (coord_; +32*j added after);
+            // else: element row of S row c*nb + j (GatherOffsets)
             AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
             for (int64_t c = 0; c < 4; ++c) {
                 for (int64_t row = 0; row < rows_; ++row) {
+                    const int64_t i = row / kt_, kk = row - i * kt_;
                     for (int64_t j = 0; j < nb; ++j) {
-                        idx.SetValue(
-                            static_cast<uint32_t>((c * rows_ + row) * nb + j),
-                            static_cast<uint32_t>(((c * nb + j) * rs_ + row) * 4));
+                        const int64_t at =
+                            fusedOffsets_ ? FusedPlane(c) * plane_ + kk * ptp_ + i : (c * nb + j) * rs_ + row;
+                        idx.SetValue(static_cast<uint32_t>((c * rows_ + row) * nb + j), static_cast<uint32_t>(at * 4));
                     }
                 }
+            }
+            for (int64_t l = 0; fusedOffsets_ && l < dcn_tiling::kBrcLanes;
+                 ++l) { // lane l: block (l mod nb) of a pixel
+                Pattern().SetValue(static_cast<uint32_t>(l), static_cast<float>((l % nb) * dcn_tiling::kUbBlockBytes));
             }
         }
         // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
@@ -316,9 +333,6 @@ public:
         // its two corner pairs are 2*LP contiguous lanes each, one repeat per pair
         pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * gb <= 255;
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
-        // GatherOffsets' Axpy form of the window index: for a served point every term is an integer of magnitude
-        // at most (H + 2)*(W + 2), exact in fp32 below 2^24 (larger images: the window-relative form)
-        axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -1131,6 +1145,11 @@ private:
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
+        if (fusedOffsets_) {
+            WeightsAndOffsets(J, off, hop, rowTab, rv, rowCnt);
+            offQue_.FreeTensor(raw);
+            return;
+        }
         AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
         AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
         const int32_t rc = static_cast<int32_t>(rows);
@@ -1177,6 +1196,112 @@ private:
         if (gatherCorners_ && winHi_ > winLo_) {
             GatherOffsets(J);
         }
+    }
+
+    // Weights (above) and, when the tile's window is open, its gather offsets (GatherOffsets) in one chain of
+    // vector levels (fusedOffsets_): the window index e and the served rule run on the planes beside the weight
+    // rows, then per corner c the plane V_c = served ? e*pixBytes + delta_c : zero (exact: integers times a power
+    // of two), one Gather of every table entry (c, row, j) from V_c (gatherIdxBuf_), the +32*j block offsets
+    // (one Add of the pattern block) and the Cast to int32. Planes: e in 2, ty, tx in 6, 7 (free with
+    // onesBlock_), e*pixBytes in 6, V_c in FusedPlane(c) (x0, y0, tx are read by then). Rows past a short tile
+    // take whatever their planes give (an in-window pixel or the zero area): they are never scattered or stored.
+    __aicore__ inline void WeightsAndOffsets(
+        const TileJob& J, const AscendC::LocalTensor<float>& off, int64_t hop,
+        const AscendC::LocalTensor<uint32_t>& rowTab, const AscendC::LocalTensor<float>& rv, uint32_t rowCnt)
+    {
+        const DcnParams& p = *p_;
+        const int32_t rc = static_cast<int32_t>(J.pt * J.kt);
+        AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
+        AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
+        AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
+        UseWindow(J.win);
+        const bool offsets = winHi_ > winLo_;
+        const int32_t planeCnt = static_cast<int32_t>(plane_);
+        AscendC::LocalTensor<float> x0 = coord_[0], y0 = coord_[plane_], e = coord_[2 * plane_];
+        AscendC::LocalTensor<float> ty = coord_[6 * plane_], tx = coord_[7 * plane_];
+        // level 1: the weights' rows; ty, tx and e's first term
+        AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
+        AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
+        if (p.modulated) {
+            AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
+        }
+        if (offsets) {
+            AscendC::Adds(ty, y0, static_cast<float>(-winLo_), planeCnt);
+            AscendC::Adds(tx, x0, static_cast<float>(-winXLo_), planeCnt);
+            AscendC::Adds(e, x0, static_cast<float>(-winXLo_ - winLo_ * winW_), planeCnt);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        // level 2: hy, hx (and m*ly); e = (x0 - winXLo - winLo*winW) + y0*winW; the served rule's compares
+        OneMinus(rHy, rLy, 2 * rs_);
+        if (p.modulated) {
+            AscendC::Mul(rT2, rM, rLy, rc); // m*ly
+        }
+        if (offsets) {
+            AscendC::Axpy(e, y0, static_cast<float>(winW_), planeCnt);
+            CompareInto(0, ty, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(1, tx, 0.0f, AscendC::CMPMODE::GE);
+            CompareInto(2, ty, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
+            CompareInto(3, tx, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        // level 3: m*hy, w_2, w_3; the masks' first And; e*pixBytes (over ty: its compares are done)
+        AscendC::LocalTensor<float> mhy = p.modulated ? rT1 : rHy, mly = p.modulated ? rT2 : rLy;
+        if (p.modulated) {
+            AscendC::Mul(rT1, rM, rHy, rc); // m*hy
+        }
+        AscendC::Mul(rv[2 * rs_], mly, rHx, rc);
+        AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
+        const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
+        if (offsets) {
+            AndMasks(4);
+            AscendC::Muls(ty, e, pixBytes, planeCnt);
+        }
+        if (p.modulated || offsets) {
+            AscendC::PipeBarrier<PIPE_V>();
+        }
+        // level 4: w_0, w_1; the second And; V_c = e*pixBytes + delta_c
+        AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
+        AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
+        if (!offsets) {
+            return;
+        }
+        AndMasks(2);
+        const float delta[4] = {
+            0.0f, pixBytes, static_cast<float>(winW_) * pixBytes, static_cast<float>(winW_ + 1) * pixBytes};
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Adds(coord_[FusedPlane(c) * plane_], ty, delta[c], planeCnt);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        // level 5: the zero area where the rule fails
+        for (int c = 0; c < 4; ++c) {
+            AscendC::LocalTensor<float> v = coord_[FusedPlane(c) * plane_];
+            AscendC::Select(
+                v, MaskAt(0), v, zero, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        // levels 6..8: the table entries (c, row, j), + 32*j, as int32
+        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
+        const int64_t entries = 4 * rows_ * winNb_;
+        AscendC::Gather(work, coord_, gatherIdxBuf_.Get<uint32_t>(), 0, static_cast<uint32_t>(entries));
+        AscendC::PipeBarrier<PIPE_V>();
+        if (winNb_ > 1) {
+            const int64_t full = entries / dcn_tiling::kRepeatLanes, tail = entries - full * dcn_tiling::kRepeatLanes;
+            const AscendC::BinaryRepeatParams patRep(1, 1, 0, 8, 8, 0);
+            if (full > 0) {
+                AscendC::Add(
+                    work, work, Pattern(), static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(full),
+                    patRep);
+            }
+            if (tail > 0) {
+                AscendC::Add(
+                    work[full * dcn_tiling::kRepeatLanes], work[full * dcn_tiling::kRepeatLanes], Pattern(),
+                    static_cast<uint64_t>(tail), 1, patRep);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+        }
+        AscendC::Cast(
+            work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT,
+            static_cast<uint32_t>(entries));
     }
 
     // Corner loads of tile J (its coordinates' wait is done); `withBack`: the previous tile (jobBack_) waits
@@ -1730,6 +1855,11 @@ private:
 
     // A block of eight 1.0f behind the column ramp (the broadcast operand of OneMinus; onesBlock_).
     __aicore__ inline AscendC::LocalTensor<float> Ones() { return coord_[CP_MSK * plane_ + plane_ / 2 + ptp_]; }
+    // fusedOffsets_: the block offsets (l mod nb)*32 of lane l, one block behind the ones block, never written again
+    __aicore__ inline AscendC::LocalTensor<float> Pattern()
+    {
+        return coord_[CP_MSK * plane_ + plane_ / 2 + ptp_ + dcn_tiling::kBrcLanes];
+    }
 
     // dst[i] = 1 - src[i] for i < count: Sub from the ones block read with block and repeat stride 0 (the same
     // value as -src + 1); whole repeats, then the tail.
@@ -2161,6 +2291,9 @@ private:
     bool maskSlots_;    // four compare masks fit the mask plane's first half: conditions ANDed, then Selects
     int64_t maskBytes_; // bytes of one compare mask slot (a plane's bits, whole 32-B blocks)
     bool axpyIndex_;    // GatherOffsets computes the window index by one Axpy (exact: (H + 2)*(W + 2) < 2^24)
+    bool fusedOffsets_; // the gather offsets in the weights' levels (WeightsAndOffsets)
+    // coordinate plane of V_c (WeightsAndOffsets): 0, 1, 3, 7
+    __aicore__ static inline int64_t FusedPlane(int64_t c) { return c < 2 ? c : (c == 2 ? 3 : 7); }
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
     bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
