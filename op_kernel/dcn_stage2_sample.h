@@ -1199,12 +1199,14 @@ private:
     }
 
     // Weights (above) and, when the tile's window is open, its gather offsets (GatherOffsets) in one chain of
-    // vector levels (fusedOffsets_): the window index e and the served rule run on the planes beside the weight
-    // rows, then per corner c the plane V_c = served ? e*pixBytes + delta_c : zero (exact: integers times a power
-    // of two), one Gather of every table entry (c, row, j) from V_c (gatherIdxBuf_), the +32*j block offsets
-    // (one Add of the pattern block) and the Cast to int32. Planes: e in 2, ty, tx in 6, 7 (free with
-    // onesBlock_), e*pixBytes in 6, V_c in FusedPlane(c) (x0, y0, tx are read by then). Rows past a short tile
-    // take whatever their planes give (an in-window pixel or the zero area): they are never scattered or stored.
+    // vector levels (fusedOffsets_), beside the weight rows: the served rule's 4 compares on x0, y0 directly
+    // (ANDed in 2 levels), e = (x0 + y0*winW)*pixBytes (Muls, Axpy), per corner c the plane V_c = served ? e +
+    // (delta_c - winXLo - winLo*winW)*pixBytes : zero (exact: integers below 2^24 times a power of two), one
+    // Gather of every table entry (c, row, j) from V_c (gatherIdxBuf_), the +32*j block offsets (one Add of the
+    // pattern block) and the Cast to int32: 7 levels. Planes: e in 6 (free with onesBlock_), V_c in
+    // FusedPlane(c) (x0, y0 are read by then; the compares' whole repeats read past y0 into plane 2, not
+    // written). Rows past a short tile take whatever their planes give (an in-window pixel or the zero area):
+    // they are never scattered or stored.
     __aicore__ inline void WeightsAndOffsets(
         const TileJob& J, const AscendC::LocalTensor<float>& off, int64_t hop,
         const AscendC::LocalTensor<uint32_t>& rowTab, const AscendC::LocalTensor<float>& rv, uint32_t rowCnt)
@@ -1217,69 +1219,63 @@ private:
         UseWindow(J.win);
         const bool offsets = winHi_ > winLo_;
         const int32_t planeCnt = static_cast<int32_t>(plane_);
-        AscendC::LocalTensor<float> x0 = coord_[0], y0 = coord_[plane_], e = coord_[2 * plane_];
-        AscendC::LocalTensor<float> ty = coord_[6 * plane_], tx = coord_[7 * plane_];
-        // level 1: the weights' rows; ty, tx and e's first term
+        AscendC::LocalTensor<float> x0 = coord_[0], y0 = coord_[plane_], e = coord_[6 * plane_];
+        const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
+        // level 1: the weights' rows; the served rule's compares (on x0, y0: whole repeats, they read into the
+        // planes after y0, not written here); e = x0*pixBytes
         AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
         AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
         if (p.modulated) {
             AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
         }
         if (offsets) {
-            AscendC::Adds(ty, y0, static_cast<float>(-winLo_), planeCnt);
-            AscendC::Adds(tx, x0, static_cast<float>(-winXLo_), planeCnt);
-            AscendC::Adds(e, x0, static_cast<float>(-winXLo_ - winLo_ * winW_), planeCnt);
+            CompareInto(0, y0, static_cast<float>(winLo_), AscendC::CMPMODE::GE);
+            CompareInto(1, x0, static_cast<float>(winXLo_), AscendC::CMPMODE::GE);
+            CompareInto(2, y0, static_cast<float>(winHi_ - 2), AscendC::CMPMODE::LE);
+            CompareInto(3, x0, static_cast<float>(winXLo_ + winW_ - 2), AscendC::CMPMODE::LE);
+            AscendC::Muls(e, x0, pixBytes, planeCnt);
         }
         AscendC::PipeBarrier<PIPE_V>();
-        // level 2: hy, hx (and m*ly); e = (x0 - winXLo - winLo*winW) + y0*winW; the served rule's compares
+        // level 2: hy, hx (and m*ly); the masks' first And; e = (x0 + y0*winW)*pixBytes
         OneMinus(rHy, rLy, 2 * rs_);
         if (p.modulated) {
             AscendC::Mul(rT2, rM, rLy, rc); // m*ly
         }
         if (offsets) {
-            AscendC::Axpy(e, y0, static_cast<float>(winW_), planeCnt);
-            CompareInto(0, ty, 0.0f, AscendC::CMPMODE::GE);
-            CompareInto(1, tx, 0.0f, AscendC::CMPMODE::GE);
-            CompareInto(2, ty, static_cast<float>(winHi_ - winLo_ - 2), AscendC::CMPMODE::LE);
-            CompareInto(3, tx, static_cast<float>(winW_ - 2), AscendC::CMPMODE::LE);
+            AndMasks(4);
+            AscendC::Axpy(e, y0, static_cast<float>(winW_) * pixBytes, planeCnt);
         }
         AscendC::PipeBarrier<PIPE_V>();
-        // level 3: m*hy, w_2, w_3; the masks' first And; e*pixBytes (over ty: its compares are done)
+        // level 3: m*hy, w_2, w_3; the second And; V_c = e + (delta_c - winXLo - winLo*winW)*pixBytes
         AscendC::LocalTensor<float> mhy = p.modulated ? rT1 : rHy, mly = p.modulated ? rT2 : rLy;
         if (p.modulated) {
             AscendC::Mul(rT1, rM, rHy, rc); // m*hy
         }
         AscendC::Mul(rv[2 * rs_], mly, rHx, rc);
         AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
-        const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
         if (offsets) {
-            AndMasks(4);
-            AscendC::Muls(ty, e, pixBytes, planeCnt);
+            AndMasks(2);
+            const int64_t delta[4] = {0, 1, winW_, winW_ + 1}; // corner c's pixel after (y0, x0) in the window
+            for (int c = 0; c < 4; ++c) {
+                AscendC::Adds(
+                    coord_[FusedPlane(c) * plane_], e,
+                    static_cast<float>((delta[c] - winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
+            }
         }
-        if (p.modulated || offsets) {
-            AscendC::PipeBarrier<PIPE_V>();
-        }
-        // level 4: w_0, w_1; the second And; V_c = e*pixBytes + delta_c
+        AscendC::PipeBarrier<PIPE_V>();
+        // level 4: w_0, w_1; the zero area where the rule fails
         AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
         AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
         if (!offsets) {
             return;
         }
-        AndMasks(2);
-        const float delta[4] = {
-            0.0f, pixBytes, static_cast<float>(winW_) * pixBytes, static_cast<float>(winW_ + 1) * pixBytes};
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Adds(coord_[FusedPlane(c) * plane_], ty, delta[c], planeCnt);
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        // level 5: the zero area where the rule fails
         for (int c = 0; c < 4; ++c) {
             AscendC::LocalTensor<float> v = coord_[FusedPlane(c) * plane_];
             AscendC::Select(
                 v, MaskAt(0), v, zero, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
         }
         AscendC::PipeBarrier<PIPE_V>();
-        // levels 6..8: the table entries (c, row, j), + 32*j, as int32
+        // levels 5..7: the table entries (c, row, j), + 32*j, as int32
         AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
         const int64_t entries = 4 * rows_ * winNb_;
         AscendC::Gather(work, coord_, gatherIdxBuf_.Get<uint32_t>(), 0, static_cast<uint32_t>(entries));
@@ -1539,8 +1535,8 @@ private:
         // to pixels q apart, so their window adds rarely touch the same pixels; a fixed order, so the sums stay
         // deterministic. Window-served points are collected and added in rounds (AssignRound, ScatterRounds):
         // every gwin pixel still receives its adds in this order. Other points are issued as they come (their GM
-        // atomics in this order; window adds of a point partly in the window after the rounds collected so far,
-        // OrderWindowAdds).
+        // atomics in this order; the window adds of a point partly in the window after the rounds collected so far
+        // and a barrier, then OrderWindowAdds among such points).
         const int64_t q = CeilDiv(pt, kScatterGroups);
         for (int64_t j = 0; j < q; ++j) {
             for (int64_t kk = 0; kk < kt; ++kk) {
@@ -2181,8 +2177,8 @@ private:
 
     // The collected window-served points' adds, round by round (counting sort: the collection order inside a
     // round), a PipeBarrier<PIPE_V> before every round but a first one with no window adds in flight (rounds or a
-    // partial point's, footCount_); then the map's
-    // rounds are retired (roundBase_; the map is cleared before the 8-bit rounds could wrap).
+    // partial point's, footCount_); then the map's rounds are retired (roundBase_; the map is cleared before the
+    // 8-bit rounds could wrap).
     __aicore__ inline void ScatterRounds(
         int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowStride, int64_t cs, const RowInfo* info)
     {
