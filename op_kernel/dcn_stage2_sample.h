@@ -122,12 +122,14 @@ constexpr int64_t RV_T2 = 10;
 // dx, dy blocks: an x/y pair of planes is one instruction of 2*plane_ elements; Coords swaps the first two pairs'
 // roles once the sample bases are consumed: x0, y0 = base + floor in planes 0, 1 from then on, the compares'
 // v0 + ceil, then the key, in 2, 3), CP_OFF..+2 the offsets
-// in fp32 (16-bit I/O; 32-bit I/O: CP_YB / CP_XB, the sample bases of a one-row tile at output (0, 0):
-// kh*dH, i*sW + kw*dW, fixed), CP_MSK the compare mask (then the column ramp and a block of ones in its
-// unused half), CP_OUT the kOutsideKey plane, then at CP_HB the pixel bases hb[PTP], wb[PTP].
+// in fp32 (16-bit I/O; 32-bit I/O: CP_XB / CP_YB, the sample bases of a one-row tile at output (0, 0):
+// i*sW + kw*dW, kh*dH, fixed), CP_MSK the compare mask (then the column ramp, a block of ones and the gather
+// offsets' block pattern in its unused half), CP_OUT the kOutsideKey plane, then at CP_HB the pixel bases hb[PTP],
+// wb[PTP]. Planes 6, 7 (hx, hy) are scratch when hy, hx are rows (onesBlock_): ceil(d) + base (Coords'
+// ceilRule), the window index and a corner plane (WeightsAndOffsets).
 constexpr int64_t CP_OFF = 8;
-constexpr int64_t CP_YB = CP_OFF;
-constexpr int64_t CP_XB = CP_OFF + 1;
+constexpr int64_t CP_XB = CP_OFF; // x before y, like the other plane pairs
+constexpr int64_t CP_YB = CP_OFF + 1;
 constexpr int64_t CP_MSK = 11;
 constexpr int64_t CP_OUT = 12;
 constexpr int64_t CP_HB = dcn_tiling::kStage2CoordPlanes;
@@ -946,8 +948,17 @@ private:
         if constexpr (!IsSameType<T, float>::value) {
             AscendC::PipeBarrier<PIPE_V>(); // off (converted above) is complete
         }
+        // ceilRule: one-row tiles from the base planes (32-bit I/O) test -1 < v with v0 + ceil(frac) = base + ceil(d)
+        // (floor(d) + ceil(d - floor(d)) = ceil(d), every term exact below 2^24): ceil(d) in the hx, hy planes (free
+        // with onesBlock_), plus the base planes a level later, compared with minus the tile's row/column offset
+        const bool ceilRule = planeBases && pairOff && maskSlots_ && onesBlock_;
+        AscendC::LocalTensor<float> cx = coord_[6 * plane_], cy = coord_[7 * plane_];
         if (pairOff) {
             AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, static_cast<uint32_t>(pairCnt)); // floor(dx, dy)
+            if (ceilRule) {
+                AscendC::Cast(
+                    cx, off[0], AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt)); // ceil(dx, dy)
+            }
         } else {
             AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);   // floor(dx)
             AscendC::Cast(y0, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt); // floor(dy)
@@ -960,6 +971,9 @@ private:
             AscendC::Sub(ly, off[hop], y0, static_cast<int32_t>(planeCnt)); // frac(dy)
         }
         AscendC::Add(xs, xs, x0, pairCnt); // base + floor(dx), base + floor(dy): planes 0, 1 from here
+        if (ceilRule) {                    // the base planes' part of base + ceil (CP_XB, CP_YB: a pair like cx, cy)
+            AscendC::Add(cx, cx, coord_[CP_XB * plane_], pairCnt);
+        }
         AscendC::PipeBarrier<PIPE_V>();
         // the roles of the plane pairs swap: x0, y0 (base + floor) in planes 0, 1; xs, ys (below: v0 + ceil) in 2, 3
         x0 = coord_[0];
@@ -973,16 +987,24 @@ private:
         //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
         // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). xs/ys (the floors' planes) hold v0 +
         // ceil(frac).
-        AscendC::Cast(xs, lx, AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt));
-        AscendC::PipeBarrier<PIPE_V>();
-        AscendC::Add(xs, xs, x0, pairCnt);
+        if (!ceilRule) {
+            AscendC::Cast(xs, lx, AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt));
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Add(xs, xs, x0, pairCnt);
+        }
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
         if (maskSlots_) { // four conditions into four masks, ANDed (2 Ands), then the Selects: y0 <- key outside
             // A non-finite offset makes its fraction NaN and v0 + ceil(frac) NaN, so it fails the first two
-            // compares (frac >= 0 holds for every finite one: no compare of its own).
-            AscendC::PipeBarrier<PIPE_V>();
-            CompareInto(0, ys, 0.0f, AscendC::CMPMODE::GE);
-            CompareInto(1, xs, 0.0f, AscendC::CMPMODE::GE);
+            // compares (frac >= 0 holds for every finite one: no compare of its own). ceilRule: +inf passes
+            // them (ceil(+inf) = +inf) but fails v0 < size (floor(+inf) = +inf); NaN and -inf fail them.
+            if (ceilRule) { // base + ceil(d) >= 0 <=> (base plane + ceil(d)) >= -(the tile's row/column offset)
+                CompareInto(0, cy, static_cast<float>(-(oh0 * p.strideH - p.padTop)), AscendC::CMPMODE::GE);
+                CompareInto(1, cx, static_cast<float>(-(ow0 * p.strideW - p.padLeft)), AscendC::CMPMODE::GE);
+            } else {
+                AscendC::PipeBarrier<PIPE_V>();
+                CompareInto(0, ys, 0.0f, AscendC::CMPMODE::GE);
+                CompareInto(1, xs, 0.0f, AscendC::CMPMODE::GE);
+            }
             CompareInto(2, y0, static_cast<float>(p.h), AscendC::CMPMODE::LT);
             CompareInto(3, x0, static_cast<float>(p.w), AscendC::CMPMODE::LT);
             AscendC::PipeBarrier<PIPE_V>();
