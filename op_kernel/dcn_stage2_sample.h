@@ -265,10 +265,7 @@ public:
         footCount_ = 0;
         servedCount_ = 0;
         addsInFlight_ = false;
-        roundBase_ = 0;
-        for (int64_t i = 0; i < kRoundMapSize; ++i) {
-            roundMap_[i] = 0;
-        }
+        ClearRoundMap();
         pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
         // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
         cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
@@ -2169,7 +2166,7 @@ private:
     }
 
     // Round of a window-served point's adds (gwin pixels y0..y0+1 x x0..x0+1): one after the last round that adds
-    // into any of them in this tile (roundMap_: the last round per pixel, pixels folded onto a torus, so
+    // into any of them in this tile (RoundMap: the last round per pixel, pixels folded onto a torus, so
     // unrelated pixels that fold together only delay a point; entries <= roundBase_ belong to earlier rounds, already
     // ordered). Each gwin pixel thus gets its adds in the collection order, and one round's adds touch
     // distinct pixels: a PipeBarrier<PIPE_V> between rounds orders them.
@@ -2179,16 +2176,18 @@ private:
         const uint32_t r1 = (static_cast<uint32_t>(y0 + 1) & kRoundMapRowMask) << kRoundMapColBits;
         const uint32_t c0 = static_cast<uint32_t>(x0) & kRoundMapColMask,
                        c1 = static_cast<uint32_t>(x0 + 1) & kRoundMapColMask;
+        uint8_t* map = RoundMap();
         uint32_t last = roundBase_;
-        last = MaxU(last, roundMap_[r0 | c0]);
-        last = MaxU(last, roundMap_[r0 | c1]);
-        last = MaxU(last, roundMap_[r1 | c0]);
-        last = MaxU(last, roundMap_[r1 | c1]);
+        last = MaxU(last, map[r0 | c0]);
+        last = MaxU(last, map[r0 | c1]);
+        last = MaxU(last, map[r1 | c0]);
+        last = MaxU(last, map[r1 | c1]);
         const uint8_t round = static_cast<uint8_t>(last + 1);
-        roundMap_[r0 | c0] = roundMap_[r0 | c1] = roundMap_[r1 | c0] = roundMap_[r1 | c1] = round;
+        map[r0 | c0] = map[r0 | c1] = map[r1 | c0] = map[r1 | c1] = round;
         return static_cast<uint8_t>(round - roundBase_);
     }
     __aicore__ static inline uint32_t MaxU(uint32_t a, uint32_t b) { return a > b ? a : b; }
+    __aicore__ inline uint8_t* RoundMap() { return reinterpret_cast<uint8_t*>(roundMapWords_); }
 
     // A point inside the image but not window-served: any of its corner pairs in the window (ScatterPoint adds
     // those into gwin)?
@@ -2241,11 +2240,17 @@ private:
         servedCount_ = 0;
         roundBase_ += static_cast<uint32_t>(rounds);
         if (roundBase_ > 255U - dcn_tiling::kStage2RowsNarrow) {
-            for (int64_t i = 0; i < kRoundMapSize; ++i) {
-                roundMap_[i] = 0;
-            }
-            roundBase_ = 0;
+            ClearRoundMap();
         }
+    }
+
+    // Every map entry retired (0), 8 entries per scalar store.
+    __aicore__ inline void ClearRoundMap()
+    {
+        for (int64_t i = 0; i < kRoundMapSize / 8; ++i) {
+            roundMapWords_[i] = 0;
+        }
+        roundBase_ = 0;
     }
 
     // A window-served point (all 4 corners in the window, see GatherOffsets): its contribution rows C_c (corner
@@ -2330,7 +2335,7 @@ private:
     static constexpr uint32_t kRoundMapColBits = 6;
     static constexpr uint32_t kRoundMapRowMask = 15U, kRoundMapColMask = (1U << kRoundMapColBits) - 1U;
     static constexpr int64_t kRoundMapSize = 16 << kRoundMapColBits;
-    uint8_t roundMap_[kRoundMapSize];
+    uint64_t roundMapWords_[kRoundMapSize / 8]; // the map's bytes (RoundMap), cleared 8 at a time
     uint32_t roundBase_;    // rounds <= this one are retired (ordered by a barrier since)
     bool winT_;             // xwin holds T (16-bit I/O): gathered corners go to the staging planes, cast per tile
     bool stagedAll_[2];     // per slot: the tile's 4 corner planes were gathered into the staging planes (winT_)
