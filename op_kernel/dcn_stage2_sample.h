@@ -941,9 +941,12 @@ private:
             KernelPointBases(ys, xs, hb, wb, k0, kt);
         }
         // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN),
-        // beside the bases for 32-bit I/O (the offsets came by DMA), after the conversion for 16-bit
+        // beside the bases for 32-bit I/O (the offsets came by DMA), after the conversion for 16-bit (with vector
+        // pixel bases the barrier before KernelPointBases, issued after the conversion, orders it)
         if constexpr (!IsSameType<T, float>::value) {
-            AscendC::PipeBarrier<PIPE_V>(); // off (converted above) is complete
+            if (!vectorBases) {
+                AscendC::PipeBarrier<PIPE_V>(); // off (converted above) is complete
+            }
         }
         // ceilRule: one-row tiles from the base planes (32-bit I/O) test -1 < v with v0 + ceil(frac) = base + ceil(d)
         // (floor(d) + ceil(d - floor(d)) = ceil(d), every term exact below 2^24): ceil(d) in the hx, hy planes (free
