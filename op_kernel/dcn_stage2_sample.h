@@ -304,8 +304,8 @@ public:
                     }
                 }
             }
-            for (int64_t l = 0; fusedOffsets_ && l < dcn_tiling::kBrcLanes;
-                 ++l) { // lane l: block (l mod nb) of a pixel
+            // the pattern block: lane l -> the offset of block (l mod nb) of a window pixel
+            for (int64_t l = 0; fusedOffsets_ && l < dcn_tiling::kBrcLanes; ++l) {
                 Pattern().SetValue(static_cast<uint32_t>(l), static_cast<float>((l % nb) * dcn_tiling::kUbBlockBytes));
             }
         }
@@ -1284,7 +1284,9 @@ private:
                     static_cast<float>((delta[c] - winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
             }
         }
-        AscendC::PipeBarrier<PIPE_V>();
+        if (p.modulated || offsets) { // m*hy, the corner planes
+            AscendC::PipeBarrier<PIPE_V>();
+        }
         // level 4: w_0, w_1; the zero area where the rule fails
         AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
         AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
@@ -2180,16 +2182,15 @@ private:
         const uint32_t c0 = static_cast<uint32_t>(x0) & kRoundMapColMask,
                        c1 = static_cast<uint32_t>(x0 + 1) & kRoundMapColMask;
         uint8_t* map = RoundMap();
-        uint32_t last = roundBase_;
-        last = MaxU(last, map[r0 | c0]);
-        last = MaxU(last, map[r0 | c1]);
-        last = MaxU(last, map[r1 | c0]);
-        last = MaxU(last, map[r1 | c1]);
+        int64_t last = roundBase_;
+        last = MaxI(last, map[r0 | c0]);
+        last = MaxI(last, map[r0 | c1]);
+        last = MaxI(last, map[r1 | c0]);
+        last = MaxI(last, map[r1 | c1]);
         const uint8_t round = static_cast<uint8_t>(last + 1);
         map[r0 | c0] = map[r0 | c1] = map[r1 | c0] = map[r1 | c1] = round;
         return static_cast<uint8_t>(round - roundBase_);
     }
-    __aicore__ static inline uint32_t MaxU(uint32_t a, uint32_t b) { return a > b ? a : b; }
     __aicore__ inline uint8_t* RoundMap() { return reinterpret_cast<uint8_t*>(roundMapWords_); }
 
     // A point inside the image but not window-served: any of its corner pairs in the window (ScatterPoint adds
