@@ -585,6 +585,17 @@ double WPhaseCycles(
     return total;
 }
 
+// Modelled vector-core cycles of one full chunk's sampling on its busiest lane: its stage-2 units (images x
+// blocks x bands) in rounds of kTargetUnits lanes, each unit's tiles (pixel tiles of a band x kernel-point
+// chunks) at kStage2TileCycles.
+double Stage2LaneCycles(const TilingShape& s, const WorkSplit& w)
+{
+    const int64_t k = s.kh * s.kw, kt = std::min(k, kStage2MaxKt);
+    const int64_t units = w.chunkImgs * w.numBlocks * w.pixelBands;
+    const int64_t tiles = CeilDiv(w.bandLen, w.pixelTile) * CeilDiv(k, kt);
+    return static_cast<double>(CeilDiv(units, kTargetUnits) * tiles) * static_cast<double>(kStage2TileCycles);
+}
+
 } // namespace
 
 bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSplit& w)
@@ -603,6 +614,37 @@ bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSpl
                 w.gTileM = tileM;
                 w.gTileN = tileN;
             }
+        }
+    }
+    // The grad_weight GEMM of a chunk runs during its sampling (phase C). Its Ka split (PlanWorkSplit: slots for
+    // about kWTargetUnits units) only pays while the GEMM would outlast the sampling: every slot beyond the first
+    // is written per chunk and read by stage 3. So the fewest slots (from the kWChunkK minimum up to that split)
+    // whose modelled busiest cube lane for one full chunk (with the next chunk's G GEMM when it shares the phase,
+    // gRegions = 2) fits within the modelled vector lane of its sampling (Stage2LaneCycles) are taken.
+    const std::vector<ChunkKind> full = {{w.chunkImgs, w.chunkPix, 1}};
+    const double sampling = Stage2LaneCycles(s, w);
+    const double nextG = w.gRegions > 1 ? GPhaseCycles(s, full, limits, w.gTileM, w.gTileN) : 0.0;
+    const int64_t maxSplit = w.wSplitK;
+    for (int64_t split = CeilDiv(w.chunkRows, kWChunkK); split <= maxSplit; ++split) {
+        WorkSplit trial = w;
+        trial.wChunkK = CeilDiv(w.chunkRows, split);
+        trial.wSplitK = CeilDiv(w.chunkRows, trial.wChunkK);
+        if (trial.wSplitK != split && split != maxSplit) {
+            continue; // the same Ka chunks as a smaller split
+        }
+        double best = -1;
+        for (const int64_t tileM : GTileLengths(coutG)) {
+            for (const int64_t tileN : GTileLengths(kcg)) {
+                const double cycles = WPhaseCycles(s, trial, full, limits, tileM, tileN);
+                if (cycles >= 0 && (best < 0 || cycles < best)) {
+                    best = cycles;
+                }
+            }
+        }
+        if ((best >= 0 && best + nextG <= sampling) || split == maxSplit) {
+            w.wChunkK = trial.wChunkK;
+            w.wSplitK = trial.wSplitK;
+            break;
         }
     }
     for (const int64_t tileM : GTileLengths(coutG)) {

@@ -372,17 +372,27 @@ def _chunks_for(case, dtype, budget, split):
     w_split = min(max(_cdiv(chunk_rows, 2048), for_units), 1 + (budget // 4) // slot_bytes)
     w_chunk = _cdiv(chunk_rows, w_split)
     w_split = _cdiv(chunk_rows, w_chunk)
+    # ... which the tiling then lowers, from ceil(rows / 2048) slots up, to the fewest whose modelled grad_weight
+    # GEMM hides under the chunk's sampling (PlanStage1Tiles: the cube model of the Matmul plans, not mirrored
+    # here): the slot counts it can take
+    w_splits = sorted({_cdiv(chunk_rows, _cdiv(chunk_rows, s))
+                       for s in range(min(_cdiv(chunk_rows, 2048), w_split), w_split + 1)})
     return {"num_blocks": num_blocks, "imgs": imgs, "out_rows": out_rows, "out_cols": out_cols,
             "chunk_pix": chunk_pix, "chunk_rows": chunk_rows, "num_chunks": num_chunks, "bands": bands,
-            "band_len": band_len, "w_split": w_split, "w_chunk": w_chunk, "g_regions": g_regions}
+            "band_len": band_len, "w_split": w_split, "w_chunk": w_chunk, "w_splits": w_splits,
+            "g_regions": g_regions}
 
 
-def workspace_regions(case, dtype, budget=WS_BUDGET):
+def workspace_regions(case, dtype, budget=WS_BUDGET, w_split=None):
     """The user-workspace regions in layout order (bytes before the 512-B alignment):
-    xt, giacc, g, g2, got, dcol, gw, part (op_host/deformable_conv2d_backward_tiling.h)."""
+    xt, giacc, g, g2, got, dcol, gw, part (op_host/deformable_conv2d_backward_tiling.h), with w_split grad_weight
+    Ka slots (default: the most the tiling can take, chunk_plan's w_split)."""
     elt = 4 if dtype == "float32" else 2
     k = case.kh * case.kw
-    cp = chunk_plan(case, dtype, budget)
+    cp = dict(chunk_plan(case, dtype, budget))
+    if w_split is not None:
+        assert w_split in cp["w_splits"], (w_split, cp["w_splits"])
+        cp["w_split"] = w_split
     rows = cp["chunk_rows"]
     hw = case.h * case.w
     xt_images = 0  # the input copy (in the I/O dtype) lives in grad_input
@@ -391,10 +401,17 @@ def workspace_regions(case, dtype, budget=WS_BUDGET):
             cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4]
 
 
-def workspace_formula(case, dtype, budget=WS_BUDGET):
+def workspace_formula(case, dtype, budget=WS_BUDGET, w_split=None):
     """Workspace bytes = GetLibApiWorkSpaceSize() + sum of the 512-B aligned user regions
-    (op_host/deformable_conv2d_backward_tiling.h)."""
-    return LIB_API_WORKSPACE + sum(-(-r // 512) * 512 for r in workspace_regions(case, dtype, budget))
+    (op_host/deformable_conv2d_backward_tiling.h); by default with the most Ka slots (an upper bound)."""
+    return LIB_API_WORKSPACE + sum(-(-r // 512) * 512 for r in workspace_regions(case, dtype, budget, w_split))
+
+
+def workspace_slots(case, dtype, size, budget=WS_BUDGET):
+    """The grad_weight Ka slot count whose workspace formula gives `size` (every other region exact), or None
+    when no slot count the tiling can take does."""
+    hits = [w for w in chunk_plan(case, dtype, budget)["w_splits"] if workspace_formula(case, dtype, budget, w) == size]
+    return hits[0] if len(hits) == 1 else None
 
 
 def workspace_bound(case, dtype):
