@@ -69,13 +69,13 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     const int64_t plane = kt * ptp;
     const int64_t rows = pixelTile * kt;
     const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
-    const int64_t gTiles = 2 * rows * lp * 4;
+    const int64_t rs = RoundUp(rows, kRedAlign);                    // corner planes and G tiles: whole 8-row repeats
+    const int64_t gTiles = 2 * rs * lp * 4;
     const int64_t rawOffsets = 2 * OffsetRows(k, dg) * ptp * elt;
-    const int64_t cornerPlanes = 2 * 4 * rows * lp * 4;
+    const int64_t cornerPlanes = 2 * 4 * rs * lp * 4;
     // xs ys x0 y0 lx ly hx hy, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
     const int64_t partials = (kt == k ? 2 : 1) * 3 * plane * 4; // per slot when K <= KT
-    const int64_t rs = RoundUp(rows, kRedAlign);
     const int64_t keyPlanes = 2 * 2 * rs * 4; // per slot: the scalar-read key (or y0, x0) rows
     const int64_t sums = 4 * rs * 4;
     const int64_t rowVecs = 2 * kStage2RowVecs * rs * 4;
@@ -84,13 +84,13 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     const int64_t orderTables = 2 * (rs * 4 + plane * 4);
     // 16-bit I/O: the input rows (corners, window) arrive in T and are cast in UB: 4 staging planes of rows
     // padded to 16 elements (32 B)
-    const int64_t staging = elt < 4 ? 4 * rows * RoundUp(blockC, 16) * elt : 0;
+    const int64_t staging = elt < 4 ? 4 * rs * RoundUp(blockC, 16) * elt : 0;
     // the zero area behind the UB window (one window pixel, LP elements of the window's dtype; corner gathers of
     // points the window does not serve read it) and the Gather indices of the corner-gather offsets (one per
     // 32-B block of the corner rows, LP <= kGatherMaxLp)
     const int64_t winElt = DCN_WINDOW_ELEM_BYTES(blockC, elt);
     const int64_t zeroArea = lp * winElt;
-    const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rows * (lp * winElt / kUbBlockBytes) * 4 : 0;
+    const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rs * (lp * winElt / kUbBlockBytes) * 4 : 0;
     return static_cast<uint64_t>(
         gTiles + rawOffsets + cornerPlanes + coords + keyPlanes + partials + sums + rowVecs + broadcast + table +
         orderTables + staging + zeroArea + gatherIdx);

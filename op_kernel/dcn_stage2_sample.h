@@ -157,16 +157,20 @@ public:
         offRows_ = spanOffsets_ ? MaxI(span, 3 * kt_) : 3 * kt_;
         offHop_ = spanOffsets_ ? p.dg * p.k * ptp_ : plane_;
 
-        pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(pt_ * kt_ * lp_ * 4));
+        // G tiles of RoundUp(pt*kt, 8) rows (cornerRows_, set below): the contributions' whole 8-row repeats read them
+        pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(RoundUp(pt_ * kt_, dcn_tiling::kRedAlign) * lp_ * 4));
         pipe.InitBuffer(offQue_, 2, static_cast<uint32_t>(offRows_ * ptp_ * sizeof(T)));
         rows_ = pt_ * kt_;
         // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
         hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
         rs_ = RoundUp(rows_, dcn_tiling::kRedAlign);
-        pipe.InitBuffer(xQue_, 2, static_cast<uint32_t>(4 * rows_ * lp_ * 4));
+        // the corner planes hold whole 8-row repeats (rs_ rows each), so the per-row vector work over them needs no
+        // tail instructions and the 4 planes form one run of 4*rs_ rows
+        cornerRows_ = rs_;
+        pipe.InitBuffer(xQue_, 2, static_cast<uint32_t>(4 * cornerRows_ * lp_ * 4));
         lpt_ = RoundUp(p.blockC, 16);
         if constexpr (!IsSameType<T, float>::value) {
-            const int64_t stageElems = 4 * rows_ * lpt_;
+            const int64_t stageElems = 4 * cornerRows_ * lpt_;
             pipe.InitBuffer(xsBuf_, static_cast<uint32_t>(stageElems * sizeof(T)));
             xs_ = xsBuf_.Get<T>();
             // padding lanes (never loaded) are cast along with the rows: defined once
@@ -228,6 +232,12 @@ public:
             raw1.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(offRows_ * ptp_ * sizeof(T) / 4));
         offQue_.FreeTensor(raw0);
         offQue_.FreeTensor(raw1);
+        // rows past a tile's G rows (the padding to whole repeats, short tiles) are read by the contributions: defined
+        AscendC::LocalTensor<float> g0 = gQue_.AllocTensor<float>(), g1 = gQue_.AllocTensor<float>();
+        AscendC::Duplicate(g0, 0.0f, static_cast<int32_t>(cornerRows_ * lp_));
+        AscendC::Duplicate(g1, 0.0f, static_cast<int32_t>(cornerRows_ * lp_));
+        gQue_.FreeTensor(g0);
+        gQue_.FreeTensor(g1);
         AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * dcn_tiling::kStage2RowVecs * rs_));
         AscendC::Duplicate(redBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * rs_));
         // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
@@ -266,9 +276,8 @@ public:
         servedCount_ = 0;
         addsInFlight_ = false;
         ClearRoundMap();
-        pairAdds_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ * lp_ / 8 <= 255;
-        // the 4 corner planes as the 4 blocks of one repeat (block stride = plane blocks), a repeat per row
-        cornerHop_ = pairAdds_ && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
+        // contributions by row ([row][c][LP], the 4 corners of a row contiguous), 8 rows per repeat
+        cornerHop_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
         // GatherOffsets' Axpy form of the window index (below): for a served point every term is an integer of
         // magnitude at most (H + 2)*(W + 2), exact in fp32 below 2^24 (larger images: the window-relative form).
         // Corner gathers (Gatherb from the window, see GatherOffsets): a window pixel of 1, 2 or 4 blocks, whole
@@ -277,9 +286,9 @@ public:
         const int64_t nb = lp_ * winElt_ / dcn_tiling::kUbBlockBytes;
         const int64_t gb = lp_ / 8; // fp32 blocks per gwin pixel (the scatter's Adds)
         winNb_ = nb;
-        const int64_t cornerBlocks = 4 * rows_ * nb;
+        const int64_t cornerBlocks = 4 * cornerRows_ * nb;
         gatherTableAt_ = RoundUp(cornerBlocks, 8);
-        gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && cornerBlocks % 8 == 0 &&
+        gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && 8 % nb == 0 && cornerBlocks % 8 == 0 &&
                          cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
         if (gatherCorners_) {
             pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
@@ -295,12 +304,14 @@ public:
             // else: element row of S row c*nb + j (GatherOffsets)
             AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
             for (int64_t c = 0; c < 4; ++c) {
-                for (int64_t row = 0; row < rows_; ++row) {
-                    const int64_t i = row / kt_, kk = row - i * kt_;
+                for (int64_t row = 0; row < cornerRows_; ++row) {
+                    // padding rows (past rows_) gather row 0's corners: defined, never scattered or stored
+                    const int64_t i = row < rows_ ? row / kt_ : 0, kk = row < rows_ ? row - i * kt_ : 0;
                     for (int64_t j = 0; j < nb; ++j) {
                         const int64_t at =
                             fusedOffsets_ ? FusedPlane(c) * plane_ + kk * ptp_ + i : (c * nb + j) * rs_ + row;
-                        idx.SetValue(static_cast<uint32_t>((c * rows_ + row) * nb + j), static_cast<uint32_t>(at * 4));
+                        idx.SetValue(
+                            static_cast<uint32_t>((c * cornerRows_ + row) * nb + j), static_cast<uint32_t>(at * 4));
                     }
                 }
             }
@@ -327,7 +338,7 @@ public:
             AscendC::PipeBarrier<PIPE_V>(); // the base planes are complete before the first tile reads them
         }
         // one Add for the 4 corners of a point (LP = 8: repeat = corner row pair, block = corner column)
-        quadAdds_ = gatherCorners_ && gb == 1 && 2 * rows_ <= 255 && p.winCols <= 255;
+        quadAdds_ = gatherCorners_ && gb == 1 && 2 * cornerRows_ <= 255 && p.winCols <= 255;
         // one Add for the 4 corners of a point whose contributions are stored by row (cornerHop_, len == LP):
         // its two corner pairs are 2*LP contiguous lanes each, one repeat per pair
         pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * gb <= 255;
@@ -596,9 +607,9 @@ private:
     __aicore__ inline void LoadWindowCast(int64_t n, int64_t c0, int64_t len)
     {
         const DcnParams& p = *p_;
-        const int64_t stageElems = 4 * rows_ * lpt_; // T elements the staging planes hold
+        const int64_t stageElems = 4 * cornerRows_ * lpt_; // T elements the staging planes hold
         const bool dense = len == lp_;
-        const int64_t capPix = dense ? stageElems / len : 4 * rows_; // pixels per piece
+        const int64_t capPix = dense ? stageElems / len : 4 * cornerRows_; // pixels per piece
         const int64_t imgW = imgXHi_ - imgXLo_;                      // == winW_ without a ring (always for len < LP)
         const int64_t rowElems = RoundUp(imgW * len * static_cast<int64_t>(sizeof(T)), dcn_tiling::kUbBlockBytes) /
                                  static_cast<int64_t>(sizeof(T));
@@ -690,10 +701,10 @@ private:
     __aicore__ inline void CastStagedCorners(const AscendC::LocalTensor<float>& xp, const TileJob& J)
     {
         if (stagedAll_[J.slot]) {
-            CastPixels(xp, xs_, 4 * rows_);
+            CastPixels(xp, xs_, 4 * cornerRows_);
             return;
         }
-        const int64_t planeElems = rows_ * lp_, planeT = rows_ * lpt_;
+        const int64_t planeElems = cornerRows_ * lp_, planeT = cornerRows_ * lpt_;
         const RowInfo* info = rowInfo_[J.slot];
         for (int64_t row = 0; row < J.pt * J.kt; ++row) {
             const RowInfo& ri = info[row];
@@ -1301,7 +1312,7 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         // levels 5..7: the table entries (c, row, j), + 32*j, as int32
         AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
-        const int64_t entries = 4 * rows_ * winNb_;
+        const int64_t entries = 4 * cornerRows_ * winNb_;
         AscendC::Gather(work, coord_, gatherIdxBuf_.Get<uint32_t>(), 0, static_cast<uint32_t>(entries));
         AscendC::PipeBarrier<PIPE_V>();
         if (winNb_ > 1) {
@@ -1371,10 +1382,10 @@ private:
                 winT_ ? xs_.template ReinterpretCast<uint32_t>() : xp.template ReinterpretCast<uint32_t>();
             AscendC::Gatherb(
                 dst, xwin_.template ReinterpretCast<uint32_t>(), brcBuf_.Get<uint32_t>(),
-                static_cast<uint8_t>(4 * rows_ * winNb_ / 8), AscendC::GatherRepeatParams(1, 8));
+                static_cast<uint8_t>(4 * cornerRows_ * winNb_ / 8), AscendC::GatherRepeatParams(1, 8));
         }
         if (!gather) {
-            AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * rows_ * lp_));
+            AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * cornerRows_ * lp_));
         }
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
         RowInfo* info = rowInfo_[J.slot];
@@ -1462,7 +1473,7 @@ private:
         const int64_t rows = pt * kt;
         const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8); // blocks from one row to the next
         const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
-        const int64_t planeElems = rows_ * lp_;
+        const int64_t planeElems = cornerRows_ * lp_;
         for (int c = 0; c < 4; ++c) {
             if (len == lp_) {  // no padding lanes: the rows are contiguous, count form
                 AscendC::Mul(xp[c * planeElems], xp[c * planeElems], gt, static_cast<int32_t>(rows * lp_));
@@ -1476,7 +1487,7 @@ private:
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
         if (len == lp_) {
-            BlockwiseRowSums(xp, red, rows);
+            BlockwiseRowSums(xp, red);
             BlockwiseContributions(xp, gt, rv, brc, rows);
         } else {
             RepeatRowSums(xp, red, rows, len);
@@ -1547,7 +1558,7 @@ private:
         // the contributions' layout (BlockwiseContributions): by row [row][c][LP] with cornerHop_ and len == LP,
         // else corner planes [c][row][LP]; cs = elements from one corner's row to the next corner's
         const bool byRow = cornerHop_ && len == lp_;
-        const int64_t cs = byRow ? lp_ : rows_ * lp_, rowStride = byRow ? 4 * lp_ : lp_;
+        const int64_t cs = byRow ? lp_ : cornerRows_ * lp_, rowStride = byRow ? 4 * lp_ : lp_;
         // the contributions (V) precede the window adds by the partials' barriers; a new window's zeroing by this
         footCount_ = 0;
         addsInFlight_ = false;
@@ -1630,54 +1641,30 @@ private:
     }
 
     // Row sums of the 4 corner product planes, rows of LP = 8*b lanes all valid (len == LP): the b blocks of
-    // every row are added pairwise into block 0 (ceil(log2 b) levels of masked Adds, 8 rows per repeat,
-    // block stride b), then one BlockReduceSum sums each row's block 0 (8 rows per repeat).
-    // s_c[row] -> red[c*rs + row]. Fixed order, independent of the core.
+    // every row are added pairwise into block 0 (ceil(log2 b) levels, one masked Add per level and block over the
+    // 4 planes' 4*cornerRows_ rows, 8 rows per repeat, block stride b), then one BlockReduceSum sums each row's
+    // block 0 (8 rows per repeat). s_c[row] -> red[c*rs + row] (rs == cornerRows_); the padding rows (and the rows
+    // past a short tile) give sums in red's rows past the tile, never read. Fixed order, independent of the core.
     __aicore__ inline void BlockwiseRowSums(
-        const AscendC::LocalTensor<float>& xp, const AscendC::LocalTensor<float>& red, int64_t rows)
+        const AscendC::LocalTensor<float>& xp, const AscendC::LocalTensor<float>& red)
     {
-        const int64_t b = lp_ / 8, planeElems = rows_ * lp_;
-        const int64_t full = rows / 8, tail = rows - full * 8;
+        const int64_t b = lp_ / 8;
+        const uint8_t repeats = static_cast<uint8_t>(4 * cornerRows_ / 8);
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
         const AscendC::BinaryRepeatParams addRep(bs, bs, bs, rs, rs, rs);
-        // per (level, block, corner) one Add of 8 rows per repeat: whole 64-lane repeats (a repeat per row over
-        // the 4 corners would use half of them for LP = 32)
         for (int64_t width = b; width > 1;) {
             const int64_t kept = (width + 1) / 2, moved = width / 2; // blocks [kept, width) onto [0, moved)
             for (int64_t j = 0; j < moved; ++j) {
-                for (int c = 0; c < 4; ++c) {
-                    const int64_t d = c * planeElems + j * 8, sidx = c * planeElems + (kept + j) * 8;
-                    if (full > 0) {
-                        AscendC::Add(
-                            xp[d], xp[d], xp[sidx], static_cast<uint64_t>(dcn_tiling::kRepeatLanes),
-                            static_cast<uint8_t>(full), addRep);
-                    }
-                    if (tail > 0) {
-                        const int64_t t0 = full * 8 * lp_;
-                        AscendC::Add(xp[d + t0], xp[d + t0], xp[sidx + t0], static_cast<uint64_t>(tail * 8), 1, addRep);
-                    }
-                }
+                AscendC::Add(
+                    xp[j * 8], xp[j * 8], xp[(kept + j) * 8], static_cast<uint64_t>(dcn_tiling::kRepeatLanes), repeats,
+                    addRep);
             }
             AscendC::PipeBarrier<PIPE_V>();
             width = kept;
         }
-        for (int c = 0; c < 4; ++c) {
-            // a tail of < 8 rows joins the last repeat when the rows past the tile (up to the next multiple of 8)
-            // still lie in the 4 corner planes: rows past the tile hold gathered zeros, then the next corner's
-            // first rows (defined, read only); their sums land in red's padding rows [rows, rs), never read
-            const bool roundUp = tail > 0 && c * planeElems + (full + 1) * 8 * lp_ <= 4 * planeElems;
-            if (full > 0 || roundUp) {
-                AscendC::BlockReduceSum(
-                    red[c * rs_], xp[c * planeElems], static_cast<int32_t>(full + (roundUp ? 1 : 0)),
-                    static_cast<int32_t>(dcn_tiling::kRepeatLanes), 1, static_cast<int32_t>(b),
-                    static_cast<int32_t>(8 * b));
-            }
-            if (tail > 0 && !roundUp) {
-                AscendC::BlockReduceSum(
-                    red[c * rs_ + full * 8], xp[c * planeElems + full * 8 * lp_], 1, static_cast<int32_t>(tail * 8), 1,
-                    static_cast<int32_t>(b), static_cast<int32_t>(8 * b));
-            }
-        }
+        AscendC::BlockReduceSum(
+            red, xp, static_cast<int32_t>(repeats), static_cast<int32_t>(dcn_tiling::kRepeatLanes), 1,
+            static_cast<int32_t>(b), static_cast<int32_t>(8 * b));
     }
 
     // Contributions C_c[row] = (m*w_c)[row] * G[row] over the consumed corner planes (len == LP): the
@@ -1688,15 +1675,13 @@ private:
         const AscendC::LocalTensor<float>& xp, const AscendC::LocalTensor<float>& gt,
         const AscendC::LocalTensor<float>& rv, const AscendC::LocalTensor<float>& brc, int64_t rows)
     {
-        const int64_t b = lp_ / 8, planeElems = rows_ * lp_;
-        const int64_t full = rows / 8, tail = rows - full * 8;
+        const int64_t b = lp_ / 8;
+        const uint8_t repeats = static_cast<uint8_t>(cornerRows_ / 8); // whole 8-row repeats of every plane
         if (brcStride_ == rs_ * dcn_tiling::kBrcLanes) { // rv rows 0..3 are rs apart like the broadcast planes
             AscendC::Brcb(brc, rv, static_cast<uint8_t>(4 * rs_ / 8), AscendC::BrcbRepeatParams(1, 8));
         } else {
             for (int c = 0; c < 4; ++c) {
-                AscendC::Brcb(
-                    brc[c * brcStride_], rv[c * rs_], static_cast<uint8_t>(CeilDiv(rows, 8)),
-                    AscendC::BrcbRepeatParams(1, 8));
+                AscendC::Brcb(brc[c * brcStride_], rv[c * rs_], repeats, AscendC::BrcbRepeatParams(1, 8));
             }
         }
         AscendC::PipeBarrier<PIPE_V>(); // the broadcasts are complete and the row sums have read xp
@@ -1715,25 +1700,17 @@ private:
             }
             return;
         }
+        // one Mul per corner and block column over the whole 8-row repeats (rows past the tile: defined G rows and
+        // coefficients, their contributions never scattered)
         const uint8_t bs = static_cast<uint8_t>(b), rs = static_cast<uint8_t>(8 * b);
-        const int64_t rowStride = cornerHop_ ? 4 * lp_ : lp_;   // elements between rows of one corner
-        const int64_t cornerAt = cornerHop_ ? lp_ : planeElems; // elements between corners of one row
+        const int64_t cornerAt = cornerHop_ ? lp_ : cornerRows_ * lp_; // elements between corners of one row
         const uint8_t ds = static_cast<uint8_t>(cornerHop_ ? 4 * b : b);
         const AscendC::BinaryRepeatParams mulRep(ds, bs, 1, static_cast<uint8_t>(8 * ds), rs, 8);
         for (int c = 0; c < 4; ++c) {
             for (int64_t j = 0; j < b; ++j) {
-                const int64_t d = c * cornerAt + j * 8;
-                if (full > 0) {
-                    AscendC::Mul(
-                        xp[d], gt[j * 8], brc[c * brcStride_], static_cast<uint64_t>(dcn_tiling::kRepeatLanes),
-                        static_cast<uint8_t>(full), mulRep);
-                }
-                if (tail > 0) {
-                    const int64_t t0 = full * 8 * lp_;
-                    AscendC::Mul(
-                        xp[d + full * 8 * rowStride], gt[j * 8 + t0], brc[c * brcStride_ + full * 64],
-                        static_cast<uint64_t>(tail * 8), 1, mulRep);
-                }
+                AscendC::Mul(
+                    xp[c * cornerAt + j * 8], gt[j * 8], brc[c * brcStride_],
+                    static_cast<uint64_t>(dcn_tiling::kRepeatLanes), repeats, mulRep);
             }
         }
     }
@@ -1746,7 +1723,7 @@ private:
         const uint8_t repBlocks = static_cast<uint8_t>(lp_ / 8);
         const uint64_t redMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
         const AscendC::BinaryRepeatParams rowRep(1, 1, 1, repBlocks, repBlocks, repBlocks);
-        const int64_t planeElems = rows_ * lp_;
+        const int64_t planeElems = cornerRows_ * lp_;
         if (hpr_ > 1) {
             for (int c = 0; c < 4; ++c) {
                 AscendC::Add(
@@ -1775,7 +1752,7 @@ private:
                 static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
         }
         AscendC::PipeBarrier<PIPE_V>();
-        const int64_t planeElems = rows_ * lp_;
+        const int64_t planeElems = cornerRows_ * lp_;
         const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
         const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_)); // blocks from one repeat to the next
         const uint64_t mulMask = static_cast<uint64_t>(hpr_ > 1 ? dcn_tiling::kRepeatLanes : len);
@@ -1943,7 +1920,7 @@ private:
         bool valid[4];
         int64_t pos[4];
         CornerPositions(n, c0, len, y0, x0, valid, pos);
-        const int64_t planeElems = rows_ * lp_;
+        const int64_t planeElems = cornerRows_ * lp_;
         AscendC::DataCopyPadExtParams<float> noPad;
         for (int r = 0; r < 2; ++r) {
             const int a = 2 * r, b = 2 * r + 1;
@@ -1960,7 +1937,7 @@ private:
                     const int64_t at = ((yc - winLo_) * winW_ + xc - winXLo_) * lp_;
                     if constexpr (!IsSameType<T, float>::value) {
                         if (winT_) { // T rows into the staging planes (LPT == LP), cast with the GM-loaded ones
-                            const int64_t planeT = rows_ * lpt_;
+                            const int64_t planeT = cornerRows_ * lpt_;
                             uc.dstStride =
                                 static_cast<uint16_t>((planeT - lpt_) * sizeof(T) / dcn_tiling::kUbBlockBytes);
                             AscendC::DataCopy(
@@ -1985,7 +1962,7 @@ private:
                         (planeElems * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                     AscendC::DataCopyPad(xp[first * planeElems + rowOff], t_->xt[pos[first]], cp, noPad);
                 } else {
-                    const int64_t planeT = rows_ * lpt_, elt = sizeof(T);
+                    const int64_t planeT = cornerRows_ * lpt_, elt = sizeof(T);
                     cp.blockLen = static_cast<uint32_t>(len * elt);
                     cp.srcStride = 0;
                     cp.dstStride = static_cast<uint32_t>(
@@ -2021,7 +1998,7 @@ private:
                         OrderWindowAdds(y0, x0);
                         ordered = true;
                     }
-                    if (valid[a] && valid[b] && pairAdds_) { // the pair in one Add: 2 repeats, one per corner
+                    if (valid[a] && valid[b] && PairAdds(cs)) { // the pair in one Add: 2 repeats, one per corner
                         const int64_t at = ((yc - winLo_) * winW_ + x0 - winXLo_) * lp_;
                         const uint8_t px = static_cast<uint8_t>(lp_ / 8), pl = static_cast<uint8_t>(cs / 8);
                         AscendC::Add(
@@ -2050,9 +2027,9 @@ private:
     }
 
     // Gatherb offsets of tile J's corner planes (bytes from xwin, in the order of the planes' blocks:
-    // [c][row][j], rows_ rows per plane, j < nb = LP*E/32 with E = winElt_) into the broadcast buffer. A point whose 4
-    // corners lie in the open window (winLo <= y0, y0 + 1 < winHi, winXLo <= x0, x0 + 1 < winXHi: all valid, so it has
-    // no zero corner rows) reads its corner rows there; every other row (outside points, border or GM-path
+    // [c][row][j], cornerRows_ rows per plane, j < nb = LP*E/32 with E = winElt_) into the broadcast buffer. A point
+    // whose 4 corners lie in the open window (winLo <= y0, y0 + 1 < winHi, winXLo <= x0, x0 + 1 < winXHi: all valid, so
+    // it has no zero corner rows) reads its corner rows there; every other row (outside points, border or GM-path
     // points, rows past the tile) reads the zero area behind xwin, and the GM path overwrites its valid
     // corners afterwards. Vector only:
     //   e = (y0 - winLo)*winW + (x0 - winXLo), or kOutsideKey when not served   ([kk][pp] planes)
@@ -2112,7 +2089,7 @@ private:
         AscendC::Adds(d, q, -kOutsideKey, rsCnt);
         AscendC::Muls(qb, q, pixBytes, rsCnt);
 
-        // S rows behind the table: the table takes 4*rows_*nb entries (rounded to whole blocks)
+        // S rows behind the table: the table takes 4*cornerRows_*nb entries (rounded to whole blocks)
         const float delta[4] = {
             0.0f, pixBytes, static_cast<float>(winW_) * pixBytes, static_cast<float>(winW_ + 1) * pixBytes};
         AscendC::PipeBarrier<PIPE_V>();
@@ -2144,7 +2121,7 @@ private:
             }
         }
         AscendC::PipeBarrier<PIPE_V>();
-        const uint32_t entries = static_cast<uint32_t>(4 * rows_ * nb);
+        const uint32_t entries = static_cast<uint32_t>(4 * cornerRows_ * nb);
         AscendC::Gather(work, sv, gatherIdxBuf_.Get<uint32_t>(), 0, entries);
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Cast(work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT, entries);
@@ -2262,7 +2239,7 @@ private:
     // adjacent in gwin and one Add repeat; the pairs are winW pixels apart in gwin and 2*cs apart in xp.
     //   pointAdds_ (contributions by row, cs == LP, 2*LP <= 64 lanes): a pair is 2*LP contiguous lanes in xp;
     //   quadAdds_ (LP = 8): a pair is 2 blocks, cs apart in xp, len lanes each;
-    //   else one Add per pair (pairAdds_: a repeat per corner) or per corner.
+    //   else one Add per pair (PairAdds: a repeat per corner) or per corner.
     __aicore__ inline void ScatterServed(
         int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowOff, int64_t cs, int64_t y0, int64_t x0)
     {
@@ -2286,7 +2263,7 @@ private:
         }
         for (int r = 0; r < 2; ++r) {
             const int64_t atR = at + r * winW_ * lp_;
-            if (pairAdds_) { // the pair in one Add: 2 repeats, one per corner
+            if (PairAdds(cs)) { // the pair in one Add: 2 repeats, one per corner
                 AscendC::Add(
                     gwin_[atR], gwin_[atR], xp[2 * r * cs + rowOff], static_cast<uint64_t>(len), 2,
                     AscendC::BinaryRepeatParams(1, 1, 1, px, px, pl));
@@ -2322,7 +2299,8 @@ private:
     // coordinate plane of V_c (WeightsAndOffsets): 0, 1, 3, 7
     __aicore__ static inline int64_t FusedPlane(int64_t c) { return c < 2 ? c : (c == 2 ? 3 : 7); }
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
-    bool pairAdds_; // a corner pair's window adds fit one Add (LP <= 64 lanes, plane stride <= 255 blocks)
+    // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
+    __aicore__ inline bool PairAdds(int64_t cs) const { return lp_ <= dcn_tiling::kRepeatLanes && cs / 8 <= 255; }
     bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
     bool gatherCorners_;    // window-served points' corner rows come from one Gatherb per tile (GatherOffsets)
     static constexpr int64_t kMaxFootprints = 8;
@@ -2354,6 +2332,7 @@ private:
     const DcnParams *p_;
     const DcnTensors<T> *t_;
     int64_t kt_, pt_, ptp_, lp_, lpt_, plane_, rows_, hpr_, rs_, brcStride_, giaccBase_;
+    int64_t cornerRows_; // rows per corner plane (xp, the staging planes): rows_ padded to whole 8-row repeats (rs_)
     bool spanOffsets_;         // dg > 1: a whole tile's offsets in one DMA of the channels they span
     int64_t offRows_, offHop_; // rows (PTP elements) of an offsets buffer; elements between its offset blocks
     int64_t winLo_, winHi_, winXLo_, winXHi_, winW_;  // input rows x columns held by the UB window (or none)

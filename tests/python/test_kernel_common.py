@@ -163,13 +163,14 @@ def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     rows = pixel_tile * kt
     hpr = lp // 64 if lp > 64 else 1
     rs = _cdiv(rows, 8) * 8
-    staging = 4 * rows * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
+    staging = 4 * rs * _cdiv(block_c, 16) * 16 * elt if elt < 4 else 0  # 16-bit input rows cast in UB
     win_elt = _window_elt(block_c, elt)
-    # two tiles in flight (tile pipeline): offsets, G tiles, corner planes, weight rows and order tables x 2
-    return (2 * rows * lp * 4 + 2 * _offset_rows(k, dg) * ptp * elt + 2 * 4 * rows * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
+    # two tiles in flight (tile pipeline): offsets, G tiles, corner planes (G tiles and corner planes: whole 8-row
+    # repeats), weight rows and order tables x 2
+    return (2 * rs * lp * 4 + 2 * _offset_rows(k, dg) * ptp * elt + 2 * 4 * rs * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
-            + lp * win_elt + (4 * rows * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # window zero area, gather indices
+            + lp * win_elt + (4 * rs * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # window zero area, gather indices
 
 
 WS_BUDGET = 60 << 20  # dcn_tiling::kWsBudget: extra grad_input band planes + the per-chunk regions
