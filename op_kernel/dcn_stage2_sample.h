@@ -260,6 +260,7 @@ public:
             BuildOrderTables(p.k % kt_, 1);
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
+        fusedStarted_ = fusedPending_ = fusedUnfenced_ = false;
         coordEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::V_S>();
         winEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE2_V>();
         winWait_ = false;
@@ -761,7 +762,8 @@ private:
     // Three tiles are in flight besides the one whose offsets were just loaded: per Step, with c the newest
     // tile, f the one before and b the one before that,
     //   wait(coordinates of f) ; Coords(c) (V) ; Loads(f) (S issues MTE2 / V) ; Back(b) (V, S issues MTE3 /
-    //   V window adds) ; Weights(c) (MTE2: G rows; V: weight rows, gather offsets)
+    //   V window adds; its scatter rounds may carry c's first weight levels, FusedLevelsInRounds) ; Weights(c)
+    //   (MTE2: G rows; V: weight rows, gather offsets)
     // The scalar unit waits only for coordinates issued a whole Step earlier (before Back of the tile before),
     // so it never waits for a Back's vector work; it issues f's loads while b's products run on V and b's
     // scatter follows. Buffers: offsets and G tiles in 2-deep queues (G of f and c), corner planes in a 2-deep
@@ -794,6 +796,7 @@ private:
             if (!hasFront_) {
                 DrainBackPrologue();
             }
+            FusedLevelsInRounds();
             Back(jobBack_);
             // b was its window's last tile: gwin -> GM now, so the flush (MTE3) runs under c's weights and the
             // next Step's coordinates, loads and products before the next Back zeroes gwin (without a next
@@ -1178,8 +1181,17 @@ private:
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
-        if (fusedOffsets_) {
-            WeightsAndOffsets(J, off, hop, rowTab, rv, rowCnt);
+        if (fusedOffsets_) { // the levels the Back before did not take (FusedLevelsInRounds), in order
+            if (!fusedStarted_) {
+                BeginFusedLevels(J);
+            }
+            while (fusedPending_) {
+                if (fusedUnfenced_) {
+                    AscendC::PipeBarrier<PIPE_V>();
+                }
+                IssueFusedLevel();
+            }
+            fusedStarted_ = false;
             offQue_.FreeTensor(raw);
             return;
         }
@@ -1240,82 +1252,99 @@ private:
     // FusedPlane(c) (x0, y0 are read by then; the compares' whole repeats read past y0 into plane 2, not
     // written). Rows past a short tile take whatever their planes give (an in-window pixel or the zero area):
     // they are never scattered or stored.
-    __aicore__ inline void WeightsAndOffsets(
-        const TileJob& J, const AscendC::LocalTensor<float>& off, int64_t hop,
-        const AscendC::LocalTensor<uint32_t>& rowTab, const AscendC::LocalTensor<float>& rv, uint32_t rowCnt)
+    // The levels are issued one at a time (IssueFusedLevel: level L+1 only after a PipeBarrier<PIPE_V> that
+    // follows level L): by Weights, or inside the previous tile's scatter rounds (FusedLevelsInRounds).
+    __aicore__ inline void WeightsAndOffsets(const TileJob& J, int level)
     {
         const DcnParams& p = *p_;
         const int32_t rc = static_cast<int32_t>(J.pt * J.kt);
+        const uint32_t rowCnt = static_cast<uint32_t>(J.pt * J.kt);
+        AscendC::LocalTensor<float> rv = RowVecs(J.slot);
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
+        AscendC::LocalTensor<float> off;
+        int64_t hop = offHop_; // offset block j at off[j * hop] (Coords)
+        if constexpr (IsSameType<T, float>::value) {
+            off = rawCoord_.template ReinterpretCast<float>();
+        } else {
+            off = coord_[CP_OFF * plane_];
+            hop = plane_;
+        }
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
-        UseWindow(J.win);
+        UseWindow(J.win); // (its window is the Back's when the levels run in its rounds)
         const bool offsets = winHi_ > winLo_;
         const int32_t planeCnt = static_cast<int32_t>(plane_);
         AscendC::LocalTensor<float> x0 = coord_[0], y0 = coord_[plane_], e = coord_[6 * plane_];
         const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
         // level 1: the weights' rows; the served rule's compares (on x0, y0: whole repeats, they read into the
         // planes after y0, not written here); e = x0*pixBytes
-        AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
-        AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
-        if (p.modulated) {
-            AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
-        }
-        if (offsets) {
-            CompareInto(0, y0, static_cast<float>(winLo_), AscendC::CMPMODE::GE);
-            CompareInto(1, x0, static_cast<float>(winXLo_), AscendC::CMPMODE::GE);
-            CompareInto(2, y0, static_cast<float>(winHi_ - 2), AscendC::CMPMODE::LE);
-            CompareInto(3, x0, static_cast<float>(winXLo_ + winW_ - 2), AscendC::CMPMODE::LE);
-            AscendC::Muls(e, x0, pixBytes, planeCnt);
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        // level 2: hy, hx (and m*ly); the masks' first And; e = (x0 + y0*winW)*pixBytes
-        OneMinus(rHy, rLy, 2 * rs_);
-        if (p.modulated) {
-            AscendC::Mul(rT2, rM, rLy, rc); // m*ly
-        }
-        if (offsets) {
-            AndMasks(4);
-            AscendC::Axpy(e, y0, static_cast<float>(winW_) * pixBytes, planeCnt);
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        // level 3: m*hy, w_2, w_3; the second And; V_c = e + (delta_c - winXLo - winLo*winW)*pixBytes
-        AscendC::LocalTensor<float> mhy = p.modulated ? rT1 : rHy, mly = p.modulated ? rT2 : rLy;
-        if (p.modulated) {
-            AscendC::Mul(rT1, rM, rHy, rc); // m*hy
-        }
-        AscendC::Mul(rv[2 * rs_], mly, rHx, rc);
-        AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
-        if (offsets) {
-            AndMasks(2);
-            const int64_t delta[4] = {0, 1, winW_, winW_ + 1}; // corner c's pixel after (y0, x0) in the window
-            for (int c = 0; c < 4; ++c) {
-                AscendC::Adds(
-                    coord_[FusedPlane(c) * plane_], e,
-                    static_cast<float>((delta[c] - winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
+        if (level == 1) {
+            AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
+            AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
+            if (p.modulated) {
+                AscendC::Gather(rM, off, rowTab, static_cast<uint32_t>(2 * hop * 4), rowCnt);
             }
-        }
-        if (p.modulated || offsets) { // m*hy, the corner planes
-            AscendC::PipeBarrier<PIPE_V>();
-        }
-        // level 4: w_0, w_1; the zero area where the rule fails
-        AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
-        AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
-        if (!offsets) {
+            if (offsets) {
+                CompareInto(0, y0, static_cast<float>(winLo_), AscendC::CMPMODE::GE);
+                CompareInto(1, x0, static_cast<float>(winXLo_), AscendC::CMPMODE::GE);
+                CompareInto(2, y0, static_cast<float>(winHi_ - 2), AscendC::CMPMODE::LE);
+                CompareInto(3, x0, static_cast<float>(winXLo_ + winW_ - 2), AscendC::CMPMODE::LE);
+                AscendC::Muls(e, x0, pixBytes, planeCnt);
+            }
             return;
         }
-        for (int c = 0; c < 4; ++c) {
-            AscendC::LocalTensor<float> v = coord_[FusedPlane(c) * plane_];
-            AscendC::Select(
-                v, MaskAt(0), v, zero, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
+        // level 2: hy, hx (and m*ly); the masks' first And; e = (x0 + y0*winW)*pixBytes
+        if (level == 2) {
+            OneMinus(rHy, rLy, 2 * rs_);
+            if (p.modulated) {
+                AscendC::Mul(rT2, rM, rLy, rc); // m*ly
+            }
+            if (offsets) {
+                AndMasks(4);
+                AscendC::Axpy(e, y0, static_cast<float>(winW_) * pixBytes, planeCnt);
+            }
+            return;
         }
-        AscendC::PipeBarrier<PIPE_V>();
-        // levels 5..7: the table entries (c, row, j), + 32*j, as int32
+        // level 3: m*hy, w_2, w_3; the second And; V_c = e + (delta_c - winXLo - winLo*winW)*pixBytes
+        AscendC::LocalTensor<float> mhy = p.modulated ? rT1 : rHy, mly = p.modulated ? rT2 : rLy;
+        if (level == 3) {
+            if (p.modulated) {
+                AscendC::Mul(rT1, rM, rHy, rc); // m*hy
+            }
+            AscendC::Mul(rv[2 * rs_], mly, rHx, rc);
+            AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
+            if (offsets) {
+                AndMasks(2);
+                const int64_t delta[4] = {0, 1, winW_, winW_ + 1}; // corner c's pixel after (y0, x0) in the window
+                for (int c = 0; c < 4; ++c) {
+                    AscendC::Adds(
+                        coord_[FusedPlane(c) * plane_], e,
+                        static_cast<float>((delta[c] - winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
+                }
+            }
+            return;
+        }
+        // level 4 (after m*hy and the corner planes): w_0, w_1; the zero area where the rule fails
+        if (level == 4) {
+            AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
+            AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
+            for (int c = 0; c < 4 && offsets; ++c) {
+                AscendC::LocalTensor<float> v = coord_[FusedPlane(c) * plane_];
+                AscendC::Select(
+                    v, MaskAt(0), v, zero, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
+            }
+            return;
+        }
+        // levels 5..7 (open window only): the table entries (c, row, j), + 32*j (more than one block per pixel), as
+        // int32
         AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
         const int64_t entries = 4 * cornerRows_ * winNb_;
-        AscendC::Gather(work, coord_, gatherIdxBuf_.Get<uint32_t>(), 0, static_cast<uint32_t>(entries));
-        AscendC::PipeBarrier<PIPE_V>();
-        if (winNb_ > 1) {
+        if (level == 5) {
+            AscendC::Gather(work, coord_, gatherIdxBuf_.Get<uint32_t>(), 0, static_cast<uint32_t>(entries));
+            return;
+        }
+        if (level == 6) {
             const int64_t full = entries / dcn_tiling::kRepeatLanes, tail = entries - full * dcn_tiling::kRepeatLanes;
             const AscendC::BinaryRepeatParams patRep(1, 1, 0, 8, 8, 0);
             if (full > 0) {
@@ -1328,11 +1357,44 @@ private:
                     work[full * dcn_tiling::kRepeatLanes], work[full * dcn_tiling::kRepeatLanes], Pattern(),
                     static_cast<uint64_t>(tail), 1, patRep);
             }
-            AscendC::PipeBarrier<PIPE_V>();
+            return;
         }
         AscendC::Cast(
             work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT,
             static_cast<uint32_t>(entries));
+    }
+
+    // The fused levels of tile J from the first: levels 1..4, with an open window 5, 6 (more than one block per
+    // pixel) and 7.
+    __aicore__ inline void BeginFusedLevels(const TileJob& J)
+    {
+        fusedJob_ = J;
+        fusedLevel_ = 1;
+        fusedStarted_ = fusedPending_ = true;
+        fusedUnfenced_ = false;
+        UseWindow(J.win);
+        fusedLast_ = winHi_ > winLo_ ? 7 : 4;
+    }
+    // The next level (the previous one is fenced by a PipeBarrier<PIPE_V> since); then unfenced.
+    __aicore__ inline void IssueFusedLevel()
+    {
+        WeightsAndOffsets(fusedJob_, fusedLevel_);
+        fusedUnfenced_ = true;
+        fusedLevel_ = fusedLevel_ == 5 && winNb_ == 1 ? 7 : fusedLevel_ + 1;
+        fusedPending_ = fusedLevel_ <= fusedLast_;
+    }
+    // Weights(c) after Back(b) in the same Step may run its first fused levels (kRoundLevels) inside b's scatter
+    // rounds (one level per round, between the round barriers, so each level is fenced by the round barrier after
+    // it instead of a barrier of its own), when nothing in those rounds touches what the levels access: c's
+    // coordinate planes, weight rows (c's slot is b's: b's contributions and partials have read them before
+    // its rounds), the broadcast buffer (b's partials' scratch, done) and offsets; the window must be b's (the
+    // levels read its geometry) and the Back not a draining one.
+    __aicore__ inline void FusedLevelsInRounds()
+    {
+        if (fusedOffsets_ && hasCoord_ && hasFront_ && jobCoord_.win == jobBack_.win) {
+            BeginFusedLevels(jobCoord_);
+            UseWindow(jobBack_.win);
+        }
     }
 
     // Corner loads of tile J (its coordinates' wait is done); `withBack`: the previous tile (jobBack_) waits
@@ -2211,6 +2273,11 @@ private:
             if (r > 1 || addsInFlight_ || footCount_ > 0) {
                 AscendC::PipeBarrier<PIPE_V>();
                 footCount_ = 0;
+                fusedUnfenced_ = false;
+            }
+            // the next tile's next weight level beside this round's adds (levels 1..4: the weight rows)
+            if (fusedPending_ && !fusedUnfenced_ && fusedLevel_ <= kRoundLevels) {
+                IssueFusedLevel();
             }
             for (; e < start[r]; ++e) {
                 const RowInfo& ri = info[order[e]];
@@ -2296,6 +2363,15 @@ private:
     int64_t maskBytes_; // bytes of one compare mask slot (a plane's bits, whole 32-B blocks)
     bool axpyIndex_;    // GatherOffsets computes the window index by one Axpy (exact: (H + 2)*(W + 2) < 2^24)
     bool fusedOffsets_; // the gather offsets in the weights' levels (WeightsAndOffsets)
+    TileJob fusedJob_;  // the tile whose fused levels are under way (BeginFusedLevels)
+    int fusedLevel_, fusedLast_; // its next level and last level
+    // fused levels a Back's scatter rounds may take: the weight rows' 4; the table Gather (level 5, ~200 vector
+    // cycles for 32 fp32 channels) held up the rounds' adds behind it in the vector pipe (R50 c4 fp32 582 -> 587
+    // us with it; 588 with all 7 levels)
+    static constexpr int kRoundLevels = 4;
+    bool fusedStarted_;  // fusedJob_'s levels have begun (in the rounds of the Back before its Weights)
+    bool fusedPending_;  // levels of fusedJob_ remain
+    bool fusedUnfenced_; // its last issued level has no PipeBarrier<PIPE_V> after it yet
     // coordinate plane of V_c (WeightsAndOffsets): 0, 1, 3, 7
     __aicore__ static inline int64_t FusedPlane(int64_t c) { return c < 2 ? c : (c == 2 ? 3 : 7); }
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
