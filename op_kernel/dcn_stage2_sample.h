@@ -1135,6 +1135,19 @@ private:
         }
     }
 
+    // The fp32 offset planes of the tile whose offsets Coords dequeued (rawCoord_): offset block j at off[j * hop]
+    // (32-bit I/O: the raw offsets themselves, offHop_ apart; 16-bit: Coords' converted planes, plane_ apart).
+    __aicore__ inline AscendC::LocalTensor<float> OffsetPlanes(int64_t& hop)
+    {
+        if constexpr (IsSameType<T, float>::value) {
+            hop = offHop_;
+            return rawCoord_.template ReinterpretCast<float>();
+        } else {
+            hop = plane_;
+            return coord_[CP_OFF * plane_];
+        }
+    }
+
     // G rows, weight rows and gather offsets of tile J (after its Coords; the Back of the tile two before,
     // the same slot, precedes).
     __aicore__ inline void Weights(const TileJob& J)
@@ -1162,14 +1175,8 @@ private:
         gQue_.EnQue(gt);
 
         AscendC::LocalTensor<T> raw = rawCoord_; // dequeued by Coords
-        AscendC::LocalTensor<float> off;
-        int64_t hop = offHop_; // offset block j at off[j * hop] (Coords)
-        if constexpr (IsSameType<T, float>::value) {
-            off = raw.template ReinterpretCast<float>();
-        } else {
-            off = coord_[CP_OFF * plane_];
-            hop = plane_;
-        }
+        int64_t hop = 0;
+        AscendC::LocalTensor<float> off = OffsetPlanes(hop);
 
         // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows (ly, lx, m;
         // hy, hx = 1 - ly, 1 - lx by one OneMinus over two rows when the ones block exists, else gathered from
@@ -1261,14 +1268,8 @@ private:
         const uint32_t rowCnt = static_cast<uint32_t>(J.pt * J.kt);
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
-        AscendC::LocalTensor<float> off;
-        int64_t hop = offHop_; // offset block j at off[j * hop] (Coords)
-        if constexpr (IsSameType<T, float>::value) {
-            off = rawCoord_.template ReinterpretCast<float>();
-        } else {
-            off = coord_[CP_OFF * plane_];
-            hop = plane_;
-        }
+        int64_t hop = 0;
+        AscendC::LocalTensor<float> off = OffsetPlanes(hop);
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
