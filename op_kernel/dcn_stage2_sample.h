@@ -17,10 +17,12 @@
 //     adjacent corners in one transfer), then per corner ONE Mul X_c*G over all rows and the row sums
 //     s_c[row] = sum_block G*X(n, yc, xc, block), and the contribution rows C_c[row] = (m*w_c)[row] * G[row]
 //     written over the consumed corner planes:
-//       len == LP (block of whole 32-B blocks, the common case): the b = LP/8 blocks of each row are added
-//       into block 0 (masked Adds, 8 rows per repeat, ceil(log2 b) levels), one BlockReduceSum gives 8 row
-//       sums per repeat; the coefficients mw_c are broadcast to one block per row by Brcb (8 rows per
-//       repeat) and multiplied in with b Muls per corner (8 rows per repeat);
+//       len == LP (block of whole 32-B blocks, the common case): the corner planes hold rs = roundup(rows, 8)
+//       rows each (whole 8-row repeats, no tail instructions); the b = LP/8 blocks of each row are added into
+//       block 0 (one masked Add per level and block over the 4 planes' 4*rs rows, 8 rows per repeat, ceil(log2 b)
+//       levels), one BlockReduceSum gives the row sums of all 4 planes (8 per repeat); the coefficients mw_c
+//       are broadcast to one block per row by Brcb (8 rows per repeat) and multiplied in with b Muls per
+//       corner (8 rows per repeat);
 //       len < LP (padding lanes): one WholeReduceSum repeat per row (wide rows: upper half added first),
 //       coefficients broadcast by Gather and one block-stride-0 masked Mul per corner
 //   then per sample point (program order; the scatter visits a tile's points in the fixed order (j, kernel
@@ -92,12 +94,12 @@
 //
 // UB (KT = min(K, 64), PT = pixelTile with R = PT*KT <= 64 (32 wide, 128 narrow), PTP = roundup(PT, 16),
 //   LP = roundup(blockC, 8), hpr = LP/64 for LP > 64 else 1, plane = KT*PTP, rs = roundup(R, 8)): G tiles
-//   2 x R*LP*4, corner planes 2 x 4*R*LP*4, raw offsets 2 x offRows*PTP*sizeof(T) (offRows = 3*KT, or
+//   2 x rs*LP*4, corner planes 2 x 4*rs*LP*4, raw offsets 2 x offRows*PTP*sizeof(T) (offRows = 3*KT, or
 //   2*dg*K + K for spanOffsets_), coordinate planes
 //   (13*plane + 2*PTP)*4 (incl. 3 fp32 offset planes or 2 base planes, compare mask, outside key), partials
 //   3*plane*4, corner sums 4*rs*4, weight rows 2 x 11*rs*4, broadcast coefficients 4*max(R*hpr, rs)*8*4,
-//   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*R*LPT*2, the window's zero
-//   area LP*E and the corner-gather indices 4*R*(LP*E/32)*4 for LP <= 32, E = DCN_WINDOW_ELEM_BYTES (op_host
+//   Gather table R*hpr*8*4, order tables 2 x (rs + plane)*4, 16-bit staging 4*rs*LPT*2, the window's zero
+//   area LP*E and the corner-gather indices 4*rs*(LP*E/32)*4 for LP <= 32, E = DCN_WINDOW_ELEM_BYTES (op_host
 //   Stage2UbBytes). The tiling halves blockC
 //   (rounded up to whole 32-B rows, down to 8) while these exceed the UB limit (183.75 KiB); the UB window takes what
 //   they leave.
@@ -1175,19 +1177,6 @@ private:
         gQue_.EnQue(gt);
 
         AscendC::LocalTensor<T> raw = rawCoord_; // dequeued by Coords
-        int64_t hop = 0;
-        AscendC::LocalTensor<float> off = OffsetPlanes(hop);
-
-        // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows (ly, lx, m;
-        // hy, hx = 1 - ly, 1 - lx by one OneMinus over two rows when the ones block exists, else gathered from
-        // the planes Coords made), then mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
-        const int64_t rows = pt * kt;
-        const uint32_t rowCnt = static_cast<uint32_t>(rows);
-        AscendC::LocalTensor<float> rv = RowVecs(J.slot);
-        AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
-        AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
-        AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
-        AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
         if (fusedOffsets_) { // the levels the Back before did not take (FusedLevelsInRounds), in order
             if (!fusedStarted_) {
                 BeginFusedLevels(J);
@@ -1202,6 +1191,19 @@ private:
             offQue_.FreeTensor(raw);
             return;
         }
+        int64_t hop = 0;
+        AscendC::LocalTensor<float> off = OffsetPlanes(hop);
+
+        // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows (ly, lx, m;
+        // hy, hx = 1 - ly, 1 - lx by one OneMinus over two rows when the ones block exists, else gathered from
+        // the planes Coords made), then mw_c = m * w_c with w = {hy*hx, hy*lx, ly*hx, ly*lx} (m = 1 for DCNv1)
+        const int64_t rows = pt * kt;
+        const uint32_t rowCnt = static_cast<uint32_t>(rows);
+        AscendC::LocalTensor<float> rv = RowVecs(J.slot);
+        AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
+        AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
+        AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
+        AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
         AscendC::Gather(rLy, coord_, rowTab, static_cast<uint32_t>(5 * plane_ * 4), rowCnt);
         AscendC::Gather(rLx, coord_, rowTab, static_cast<uint32_t>(4 * plane_ * 4), rowCnt);
         const int32_t rc = static_cast<int32_t>(rows);

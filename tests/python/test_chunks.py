@@ -85,9 +85,9 @@ def test_multi_chunk_precision(case, budget, dtype, chunk_budget):
     inputs = make_inputs(case, dtype)
     assert inputs["input"].dtype == DTYPES[dtype]
     slots = workspace_slots(case, dtype, workspace_size(case, inputs), budget)
-    assert slots is not None
+    assert slots
     if case.name == "ka_slots_k1":  # the run sums several Ka slots (stage 3), added to by every later chunk
-        assert slots > 1
+        assert min(slots) > 1
     got = run_twin(case, inputs)
     want = run_reference(case, inputs)
     report = []

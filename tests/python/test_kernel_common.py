@@ -409,10 +409,9 @@ def workspace_formula(case, dtype, budget=WS_BUDGET, w_split=None):
 
 
 def workspace_slots(case, dtype, size, budget=WS_BUDGET):
-    """The grad_weight Ka slot count whose workspace formula gives `size` (every other region exact), or None
-    when no slot count the tiling can take does."""
-    hits = [w for w in chunk_plan(case, dtype, budget)["w_splits"] if workspace_formula(case, dtype, budget, w) == size]
-    return hits[0] if len(hits) == 1 else None
+    """The grad_weight Ka slot counts the tiling can take whose workspace formula gives `size` (every other region
+    exact; several only when slots are smaller than the 512-B region alignment); empty when none does."""
+    return [w for w in chunk_plan(case, dtype, budget)["w_splits"] if workspace_formula(case, dtype, budget, w) == size]
 
 
 def workspace_bound(case, dtype):
