@@ -71,12 +71,11 @@
 // (vector only) the byte offset of every 32-B block of the 4 corner planes, and ONE Gatherb (21 uint32 per
 // cycle, Vector table 12) fills the planes from xwin; every other row reads the zero area behind xwin, and the
 // scalar unit then loads only the corners of the remaining points (border or far samples) as above. The served
-// points' adds go in rounds (ScatterRounds: one barrier per round, each gwin pixel's adds in the scatter order).
+// points' adds go in rounds (ScatterRounds: one barrier per round; AssignRound puts a point in the first round
+// where none of its 4 gwin pixels has an add yet, so each pixel gets its adds in round order, fixed by the tile).
 // Their scatter is one Add per point for LP <= 32 (2
 // repeats = the corner rows; LP = 8: 2 blocks = the corner columns; LP 16/32 with cornerHop_: the contributions
 // are stored by row, [row][corner][LP], so a corner pair is 2*LP contiguous lanes), else one per corner pair.
-// The sums are the same as with per-pair copies and adds (same values, same order), so results are bitwise
-// unchanged.
 //
 // 16-bit I/O (T = half / bfloat16): xt holds the input in T, so GM corner rows arrive in 4 staging planes
 // xs[c][row][LPT] (T, LPT = roundup(blockC, 16): 32-B rows) and are cast to fp32 in UB after the tile's queue
@@ -1634,7 +1633,7 @@ private:
         // Points in the order (j, kk, g) of pixel i = g*q + j (4 groups of q pixels): consecutive points belong
         // to pixels q apart, so their window adds rarely touch the same pixels; a fixed order, so the sums stay
         // deterministic. Window-served points are collected and added in rounds (AssignRound, ScatterRounds):
-        // every gwin pixel still receives its adds in this order. Other points are issued as they come (their GM
+        // every gwin pixel receives their adds in round order. Other points are issued as they come (their GM
         // atomics in this order; the window adds of a point partly in the window after the rounds collected so far
         // and a barrier, then OrderWindowAdds among such points).
         const int64_t q = CeilDiv(pt, kScatterGroups);
@@ -2212,28 +2211,38 @@ private:
         ++footCount_;
     }
 
-    // Round of a window-served point's adds (gwin pixels y0..y0+1 x x0..x0+1): one after the last round that adds
-    // into any of them in this tile (RoundMap: the last round per pixel, pixels folded onto a torus, so
-    // unrelated pixels that fold together only delay a point; entries <= roundBase_ belong to earlier rounds, already
-    // ordered). Each gwin pixel thus gets its adds in the collection order, and one round's adds touch
-    // distinct pixels: a PipeBarrier<PIPE_V> between rounds orders them.
+    // Round of a window-served point's adds (gwin pixels y0..y0+1 x x0..x0+1): the first round of the collection
+    // in which none of them receives an add yet (RoundMap: per pixel the collection's rounds that add into it, a bit
+    // per round 1..kMaskRounds under the collection's epoch; pixels folded onto a torus, so unrelated pixels that
+    // fold together only share their bits). One round's adds thus touch distinct pixels, and a PipeBarrier<PIPE_V>
+    // between rounds orders them; a pixel gets its adds in round order, a function of the tile's points alone
+    // (deterministic). A point that finds every masked round taken gets a round of its own after them.
     __aicore__ inline uint8_t AssignRound(int64_t y0, int64_t x0)
     {
         const uint32_t r0 = (static_cast<uint32_t>(y0) & kRoundMapRowMask) << kRoundMapColBits;
         const uint32_t r1 = (static_cast<uint32_t>(y0 + 1) & kRoundMapRowMask) << kRoundMapColBits;
         const uint32_t c0 = static_cast<uint32_t>(x0) & kRoundMapColMask,
                        c1 = static_cast<uint32_t>(x0 + 1) & kRoundMapColMask;
-        uint8_t* map = RoundMap();
-        int64_t last = roundBase_;
-        last = MaxI(last, map[r0 | c0]);
-        last = MaxI(last, map[r0 | c1]);
-        last = MaxI(last, map[r1 | c0]);
-        last = MaxI(last, map[r1 | c1]);
-        const uint8_t round = static_cast<uint8_t>(last + 1);
-        map[r0 | c0] = map[r0 | c1] = map[r1 | c0] = map[r1 | c1] = round;
-        return static_cast<uint8_t>(round - roundBase_);
+        const uint32_t idx[4] = {r0 | c0, r0 | c1, r1 | c0, r1 | c1};
+        uint32_t used = 0;
+        for (int i = 0; i < 4; ++i) {
+            const uint32_t e = roundMap_[idx[i]];
+            used |= (e >> kMaskRounds) == roundEpoch_ ? e : 0U;
+        }
+        used &= kRoundBits;
+        const int64_t free = AscendC::ScalarGetSFFValue<0>(static_cast<uint64_t>(used));
+        if (free >= kMaskRounds) {
+            ++overflowRounds_;
+            return static_cast<uint8_t>(kMaskRounds + overflowRounds_);
+        }
+        const uint32_t bit = 1U << free;
+        for (int i = 0; i < 4; ++i) {
+            const uint32_t e = roundMap_[idx[i]];
+            roundMap_[idx[i]] =
+                (roundEpoch_ << kMaskRounds) | ((e >> kMaskRounds) == roundEpoch_ ? e & kRoundBits : 0U) | bit;
+        }
+        return static_cast<uint8_t>(free + 1);
     }
-    __aicore__ inline uint8_t* RoundMap() { return reinterpret_cast<uint8_t*>(roundMapWords_); }
 
     // A point inside the image but not window-served: any of its corner pairs in the window (ScatterPoint adds
     // those into gwin)?
@@ -2244,8 +2253,8 @@ private:
 
     // The collected window-served points' adds, round by round (counting sort: the collection order inside a
     // round), a PipeBarrier<PIPE_V> before every round but a first one with no window adds in flight (rounds or a
-    // partial point's, footCount_); then the map's rounds are retired (roundBase_; the map is cleared before the
-    // 8-bit rounds could wrap).
+    // partial point's, footCount_); then the collection's rounds are retired (the map's next epoch; the map is
+    // cleared before the 8-bit epoch could wrap).
     __aicore__ inline void ScatterRounds(
         int64_t len, const AscendC::LocalTensor<float>& xp, int64_t rowStride, int64_t cs, const RowInfo* info)
     {
@@ -2256,7 +2265,7 @@ private:
         for (int64_t e = 0; e < servedCount_; ++e) {
             rounds = MaxI(rounds, static_cast<int64_t>(servedRound_[e]));
         }
-        int16_t start[dcn_tiling::kStage2RowsNarrow + 2];
+        int16_t start[kMaskRounds + dcn_tiling::kStage2RowsNarrow + 2];
         for (int64_t r = 0; r <= rounds + 1; ++r) {
             start[r] = 0;
         }
@@ -2289,19 +2298,20 @@ private:
         }
         addsInFlight_ = true;
         servedCount_ = 0;
-        roundBase_ += static_cast<uint32_t>(rounds);
-        if (roundBase_ > 255U - dcn_tiling::kStage2RowsNarrow) {
+        overflowRounds_ = 0;
+        if (++roundEpoch_ > kMaxEpoch) {
             ClearRoundMap();
         }
     }
 
-    // Every map entry retired (0), 8 entries per scalar store.
+    // Every map entry of no epoch (0); the next collection is epoch 1.
     __aicore__ inline void ClearRoundMap()
     {
-        for (int64_t i = 0; i < kRoundMapSize / 8; ++i) {
-            roundMapWords_[i] = 0;
+        for (int64_t i = 0; i < kRoundMapSize; ++i) {
+            roundMap_[i] = 0;
         }
-        roundBase_ = 0;
+        roundEpoch_ = 1;
+        overflowRounds_ = 0;
     }
 
     // A window-served point (all 4 corners in the window, see GatherOffsets): its contribution rows C_c (corner
@@ -2391,13 +2401,16 @@ private:
     uint8_t servedRound_[dcn_tiling::kStage2RowsNarrow];
     int64_t servedCount_;
     bool addsInFlight_; // window adds issued since the last PipeBarrier<PIPE_V> (rounds or a partial point)
-    // last round per gwin pixel (AssignRound), pixels folded onto a torus of 16 rows x 64 columns (a tile's points
-    // span a few rows and up to about pixelTile*strideW + 8 columns)
+    // rounds per gwin pixel of the collection under way (AssignRound): epoch << kMaskRounds | a bit per round
+    // 1..kMaskRounds; pixels folded onto a torus of 16 rows x 64 columns (a tile's points span a few rows and up to
+    // about pixelTile*strideW + 8 columns)
     static constexpr uint32_t kRoundMapColBits = 6;
     static constexpr uint32_t kRoundMapRowMask = 15U, kRoundMapColMask = (1U << kRoundMapColBits) - 1U;
     static constexpr int64_t kRoundMapSize = 16 << kRoundMapColBits;
-    uint64_t roundMapWords_[kRoundMapSize / 8]; // the map's bytes (RoundMap), cleared 8 at a time
-    uint32_t roundBase_;    // rounds <= this one are retired (ordered by a barrier since)
+    static constexpr uint32_t kMaskRounds = 24, kRoundBits = (1U << kMaskRounds) - 1U, kMaxEpoch = 255;
+    uint32_t roundMap_[kRoundMapSize];
+    uint32_t roundEpoch_;    // the collection's epoch (1..kMaxEpoch; map entries of other epochs hold no rounds)
+    int64_t overflowRounds_; // rounds after the masked ones, one point each
     bool winT_;             // xwin holds T (16-bit I/O): gathered corners go to the staging planes, cast per tile
     bool stagedAll_[2];     // per slot: the tile's 4 corner planes were gathered into the staging planes (winT_)
     int64_t winElt_;        // bytes per xwin element (DCN_WINDOW_ELEM_BYTES)

@@ -67,6 +67,10 @@ WINDOW = [
     # by-row contributions
     Case("window_wide_lp16", 26, 16, 8, 2, 200),
     Case("window_wide_lp32", 32, 32, 8, 2, 300),
+    # every kernel point of a pixel samples near one location: up to 36 window adds per gwin pixel in a tile, more
+    # than the 24 masked scatter rounds (AssignRound's rounds of one point each after them)
+    Case("window_converging_offsets", 1, 32, 8, 12, 14, offset_kind="converge"),
+    Case("window_converging_offsets_lp8", 2, 16, 8, 12, 14, dg=2, offset_kind="converge"),
 ]
 
 V1 = [

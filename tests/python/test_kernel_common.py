@@ -33,7 +33,7 @@ class Case:
     groups: int = 1
     dg: int = 1
     modulated: bool = True
-    offset_kind: str = "random"  # random | integer | large
+    offset_kind: str = "random"  # random | integer | large | converge
     extra: dict = field(default_factory=dict)
 
     @property
@@ -76,6 +76,15 @@ def make_inputs(case, dtype, seed=0):
         off[:, :2 * case.dg * k] = off[:, :2 * case.dg * k].round()
     elif case.offset_kind == "large":  # most samples fall outside the image
         off[:, :2 * case.dg * k] *= 40.0
+    elif case.offset_kind == "converge":  # every kernel point of a pixel samples near one location (piled-up adds)
+        kk = torch.arange(k, dtype=torch.float64)
+        cy, cx = (case.kh - 1) / 2, (case.kw - 1) / 2
+        dil_h, dil_w = case.dilation
+        dx = -(kk % case.kw - cx) * dil_w + 0.3
+        dy = -(torch.div(kk, case.kw, rounding_mode="floor") - cy) * dil_h + 0.6
+        off[:, :case.dg * k] = (dx.repeat(case.dg).view(1, -1, 1, 1) + 0.05 * off[:, :case.dg * k])
+        off[:, case.dg * k:2 * case.dg * k] = (dy.repeat(case.dg).view(1, -1, 1, 1) +
+                                              0.05 * off[:, case.dg * k:2 * case.dg * k])
     if case.modulated:
         off[:, 2 * case.dg * k:] = torch.rand(case.n, case.dg * k, ho, wo, generator=g, dtype=torch.float64)
     go = torch.randn(case.n, case.cout, ho, wo, generator=g, dtype=torch.float64)

@@ -154,3 +154,15 @@ TEST(ApiSurface, gather_mask_patterns)
         EXPECT_EQ(out[i], static_cast<float>(2 * i + 1)) << "i = " << i;
     }
 }
+
+TEST(ApiSurface, scalar_first_set_bit)
+{
+    // ScalarGetSFFValue<v>(x): position of the first bit equal to v from the least significant end, -1 if none
+    EXPECT_EQ(ScalarGetSFFValue<1>(0x1000000000000100ULL), 8);
+    EXPECT_EQ(ScalarGetSFFValue<1>(0ULL), -1);
+    EXPECT_EQ(ScalarGetSFFValue<1>(0x8000000000000000ULL), 63);
+    EXPECT_EQ(ScalarGetSFFValue<0>(0x00000000000000FFULL), 8);
+    EXPECT_EQ(ScalarGetSFFValue<0>(0ULL), 0);
+    EXPECT_EQ(ScalarGetSFFValue<0>(~0ULL), -1);
+    EXPECT_EQ(ScalarGetSFFValue<0>(0x7FFFFFFFFFFFFFFFULL), 63);
+}
