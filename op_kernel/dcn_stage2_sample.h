@@ -40,7 +40,8 @@
 // Push(t) = offsets DMA of t; Front(t-1) = G DMA, coordinates and weights (V), then the scalar unit reads
 // y0/x0 and issues the corner loads of t-1; Back(t-2) = products and partials (V), scatter and partials
 // store (MTE3 / window adds). The scalar unit thus issues tile t-1's loads (MTE2) while tile t-2's scatter
-// (MTE3) and vector work run, and it waits (V_S) only for tile t-1's coordinates. Two tiles are in flight:
+// (MTE3) and vector work run, and it waits (V_S) only for tile t-1's coordinates (for blocks of >= 16 channels
+// the coordinates of t are issued beside the Back of t-2, sharing its barriers). Two tiles are in flight:
 // offsets, G tiles and corner planes live in 2-deep queues, the weight rows, row infos and order tables per
 // slot (tile parity); every wait orders only work issued before it, so the waits sit where the reuse is:
 // a corner-plane buffer and the partials plane are rewritten after an MTE3_V in the Front of the tile two
@@ -262,6 +263,9 @@ public:
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
         fusedStarted_ = fusedPending_ = fusedUnfenced_ = false;
+        coordsPending_ = coordsUnfenced_ = false;
+        coordsPc_ = 0;
+        coordsInBack_ = lp_ >= 16;
         coordEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::V_S>();
         winEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE2_V>();
         winWait_ = false;
@@ -765,9 +769,13 @@ private:
     //   wait(coordinates of f) ; Coords(c) (V) ; Loads(f) (S issues MTE2 / V) ; Back(b) (V, S issues MTE3 /
     //   V window adds; its scatter rounds may carry c's first weight levels, FusedLevelsInRounds) ; Weights(c)
     //   (MTE2: G rows; V: weight rows, gather offsets)
-    // The scalar unit waits only for coordinates issued a whole Step earlier (before Back of the tile before),
-    // so it never waits for a Back's vector work; it issues f's loads while b's products run on V and b's
-    // scatter follows. Buffers: offsets and G tiles in 2-deep queues (G of f and c), corner planes in a 2-deep
+    // With blocks of 16 or more channels (coordsInBack_: the vector pipe is the busier one) Coords(c) runs
+    // beside Back(b) instead: one level after each of b's barriers (products, row sums, contributions,
+    // partials; BarrierBeside) and then in b's scatter rounds, before c's weight levels; the rest after the Back.
+    // The levels share b's barriers instead of taking their own (c's planes are disjoint from b's buffers), and
+    // the scalar unit's wait for f's coordinates then covers f's Back too. Either way the scalar unit waits
+    // only for coordinates issued a whole Step earlier; it issues f's loads while b's products run on V and
+    // b's scatter follows. Buffers: offsets and G tiles in 2-deep queues (G of f and c), corner planes in a 2-deep
     // queue (f and b), weight rows, row infos, order tables and the scalar key planes per slot (tile parity;
     // c and b share a slot: Back(b) reads its rows before Weights(c) writes them); the coordinate planes and
     // the partials plane are single (Coords(c) and Weights(c) are one Step).
@@ -786,9 +794,13 @@ private:
         if (hasFront_) { // f's coordinates (a Step ago) are visible to the scalar unit; hb/wb are free
             AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
         }
-        if (hasCoord_) {
+        // c's coordinates beside b's Back (its barriers and rounds carry the levels) when this Step has one and
+        // the row's vector pipe is the busier one (CoordsInBack); else all at once here
+        const bool coordsInBack = hasCoord_ && hasBack_ && hasFront_ && coordsInBack_;
+        if (coordsInBack) {
+            BeginCoords(jobCoord_);
+        } else if (hasCoord_) {
             Coords(jobCoord_);
-            AscendC::SetFlag<AscendC::HardEvent::V_S>(coordEvent_);
         }
         if (hasFront_) {
             Loads(jobFront_, hasBack_);
@@ -807,6 +819,12 @@ private:
                 FlushWindow(jobBack_.n, jobBack_.c0, jobBack_.len);
                 gwinOwner_ = -1;
             }
+        }
+        while (coordsInBack && coordsPending_) { // the levels the Back did not take
+            if (coordsUnfenced_) {
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+            CoordsStep();
         }
         if (hasCoord_) {
             Weights(jobCoord_);
@@ -883,8 +901,56 @@ private:
         offQue_.EnQue(raw);
     }
 
-    // Coordinates of tile J (vector over the [kk][pp] planes) and its scalar key planes (slot).
+    // Coordinates of tile J (vector over the [kk][pp] planes) and its scalar key planes (slot), all levels here.
     __aicore__ inline void Coords(const TileJob& J)
+    {
+        BeginCoords(J);
+        while (coordsPending_) {
+            if (coordsUnfenced_) {
+                AscendC::PipeBarrier<PIPE_V>();
+                coordsUnfenced_ = false;
+            }
+            CoordsStep();
+        }
+    }
+
+    // Coords of tile J in levels (CoordsStep issues one; a PipeBarrier<PIPE_V> must come between two, which the
+    // Back's own barriers may provide: BarrierBeside, ScatterRounds); the last one sets the V_S flag.
+    __aicore__ inline void BeginCoords(const TileJob& J)
+    {
+        coordsJob_ = J;
+        coordsPc_ = 0;
+        coordsPending_ = true;
+        coordsUnfenced_ = false;
+    }
+    // The last level (the key rows' Gather) needs no barrier before the tile's weight levels: it reads coordinate
+    // planes 0, 1 or 3 and writes the key rows, which the first weight level (and the non-fused weights' Gathers
+    // and GatherOffsets) neither write nor read.
+    __aicore__ inline void CoordsStep()
+    {
+        coordsPending_ = CoordsLevel(coordsJob_);
+        coordsUnfenced_ = coordsPending_;
+        if (!coordsPending_) { // the coordinates are visible to the scalar unit (its Loads a Step later)
+            AscendC::SetFlag<AscendC::HardEvent::V_S>(coordEvent_);
+        }
+    }
+    // A PipeBarrier<PIPE_V> of the Back (its products, row sums, contributions, partials) and beside it the next
+    // coordinates level of the tile two on, when they run in this Back (Step): a level touches only that tile's
+    // coordinate, mask and key planes, none of which the Back reads or writes.
+    __aicore__ inline void BarrierBeside()
+    {
+        AscendC::PipeBarrier<PIPE_V>();
+        coordsUnfenced_ = false;
+        if (coordsPending_) {
+            CoordsStep();
+        }
+    }
+
+    // The coordinates' vector levels: each call issues the instructions up to the next point that needs a
+    // PipeBarrier<PIPE_V> (the level after coordsPc_) and returns true while levels remain; the levels are the
+    // stretches between the barriers of one straight run of this code (resumed by the switch at the level's
+    // case label; every local is set before it). Level 0 also dequeues the tile's offsets.
+    __aicore__ inline bool CoordsLevel(const TileJob& J)
     {
         const DcnParams& p = *p_;
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
@@ -892,200 +958,239 @@ private:
         const int64_t oh0 = J.p0 / p.wo, ow0 = J.p0 - oh0 * p.wo;
         const bool vectorBases = k0 == 0 && rampRow_ && ow0 + pt <= p.wo; // a new pixel tile in one output row
         const bool planeBases = vectorBases && basePlanes_; // ... with every kernel point: from CP_YB / CP_XB
-
-        if (k0 == 0) { // the pixel bases of a new pixel tile
-            AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
-            AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
-            if (planeBases) {
-                // no pixel bases (the sample bases come from the base planes below)
-            } else if (vectorBases) { // one output row: vector, from the column ramp (the previous
-                // tile's KernelPointBases reads of hb/wb are ordered by the barrier that follows them)
-                AscendC::Duplicate(hb, static_cast<float>(oh0 * p.strideH - p.padTop), static_cast<int32_t>(ptp_));
-                AscendC::Adds(wb, Ramp(), static_cast<float>(ow0 * p.strideW - p.padLeft), static_cast<int32_t>(ptp_));
-            } else {
-                // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
-                // tile: the V_S of the setup)
-                for (int64_t i = 0; i < pt; ++i) {
-                    int64_t pix = J.p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
-                    hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
-                    wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
-                }
-            }
-            PipeSync<AscendC::HardEvent::S_V>();
-        }
-
-        // ---- coordinates (vector over the [kk][pp] planes; compare mask and the outside plane
-        // in scratch planes of their own)
-        rawCoord_ = offQue_.DeQue<T>();
-        AscendC::LocalTensor<T> raw = rawCoord_;
-        AscendC::LocalTensor<float> off;
-        int64_t hop = offHop_; // offset block j at off[j * hop]
-        if constexpr (IsSameType<T, float>::value) {
-            off = raw.template ReinterpretCast<float>();
-        } else { // cast into the fp32 offset planes, plane_ apart
-            off = coord_[CP_OFF * plane_];
-            if (offHop_ == plane_) {
-                AscendC::Cast(off, raw, AscendC::RoundMode::CAST_NONE, static_cast<uint32_t>(p.offsetBlocks * plane_));
-            } else {
-                for (int64_t j = 0; j < p.offsetBlocks; ++j) {
-                    AscendC::Cast(off[j * plane_], raw[j * offHop_], AscendC::RoundMode::CAST_NONE, planeCnt);
-                }
-            }
-            hop = plane_;
-        }
-        AscendC::LocalTensor<float> xs = coord_[0], ys = coord_[plane_];
-        AscendC::LocalTensor<float> x0 = coord_[2 * plane_], y0 = coord_[3 * plane_];
+        AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
+        AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
+        // the planes 0..3: xs, ys (sample bases, then base + floor) and x0, y0 (floors) until the roles swap
+        // (level "roles" below): x0, y0 (base + floor) in planes 0, 1 and xs, ys (v0 + ceil) in 2, 3
+        AscendC::LocalTensor<float> pl0 = coord_[0], pl1 = coord_[plane_], pl2 = coord_[2 * plane_],
+                                    pl3 = coord_[3 * plane_];
         AscendC::LocalTensor<float> lx = coord_[4 * plane_], ly = coord_[5 * plane_];
         AscendC::LocalTensor<float> hx = coord_[6 * plane_];      // then hy (OneMinus over both)
         const int32_t pairCnt = static_cast<int32_t>(2 * plane_); // an x plane and its y plane
-        const bool pairOff = hop == plane_;                       // dx, dy planes adjacent like x0, y0
-        AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_], wb = coord_[CP_HB * plane_ + ptp_];
-        // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
-        // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
-        if (planeBases) { // ys = kh*dH + oh*sH - padTop, xs = i*sW + kw*dW + ow0*sW - padLeft
-            AscendC::Adds(
-                ys, coord_[CP_YB * plane_], static_cast<float>(oh0 * p.strideH - p.padTop),
-                static_cast<int32_t>(planeCnt));
-            AscendC::Adds(
-                xs, coord_[CP_XB * plane_], static_cast<float>(ow0 * p.strideW - p.padLeft),
-                static_cast<int32_t>(planeCnt));
-        } else {
-            if (vectorBases) {
-                AscendC::PipeBarrier<PIPE_V>(); // the pixel bases written by vector are complete
-            }
-            KernelPointBases(ys, xs, hb, wb, k0, kt);
+        AscendC::LocalTensor<float> cx = coord_[6 * plane_], cy = coord_[7 * plane_];
+        AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
+        const float wk = static_cast<float>(p.w + 2);
+        // offset block j at off[j * hop] (OffsetPlanes: the raw offsets for 32-bit I/O, the converted planes else)
+        const int64_t hop = IsSameType<T, float>::value ? offHop_ : plane_;
+        int64_t offHop = hop;
+        AscendC::LocalTensor<float> off;
+        if (coordsPc_ > 0) {
+            off = OffsetPlanes(offHop);
         }
-        // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN),
-        // beside the bases for 32-bit I/O (the offsets came by DMA), after the conversion for 16-bit (with vector
-        // pixel bases the barrier before KernelPointBases, issued after the conversion, orders it)
-        if constexpr (!IsSameType<T, float>::value) {
-            if (!vectorBases) {
-                AscendC::PipeBarrier<PIPE_V>(); // off (converted above) is complete
-            }
-        }
+        const bool pairOff = hop == plane_; // dx, dy planes adjacent like x0, y0
         // ceilRule: one-row tiles from the base planes (32-bit I/O) test -1 < v with v0 + ceil(frac) = base + ceil(d)
         // (floor(d) + ceil(d - floor(d)) = ceil(d), every term exact below 2^24): ceil(d) in the hx, hy planes (free
         // with onesBlock_), plus the base planes a level later, compared with minus the tile's row/column offset
         const bool ceilRule = planeBases && pairOff && maskSlots_ && onesBlock_;
-        AscendC::LocalTensor<float> cx = coord_[6 * plane_], cy = coord_[7 * plane_];
-        if (pairOff) {
-            AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, static_cast<uint32_t>(pairCnt)); // floor(dx, dy)
-            if (ceilRule) {
-                AscendC::Cast(
-                    cx, off[0], AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt)); // ceil(dx, dy)
-            }
-        } else {
-            AscendC::Cast(x0, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);   // floor(dx)
-            AscendC::Cast(y0, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt); // floor(dy)
+        switch (coordsPc_) {
+            case 0:
+                if (k0 == 0) { // the pixel bases of a new pixel tile
+                    if (planeBases) {
+                        // no pixel bases (the sample bases come from the base planes below)
+                    } else if (vectorBases) { // one output row: vector, from the column ramp (the previous
+                        // tile's KernelPointBases reads of hb/wb are ordered by the barrier that follows them)
+                        AscendC::Duplicate(
+                            hb, static_cast<float>(oh0 * p.strideH - p.padTop), static_cast<int32_t>(ptp_));
+                        AscendC::Adds(
+                            wb, Ramp(), static_cast<float>(ow0 * p.strideW - p.padLeft), static_cast<int32_t>(ptp_));
+                    } else {
+                        // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
+                        // tile: the V_S of the setup)
+                        for (int64_t i = 0; i < pt; ++i) {
+                            int64_t pix = J.p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
+                            hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
+                            wb.SetValue(static_cast<uint32_t>(i), static_cast<float>(ow * p.strideW - p.padLeft));
+                        }
+                    }
+                    PipeSync<AscendC::HardEvent::S_V>();
+                }
+                // ---- coordinates (vector over the [kk][pp] planes; compare mask and the outside plane
+                // in scratch planes of their own)
+                rawCoord_ = offQue_.DeQue<T>();
+                off = OffsetPlanes(offHop);
+                if constexpr (!IsSameType<T, float>::value) { // cast into the fp32 offset planes, plane_ apart
+                    if (offHop_ == plane_) {
+                        AscendC::Cast(
+                            off, rawCoord_, AscendC::RoundMode::CAST_NONE,
+                            static_cast<uint32_t>(p.offsetBlocks * plane_));
+                    } else {
+                        for (int64_t j = 0; j < p.offsetBlocks; ++j) {
+                            AscendC::Cast(
+                                off[j * plane_], rawCoord_[j * offHop_], AscendC::RoundMode::CAST_NONE, planeCnt);
+                        }
+                    }
+                }
+                // The fraction comes from the offset alone (ly = dy - floor(dy), exact in fp32) and the integer
+                // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
+                if (planeBases) { // ys = kh*dH + oh*sH - padTop, xs = i*sW + kw*dW + ow0*sW - padLeft
+                    AscendC::Adds(
+                        pl1, coord_[CP_YB * plane_], static_cast<float>(oh0 * p.strideH - p.padTop),
+                        static_cast<int32_t>(planeCnt));
+                    AscendC::Adds(
+                        pl0, coord_[CP_XB * plane_], static_cast<float>(ow0 * p.strideW - p.padLeft),
+                        static_cast<int32_t>(planeCnt));
+                } else {
+                    if (vectorBases) { // the pixel bases written by vector are complete
+                        coordsPc_ = 1;
+                        return true;
+                        case 1:;
+                    }
+                    KernelPointBases(pl1, pl0, hb, wb, k0, kt);
+                }
+                // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN),
+                // beside the bases for 32-bit I/O (the offsets came by DMA), after the conversion for 16-bit (with
+                // vector pixel bases the barrier before KernelPointBases, issued after the conversion, orders it)
+                if (!IsSameType<T, float>::value && !vectorBases) { // off (converted above) is complete
+                    coordsPc_ = 2;
+                    return true;
+                    case 2:;
+                }
+                if (pairOff) {
+                    AscendC::Cast(
+                        pl2, off[0], AscendC::RoundMode::CAST_FLOOR, static_cast<uint32_t>(pairCnt)); // floors
+                    if (ceilRule) {
+                        AscendC::Cast(
+                            cx, off[0], AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt)); // ceil(dx, dy)
+                    }
+                } else {
+                    AscendC::Cast(pl2, off[0], AscendC::RoundMode::CAST_FLOOR, planeCnt);   // floor(dx)
+                    AscendC::Cast(pl3, off[hop], AscendC::RoundMode::CAST_FLOOR, planeCnt); // floor(dy)
+                }
+                coordsPc_ = 3; // the bases and the floors are complete
+                return true;
+            case 3:
+                if (pairOff) {
+                    AscendC::Sub(lx, off[0], pl2, pairCnt); // frac(dx), frac(dy)
+                } else {
+                    AscendC::Sub(lx, off[0], pl2, static_cast<int32_t>(planeCnt));   // frac(dx)
+                    AscendC::Sub(ly, off[hop], pl3, static_cast<int32_t>(planeCnt)); // frac(dy)
+                }
+                AscendC::Add(pl0, pl0, pl2, pairCnt); // base + floor(dx), base + floor(dy): planes 0, 1 from here
+                if (ceilRule) { // the base planes' part of base + ceil (CP_XB, CP_YB: a pair like cx, cy)
+                    AscendC::Add(cx, cx, coord_[CP_XB * plane_], pairCnt);
+                }
+                coordsPc_ = 4;
+                return true;
+            case 4:
+                // the roles of the plane pairs swap: x0, y0 (base + floor) in planes 0, 1 (pl0, pl1); xs, ys (below:
+                // v0 + ceil) in 2, 3 (pl2, pl3)
+                // ---- whole-sample rule in vector form: y0 <- kOutsideKey for the sample points outside
+                // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside (or one key per
+                // point, below). Per axis
+                // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
+                //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
+                // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). xs/ys (the floors' planes) hold v0 +
+                // ceil(frac).
+                if (!ceilRule) {
+                    AscendC::Cast(pl2, lx, AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt));
+                    coordsPc_ = 5;
+                    return true;
+                    case 5:
+                        AscendC::Add(pl2, pl2, pl0, pairCnt);
+                }
+                if (maskSlots_) { // four conditions into four masks, ANDed (2 Ands), then the Selects: y0 <- key
+                                  // outside
+                    // A non-finite offset makes its fraction NaN and v0 + ceil(frac) NaN, so it fails the first two
+                    // compares (frac >= 0 holds for every finite one: no compare of its own). ceilRule: +inf passes
+                    // them (ceil(+inf) = +inf) but fails v0 < size (floor(+inf) = +inf); NaN and -inf fail them.
+                    if (ceilRule) { // base + ceil(d) >= 0 <=> (base plane + ceil(d)) >= -(the tile's row/column offset)
+                        CompareInto(0, cy, static_cast<float>(-(oh0 * p.strideH - p.padTop)), AscendC::CMPMODE::GE);
+                        CompareInto(1, cx, static_cast<float>(-(ow0 * p.strideW - p.padLeft)), AscendC::CMPMODE::GE);
+                    } else {
+                        coordsPc_ = 6;
+                        return true;
+                        case 6:
+                            CompareInto(0, pl3, 0.0f, AscendC::CMPMODE::GE);
+                            CompareInto(1, pl2, 0.0f, AscendC::CMPMODE::GE);
+                    }
+                    CompareInto(2, pl1, static_cast<float>(p.h), AscendC::CMPMODE::LT);
+                    CompareInto(3, pl0, static_cast<float>(p.w), AscendC::CMPMODE::LT);
+                    coordsPc_ = 7;
+                    return true;
+                    case 7:
+                        // with the key (below), in the levels of the mask ANDs: key = y0*(W + 2) + x0 + (W + 3) from
+                        // the unmarked y0 (over ys, whose compare is done), then kOutsideKey where mask 0 fails, like
+                        // y0
+                        if (keyPath_) {
+                            AscendC::Adds(pl3, pl0, wk + 1.0f, static_cast<int32_t>(planeCnt));
+                        }
+                        AndMasks(4);
+                        coordsPc_ = 8;
+                        return true;
+                    case 8:
+                        if (keyPath_) {
+                            AscendC::Axpy(pl3, pl1, wk, static_cast<int32_t>(planeCnt)); // exact integers
+                        }
+                        AndMasks(2);
+                        coordsPc_ = 9;
+                        return true;
+                    case 9:
+                        AscendC::Select(
+                            pl1, MaskAt(0), pl1, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+                        if (keyPath_) {
+                            AscendC::Select(
+                                pl3, MaskAt(0), pl3, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+                        }
+                        // the fractions of outside points (NaN for non-finite offsets) -> 0: their corner rows are
+                        // zero, so their partials are 0 (x0 of an outside point is never read)
+                        AscendC::Select(ly, MaskAt(0), ly, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+                        AscendC::Select(lx, MaskAt(0), lx, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
+                } else { // (barriers of its own: one level)
+                    MarkOutside(pl1, pl3, msk, 0.0f, AscendC::CMPMODE::GE);
+                    MarkOutside(pl1, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
+                    MarkOutside(pl1, pl1, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
+                    MarkOutside(pl0, pl2, msk, 0.0f, AscendC::CMPMODE::GE);
+                    MarkOutside(pl0, lx, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
+                    MarkOutside(pl0, pl0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
+                    MarkOutside(pl1, pl0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
+                }
+                // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
+                // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
+                // ly and lx are ordered by the barriers after them (MarkOutside's leading ones; maskSlots_: the one
+                // before the Muls below or before the keys' Gather)
+                if (onesBlock_) {                  // hy, hx as rows in Weights (OneMinus)
+                    if (keyPath_ && !maskSlots_) { // orders the last Select (y0, msk) before the key below
+                        coordsPc_ = 10;
+                        return true;
+                        case 10:;
+                    }
+                } else {
+                    if (maskSlots_) { // the fractions' Selects
+                        coordsPc_ = 11;
+                        return true;
+                        case 11:;
+                    }
+                    AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(2 * plane_));
+                    coordsPc_ = 12; // also orders the last Select (y0, msk) before the key below
+                    return true;
+                    case 12:
+                        AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(2 * plane_));
+                }
+                if (keyPath_ && !maskSlots_) {
+                    // one fp32 key per point (the Loads read two keys per scalar access):
+                    // key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact (an integer below 2^24 for
+                    // points inside), kOutsideKey (< 0) outside; over ys (consumed); maskSlots_: above
+                    AscendC::Muls(pl3, pl1, wk, static_cast<int32_t>(planeCnt));
+                    coordsPc_ = 13;
+                    return true;
+                    case 13:
+                        AscendC::Add(pl3, pl3, pl0, static_cast<int32_t>(planeCnt));
+                        coordsPc_ = 14;
+                        return true;
+                    case 14:
+                        AscendC::Adds(pl3, pl3, wk + 1.0f, static_cast<int32_t>(planeCnt));
+                        // not ordered by the caller: the compare reads whole 256-B repeats of y0 (plane 1), which reach
+                        // the key's plane 3 when a plane is shorter than 64 floats
+                        MarkOutside(pl3, pl1, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
+                }
+                // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
+                // Loads of J read them a Step later)
+                coordsPc_ = 15;
+                return true;
+            case 15:
+            default:
+                break;
         }
-        AscendC::PipeBarrier<PIPE_V>(); // the bases and the floors are complete
-        if (pairOff) {
-            AscendC::Sub(lx, off[0], x0, pairCnt); // frac(dx), frac(dy)
-        } else {
-            AscendC::Sub(lx, off[0], x0, static_cast<int32_t>(planeCnt));   // frac(dx)
-            AscendC::Sub(ly, off[hop], y0, static_cast<int32_t>(planeCnt)); // frac(dy)
-        }
-        AscendC::Add(xs, xs, x0, pairCnt); // base + floor(dx), base + floor(dy): planes 0, 1 from here
-        if (ceilRule) {                    // the base planes' part of base + ceil (CP_XB, CP_YB: a pair like cx, cy)
-            AscendC::Add(cx, cx, coord_[CP_XB * plane_], pairCnt);
-        }
-        AscendC::PipeBarrier<PIPE_V>();
-        // the roles of the plane pairs swap: x0, y0 (base + floor) in planes 0, 1; xs, ys (below: v0 + ceil) in 2, 3
-        x0 = coord_[0];
-        y0 = coord_[plane_];
-        xs = coord_[2 * plane_];
-        ys = coord_[3 * plane_];
-        // ---- whole-sample rule in vector form: y0 <- kOutsideKey for the sample points outside
-        // -1 < y < H, -1 < x < W, so the scalar unit reads y0, and x0 only for points inside (or one key per
-        // point, below). Per axis
-        // (v0 an exact integer, frac in [0, 1], NaN or -inf for non-finite offsets):
-        //   inside <=> frac >= 0 && v0 < size && v0 + ceil(frac) >= 0
-        // (v0 + ceil(frac) >= 0 <=> v0 >= 0, or v0 == -1 and frac > 0). xs/ys (the floors' planes) hold v0 +
-        // ceil(frac).
-        if (!ceilRule) {
-            AscendC::Cast(xs, lx, AscendC::RoundMode::CAST_CEIL, static_cast<uint32_t>(pairCnt));
-            AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Add(xs, xs, x0, pairCnt);
-        }
-        AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
-        if (maskSlots_) { // four conditions into four masks, ANDed (2 Ands), then the Selects: y0 <- key outside
-            // A non-finite offset makes its fraction NaN and v0 + ceil(frac) NaN, so it fails the first two
-            // compares (frac >= 0 holds for every finite one: no compare of its own). ceilRule: +inf passes
-            // them (ceil(+inf) = +inf) but fails v0 < size (floor(+inf) = +inf); NaN and -inf fail them.
-            if (ceilRule) { // base + ceil(d) >= 0 <=> (base plane + ceil(d)) >= -(the tile's row/column offset)
-                CompareInto(0, cy, static_cast<float>(-(oh0 * p.strideH - p.padTop)), AscendC::CMPMODE::GE);
-                CompareInto(1, cx, static_cast<float>(-(ow0 * p.strideW - p.padLeft)), AscendC::CMPMODE::GE);
-            } else {
-                AscendC::PipeBarrier<PIPE_V>();
-                CompareInto(0, ys, 0.0f, AscendC::CMPMODE::GE);
-                CompareInto(1, xs, 0.0f, AscendC::CMPMODE::GE);
-            }
-            CompareInto(2, y0, static_cast<float>(p.h), AscendC::CMPMODE::LT);
-            CompareInto(3, x0, static_cast<float>(p.w), AscendC::CMPMODE::LT);
-            AscendC::PipeBarrier<PIPE_V>();
-            // with the key (below), in the levels of the mask ANDs: key = y0*(W + 2) + x0 + (W + 3) from the
-            // unmarked y0 (over ys, whose compare is done), then kOutsideKey where mask 0 fails, like y0
-            const float wk = static_cast<float>(p.w + 2);
-            if (keyPath_) {
-                AscendC::Adds(ys, x0, wk + 1.0f, static_cast<int32_t>(planeCnt));
-            }
-            AndMasks(4);
-            AscendC::PipeBarrier<PIPE_V>();
-            if (keyPath_) {
-                AscendC::Axpy(ys, y0, wk, static_cast<int32_t>(planeCnt)); // exact integers
-            }
-            AndMasks(2);
-            AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Select(y0, MaskAt(0), y0, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-            if (keyPath_) {
-                AscendC::Select(ys, MaskAt(0), ys, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-            }
-            // the fractions of outside points (NaN for non-finite offsets) -> 0: their corner rows are zero, so
-            // their partials are 0 (x0 of an outside point is never read)
-            AscendC::Select(ly, MaskAt(0), ly, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-            AscendC::Select(lx, MaskAt(0), lx, 0.0f, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, planeCnt);
-        } else {
-            MarkOutside(y0, ys, msk, 0.0f, AscendC::CMPMODE::GE);
-            MarkOutside(y0, ly, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
-            MarkOutside(y0, y0, msk, static_cast<float>(p.h), AscendC::CMPMODE::LT);
-            MarkOutside(x0, xs, msk, 0.0f, AscendC::CMPMODE::GE);
-            MarkOutside(x0, lx, msk, 0.0f, AscendC::CMPMODE::GE, false, true);
-            MarkOutside(x0, x0, msk, static_cast<float>(p.w), AscendC::CMPMODE::LT);
-            MarkOutside(y0, x0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
-        }
-        // the weights 1 - frac from the sanitized fractions (a non-finite offset gives frac 0: its point is
-        // outside, and its offset/mask partials are 0 like the reference's, not NaN); the Selects that wrote
-        // ly and lx are ordered by the barriers after them (MarkOutside's leading ones; maskSlots_: the one
-        // before the Muls below or before the keys' Gather)
-        if (onesBlock_) { // hy, hx as rows in Weights (OneMinus)
-            if (keyPath_ && !maskSlots_) {
-                AscendC::PipeBarrier<PIPE_V>(); // orders the last Select (y0, msk) before the key below
-            }
-        } else {
-            if (maskSlots_) {
-                AscendC::PipeBarrier<PIPE_V>(); // the fractions' Selects
-            }
-            AscendC::Muls(hx, lx, -1.0f, static_cast<int32_t>(2 * plane_));
-            AscendC::PipeBarrier<PIPE_V>(); // also orders the last Select (y0, msk) before the key below
-            AscendC::Adds(hx, hx, 1.0f, static_cast<int32_t>(2 * plane_));
-        }
-        if (keyPath_ && !maskSlots_) {
-            // one fp32 key per point (the Loads read two keys per scalar access):
-            // key = (y0 + 1)*(W + 2) + (x0 + 1) = y0*(W + 2) + x0 + (W + 3), exact (an integer below 2^24 for
-            // points inside), kOutsideKey (< 0) outside; over ys (consumed); maskSlots_: above
-            const float wk = static_cast<float>(p.w + 2);
-            AscendC::Muls(ys, y0, wk, static_cast<int32_t>(planeCnt));
-            AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Add(ys, ys, x0, static_cast<int32_t>(planeCnt));
-            AscendC::PipeBarrier<PIPE_V>();
-            AscendC::Adds(ys, ys, wk + 1.0f, static_cast<int32_t>(planeCnt));
-            // not ordered by the caller: the compare reads whole 256-B repeats of y0 (plane 1), which reach the
-            // key's plane 3 when a plane is shorter than 64 floats
-            MarkOutside(ys, y0, msk, kOutsideKey + 1.0f, AscendC::CMPMODE::GT);
-        }
-        // what the scalar unit reads (the key; y0, x0 without it) -> the slot's key rows, in row order (the
-        // Loads of J read them a Step later, after the next tile's Coords)
-        AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<float> keys = KeyRows(J.slot);
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(kt);
         // an even count: the Loads read the rows in pairs (rowTab has rs_ entries, rs_ even)
@@ -1096,6 +1201,7 @@ private:
             AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(plane_ * 4), rowCnt);
             AscendC::Gather(keys[rs_], coord_, rowTab, 0, rowCnt);
         }
+        return false;
     }
 
     // Sample bases of kernel points [k0, k0+kt): ys[kk][i] = hb[i] + kh*dH, xs[kk][i] = wb[i] + kw*dW (k = k0+kk
@@ -1506,9 +1612,10 @@ private:
             LoadWindow(jobCoord_.n, jobCoord_.c0, jobCoord_.len, true);
             xwinOwner_ = jobCoord_.win;
         }
-        if (kt_ < p.k) {
+        if (kt_ < p.k && !coordsInBack_) {
             // the scalar reads of the key rows precede the slot's next key rows (Coords two tiles on); when
-            // every tile starts a pixel tile (K <= KT), the pixel bases' S_V in each Coords orders them
+            // every tile starts a pixel tile (K <= KT), the pixel bases' S_V in each Coords orders them; with the
+            // coordinates beside the Back, the next Step's Loads' S_V (issued before them) does
             PipeSync<AscendC::HardEvent::S_V>();
         }
     }
@@ -1546,7 +1653,7 @@ private:
                              static_cast<uint8_t>(rows), rowRep);
             }
         }
-        AscendC::PipeBarrier<PIPE_V>();
+        BarrierBeside();
         AscendC::LocalTensor<float> red = redBuf_.Get<float>();
         AscendC::LocalTensor<float> brc = brcBuf_.Get<float>();
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
@@ -1575,7 +1682,7 @@ private:
         AscendC::LocalTensor<float> q0 = brc[0], qa = brc[rs_], qb = brc[2 * rs_], qc = brc[3 * rs_];
         AscendC::LocalTensor<float> qd = brc[4 * rs_], gy2 = brc[5 * rs_], ab = brc[6 * rs_], cd = brc[7 * rs_];
         AscendC::LocalTensor<float> gx2 = brc[8 * rs_];
-        AscendC::PipeBarrier<PIPE_V>(); // the contributions' reads of brc are done
+        BarrierBeside();                // the contributions' reads of brc are done
         AscendC::Sub(tmp, s1, s0, rc);  // level 1: differences and weighted sums
         AscendC::Sub(rT1, s3, s2, rc);
         AscendC::Sub(rT2, s2, s0, rc);
@@ -1584,25 +1691,25 @@ private:
         AscendC::Mul(qb, rLx, s1, rc);
         AscendC::Mul(qc, rHx, s2, rc);
         AscendC::Mul(qd, rLx, s3, rc);
-        AscendC::PipeBarrier<PIPE_V>();
+        BarrierBeside();
         AscendC::Mul(gx, tmp, rHy, rc); // level 2
         AscendC::Mul(gx2, rT1, rLy, rc);
         AscendC::Mul(gy, rT2, rHx, rc);
         AscendC::Mul(gy2, q0, rLx, rc);
         AscendC::Add(ab, qa, qb, rc); // hx*s0 + lx*s1
         AscendC::Add(cd, qc, qd, rc); // hx*s2 + lx*s3
-        AscendC::PipeBarrier<PIPE_V>();
+        BarrierBeside();
         AscendC::Add(gx, gx, gx2, rc); // level 3
         AscendC::Add(gy, gy, gy2, rc);
         AscendC::Mul(ab, ab, rHy, rc);
         AscendC::Mul(cd, cd, rLy, rc);
-        AscendC::PipeBarrier<PIPE_V>();
+        BarrierBeside();
         if (p.modulated) { // level 4
             AscendC::Mul(gx, gx, rM, rc);
             AscendC::Mul(gy, gy, rM, rc);
         }
         AscendC::Add(gm, ab, cd, rc);
-        AscendC::PipeBarrier<PIPE_V>();
+        BarrierBeside();
         AscendC::LocalTensor<float> part = partBuf_.Get<float>()[(slotParts_ ? J.slot : 0) * 3 * plane_];
         AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
         AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
@@ -1628,7 +1735,7 @@ private:
         addsInFlight_ = false;
         servedCount_ = 0;
         if (newGwin) {
-            AscendC::PipeBarrier<PIPE_V>();
+            BarrierBeside();
         }
         // Points in the order (j, kk, g) of pixel i = g*q + j (4 groups of q pixels): consecutive points belong
         // to pixels q apart, so their window adds rarely touch the same pixels; a fixed order, so the sums stay
@@ -1723,7 +1830,7 @@ private:
                     xp[j * 8], xp[j * 8], xp[(kept + j) * 8], static_cast<uint64_t>(dcn_tiling::kRepeatLanes), repeats,
                     addRep);
             }
-            AscendC::PipeBarrier<PIPE_V>();
+            BarrierBeside();
             width = kept;
         }
         AscendC::BlockReduceSum(
@@ -1748,7 +1855,7 @@ private:
                 AscendC::Brcb(brc[c * brcStride_], rv[c * rs_], repeats, AscendC::BrcbRepeatParams(1, 8));
             }
         }
-        AscendC::PipeBarrier<PIPE_V>(); // the broadcasts are complete and the row sums have read xp
+        BarrierBeside(); // the broadcasts are complete and the row sums have read xp
         // cornerHop_: written by row ([row][c][LP]: the row sums have consumed the planes) so that a point's corner
         // pairs are contiguous for the scatter: row r of corner c at (4r + c)*LP, 8 rows per repeat (block
         // stride 4b, repeat stride 32b <= 128 blocks for LP <= 32); LP = 64 (a repeat stride past 255 blocks): one
@@ -1794,7 +1901,7 @@ private:
                     xp[c * planeElems], xp[c * planeElems], xp[c * planeElems + dcn_tiling::kRepeatLanes],
                     static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(rows), rowRep);
             }
-            AscendC::PipeBarrier<PIPE_V>();
+            BarrierBeside();
         }
         for (int c = 0; c < 4; ++c) {
             AscendC::WholeReduceSum(
@@ -1815,7 +1922,7 @@ private:
                 brc[c * brcStride_], rv, table, static_cast<uint32_t>(c * rs_ * 4),
                 static_cast<uint32_t>(rows * hpr_ * dcn_tiling::kBrcLanes));
         }
-        AscendC::PipeBarrier<PIPE_V>();
+        BarrierBeside();
         const int64_t planeElems = cornerRows_ * lp_;
         const uint8_t repeats = static_cast<uint8_t>(rows * hpr_);
         const uint8_t halfBlocks = static_cast<uint8_t>(lp_ / (8 * hpr_)); // blocks from one repeat to the next
@@ -2286,9 +2393,15 @@ private:
                 AscendC::PipeBarrier<PIPE_V>();
                 footCount_ = 0;
                 fusedUnfenced_ = false;
+                coordsUnfenced_ = false;
             }
-            // the next tile's next weight level beside this round's adds (levels 1..4: the weight rows)
-            if (fusedPending_ && !fusedUnfenced_ && fusedLevel_ <= kRoundLevels) {
+            // beside this round's adds: the next coordinates level of the tile two on, or (those done and fenced)
+            // its next weight level (levels 1..4: the weight rows)
+            if (coordsPending_ && !coordsUnfenced_) {
+                CoordsStep();
+            } else if (
+                fusedPending_ && !fusedUnfenced_ && !coordsPending_ && !coordsUnfenced_ &&
+                fusedLevel_ <= kRoundLevels) {
                 IssueFusedLevel();
             }
             for (; e < start[r]; ++e) {
@@ -2376,6 +2489,11 @@ private:
     int64_t maskBytes_; // bytes of one compare mask slot (a plane's bits, whole 32-B blocks)
     bool axpyIndex_;    // GatherOffsets computes the window index by one Axpy (exact: (H + 2)*(W + 2) < 2^24)
     bool fusedOffsets_; // the gather offsets in the weights' levels (WeightsAndOffsets)
+    TileJob coordsJob_; // the tile whose coordinates are under way (BeginCoords)
+    int32_t coordsPc_;  // its next level (CoordsLevel)
+    bool coordsPending_;  // levels remain
+    bool coordsUnfenced_; // its last issued level has no PipeBarrier<PIPE_V> after it yet
+    bool coordsInBack_;   // a tile's coordinates may run beside the Back before them (Step)
     TileJob fusedJob_;  // the tile whose fused levels are under way (BeginFusedLevels)
     int fusedLevel_, fusedLast_; // its next level and last level
     // fused levels a Back's scatter rounds may take: the weight rows' 4; the table Gather (level 5, ~200 vector
