@@ -108,7 +108,7 @@ public:
 
 private:
     // image n, channel block b: the block's giacc planes [HW][len] (summed over the bands, band order) ->
-    // grad_input rows [c0, c0+len) x HW (same offset); narrow blocks take up to kTransposeCap / 16 rows per tile
+    // grad_input rows [c0, c0+len) x HW (same offset); narrow blocks take up to kTransposeCap / 8 rows per tile
     struct GradInputJobs {
         __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
         {

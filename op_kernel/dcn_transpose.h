@@ -7,10 +7,11 @@
 // Tiles are fixed by the job shape (TR x TC), so the tiling of a job never depends on the core count. A tile
 // never straddles a row block. Packed tiles (B > 1, one plane, full rows: C*E == srcRowStride, the B rows
 // of a block contiguous in GM): whole blocks at full width, one DMA for all blocks of the tile (block b of
-// the tile at b*RoundUp(B*C*E, 16) in UB, its rows unpadded); other tiles: rows padded to 16 in UB, one DMA.
+// the tile at b*RoundUp(B*C*E, 16) in UB, its rows unpadded); other tiles: rows padded to srcAlign (16, or 8 for
+// the fp32 accumulator of stage 3) in UB, one DMA.
 // UB use: in/out queues (double-buffered), a gather buffer, two offset tables (the two tile shapes used
 // last, e.g. a stage's got and dcol tiles) and a plane buffer, CAP elements of up to 4 bytes each:
-// 8 * CAP * 4 = 128 KiB. Rows inside UB are padded to 16 elements (32 B for 2- and 4-byte
+// 8 * CAP * 4 = 128 KiB. Output rows inside UB are padded to 16 elements (32 B for 2- and 4-byte
 // types). Requires E <= CAP (tiling guarantees KW <= 2048).
 #ifndef DCN_TRANSPOSE_H
 #define DCN_TRANSPOSE_H
@@ -30,6 +31,7 @@ struct TransposeJob {
     int64_t rowBlock = 1;    // rows per source block (>= 1)
     int64_t srcBlockStride = 0; // elements between source blocks (used when rowBlock > 1)
     int64_t maxTileRows = 64;   // tile rows (x group elements) at most; narrow jobs take more rows per tile
+    int64_t srcAlign = dcn_tiling::kTransposeRowAlign; // UB source rows padded to this many elements (>= 32 B)
 };
 
 // Element offset of source row r (relative to srcOffset).
@@ -79,7 +81,7 @@ __aicore__ inline void TransposeTileShape(const TransposeJob &j, int64_t &tr, in
         }
     }
     int64_t rowOutPad = RoundUp(tr * j.group, dcn_tiling::kTransposeRowAlign);
-    int64_t byIn = ((dcn_tiling::kTransposeCap / tr) / dcn_tiling::kTransposeRowAlign * dcn_tiling::kTransposeRowAlign) / j.group;
+    int64_t byIn = ((dcn_tiling::kTransposeCap / tr) / j.srcAlign * j.srcAlign) / j.group;
     tc = MinI(j.cols, MinI(MaxI(1, byIn), dcn_tiling::kTransposeCap / rowOutPad));
 }
 
@@ -93,7 +95,7 @@ __aicore__ inline int64_t TransposeTileCount(const TransposeJob &j)
 // Transpose between image n's NCHW rows [c0, c0+len) x HW of channel block b and the block's [HW][len] plane
 // (BlockPixelAt: the same element offset). toPlane: NCHW -> plane (stage 0, the input copy xt); else plane ->
 // NCHW summed over the band planes in band order (stage 3, grad_input), narrow blocks with up to
-// kTransposeCap / 16 rows per tile.
+// kTransposeCap / 8 rows per tile (fp32 source rows padded to 8 elements).
 __aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int64_t b, bool toPlane)
 {
     int64_t c0, len;
@@ -109,8 +111,9 @@ __aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int6
     j.dstRowStride = j.rows;
     j.planes = toPlane ? 1 : p.pixelBands;
     j.planeStride = toPlane ? 0 : p.giaccPlane;
-    if (!toPlane) {
-        j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(len, dcn_tiling::kTransposeRowAlign));
+    if (!toPlane) { // fp32 source rows (the accumulator) need only 8 elements of padding: 512 rows of 8 channels
+        j.srcAlign = dcn_tiling::kUbBlockBytes / 4;
+        j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(len, j.srcAlign));
     }
     return j;
 }
@@ -166,7 +169,7 @@ public:
         int64_t rt = MinI(tr, j.rows - r0);
         int64_t ct = MinI(tc, j.cols - c0);
         int64_t e = j.group;
-        int64_t sin = RoundUp(ct * e, dcn_tiling::kTransposeRowAlign);
+        int64_t sin = RoundUp(ct * e, j.srcAlign);
         int64_t sout = RoundUp(rt * e, dcn_tiling::kTransposeRowAlign);
         const int64_t srcElt = sizeof(SrcT);
         const int64_t dstElt = sizeof(DstT);
@@ -195,7 +198,7 @@ public:
         AscendC::DataCopyPad(in, src[j.srcOffset + TransposeSrcRow(j, r0) + c0 * e], cpIn, noPad);
         inQue_.EnQue(in);
 
-        const TableKey key = {rt, ct, e, srcElt, blk};
+        const TableKey key = {rt, ct, e, srcElt, blk, sin};
         int64_t slot = 0;
         while (slot < kTables && !SameKey(cache_[slot], key)) {
             ++slot;
@@ -288,12 +291,12 @@ public:
 
 private:
     struct TableKey {
-        int64_t rt, ct, e, elt, blk;
+        int64_t rt, ct, e, elt, blk, sin;
     };
     static constexpr int64_t kTables = 2;
     __aicore__ static inline bool SameKey(const TableKey& a, const TableKey& b)
     {
-        return a.rt == b.rt && a.ct == b.ct && a.e == b.e && a.elt == b.elt && a.blk == b.blk;
+        return a.rt == b.rt && a.ct == b.ct && a.e == b.e && a.elt == b.elt && a.blk == b.blk && a.sin == b.sin;
     }
 
     AscendC::TQue<AscendC::TPosition::VECIN, 2> inQue_;
