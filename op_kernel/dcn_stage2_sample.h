@@ -2520,9 +2520,9 @@ private:
     int64_t servedCount_;
     bool addsInFlight_; // window adds issued since the last PipeBarrier<PIPE_V> (rounds or a partial point)
     // rounds per gwin pixel of the collection under way (AssignRound): epoch << kMaskRounds | a bit per round
-    // 1..kMaskRounds; pixels folded onto a torus of 16 rows x 64 columns (a tile's points span a few rows and up to
-    // about pixelTile*strideW + 8 columns)
-    static constexpr uint32_t kRoundMapColBits = 6;
+    // 1..kMaskRounds; pixels folded onto a torus of 16 rows x 32 columns (a tile's points span a few rows and up to
+    // about pixelTile*strideW + 8 columns; pixels that fold together only share their rounds). 2 KiB of stack.
+    static constexpr uint32_t kRoundMapColBits = 5;
     static constexpr uint32_t kRoundMapRowMask = 15U, kRoundMapColMask = (1U << kRoundMapColBits) - 1U;
     static constexpr int64_t kRoundMapSize = 16 << kRoundMapColBits;
     static constexpr uint32_t kMaskRounds = 24, kRoundBits = (1U << kMaskRounds) - 1U, kMaxEpoch = 255;
