@@ -1612,10 +1612,9 @@ private:
             LoadWindow(jobCoord_.n, jobCoord_.c0, jobCoord_.len, true);
             xwinOwner_ = jobCoord_.win;
         }
-        if (kt_ < p.k && !coordsInBack_) {
+        if (kt_ < p.k) {
             // the scalar reads of the key rows precede the slot's next key rows (Coords two tiles on); when
-            // every tile starts a pixel tile (K <= KT), the pixel bases' S_V in each Coords orders them; with the
-            // coordinates beside the Back, the next Step's Loads' S_V (issued before them) does
+            // every tile starts a pixel tile (K <= KT), the pixel bases' S_V in each Coords orders them
             PipeSync<AscendC::HardEvent::S_V>();
         }
     }

@@ -51,6 +51,9 @@ EDGE = [
     Case("cin_200_block_tail", 1, 200, 16, 4, 5),
     Case("batch_33", 33, 8, 8, 3, 4),
     Case("single_band_dg8", 6, 64, 8, 4, 4, dg=8),  # N*numBlocks = 48: one pixel band (no plane sum)
+    # K = 130 > 2 * 64 kernel points per tile with 16-channel blocks (coordinates beside the Back): three tiles per
+    # pixel tile, two of them without pixel bases of their own
+    Case("kernel_1x130_cin16", 1, 16, 4, 2, 134, kh=1, kw=130, padding=(0, 0, 0, 0)),
 ]
 
 # Stage-2 UB window (tiling winOutRows < Ho): several windows per pixel band, corners with |dy| > the
