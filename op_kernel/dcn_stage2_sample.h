@@ -820,11 +820,8 @@ private:
                 gwinOwner_ = -1;
             }
         }
-        while (coordsInBack && coordsPending_) { // the levels the Back did not take
-            if (coordsUnfenced_) {
-                AscendC::PipeBarrier<PIPE_V>();
-            }
-            CoordsStep();
+        if (coordsInBack) { // the levels the Back did not take
+            FinishCoords();
         }
         if (hasCoord_) {
             Weights(jobCoord_);
@@ -905,10 +902,15 @@ private:
     __aicore__ inline void Coords(const TileJob& J)
     {
         BeginCoords(J);
+        FinishCoords();
+    }
+
+    // The levels not issued yet, each after a barrier of its own.
+    __aicore__ inline void FinishCoords()
+    {
         while (coordsPending_) {
             if (coordsUnfenced_) {
                 AscendC::PipeBarrier<PIPE_V>();
-                coordsUnfenced_ = false;
             }
             CoordsStep();
         }
@@ -961,7 +963,7 @@ private:
         AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
         AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
         // the planes 0..3: xs, ys (sample bases, then base + floor) and x0, y0 (floors) until the roles swap
-        // (level "roles" below): x0, y0 (base + floor) in planes 0, 1 and xs, ys (v0 + ceil) in 2, 3
+        // (from level 4 on): x0, y0 (base + floor) in planes 0, 1 and xs, ys (v0 + ceil) in 2, 3
         AscendC::LocalTensor<float> pl0 = coord_[0], pl1 = coord_[plane_], pl2 = coord_[2 * plane_],
                                     pl3 = coord_[3 * plane_];
         AscendC::LocalTensor<float> lx = coord_[4 * plane_], ly = coord_[5 * plane_];
@@ -970,12 +972,10 @@ private:
         AscendC::LocalTensor<float> cx = coord_[6 * plane_], cy = coord_[7 * plane_];
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
         const float wk = static_cast<float>(p.w + 2);
-        // offset block j at off[j * hop] (OffsetPlanes: the raw offsets for 32-bit I/O, the converted planes else)
-        const int64_t hop = IsSameType<T, float>::value ? offHop_ : plane_;
-        int64_t offHop = hop;
+        const int64_t hop = OffsetHop(); // offset block j at off[j * hop] (OffsetPlanes, after level 0's DeQue)
         AscendC::LocalTensor<float> off;
         if (coordsPc_ > 0) {
-            off = OffsetPlanes(offHop);
+            off = OffsetPlanes();
         }
         const bool pairOff = hop == plane_; // dx, dy planes adjacent like x0, y0
         // ceilRule: one-row tiles from the base planes (32-bit I/O) test -1 < v with v0 + ceil(frac) = base + ceil(d)
@@ -1007,7 +1007,7 @@ private:
                 // ---- coordinates (vector over the [kk][pp] planes; compare mask and the outside plane
                 // in scratch planes of their own)
                 rawCoord_ = offQue_.DeQue<T>();
-                off = OffsetPlanes(offHop);
+                off = OffsetPlanes();
                 if constexpr (!IsSameType<T, float>::value) { // cast into the fp32 offset planes, plane_ apart
                     if (offHop_ == plane_) {
                         AscendC::Cast(
@@ -1242,18 +1242,18 @@ private:
         }
     }
 
-    // The fp32 offset planes of the tile whose offsets Coords dequeued (rawCoord_): offset block j at off[j * hop]
-    // (32-bit I/O: the raw offsets themselves, offHop_ apart; 16-bit: Coords' converted planes, plane_ apart).
-    __aicore__ inline AscendC::LocalTensor<float> OffsetPlanes(int64_t& hop)
+    // The fp32 offset planes of the tile whose offsets Coords dequeued (rawCoord_): offset block j at
+    // off[j * OffsetHop()] (32-bit I/O: the raw offsets themselves, offHop_ apart; 16-bit: Coords' converted planes,
+    // plane_ apart).
+    __aicore__ inline AscendC::LocalTensor<float> OffsetPlanes() const
     {
         if constexpr (IsSameType<T, float>::value) {
-            hop = offHop_;
             return rawCoord_.template ReinterpretCast<float>();
         } else {
-            hop = plane_;
             return coord_[CP_OFF * plane_];
         }
     }
+    __aicore__ inline int64_t OffsetHop() const { return IsSameType<T, float>::value ? offHop_ : plane_; }
 
     // G rows, weight rows and gather offsets of tile J (after its Coords; the Back of the tile two before,
     // the same slot, precedes).
@@ -1296,8 +1296,8 @@ private:
             offQue_.FreeTensor(raw);
             return;
         }
-        int64_t hop = 0;
-        AscendC::LocalTensor<float> off = OffsetPlanes(hop);
+        const int64_t hop = OffsetHop();
+        AscendC::LocalTensor<float> off = OffsetPlanes();
 
         // ---- per-row weights of the slot (row order i*kt + kk, vector): Gather the planes into rows (ly, lx, m;
         // hy, hx = 1 - ly, 1 - lx by one OneMinus over two rows when the ones block exists, else gathered from
@@ -1375,8 +1375,8 @@ private:
         const uint32_t rowCnt = static_cast<uint32_t>(J.pt * J.kt);
         AscendC::LocalTensor<float> rv = RowVecs(J.slot);
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(J.kt);
-        int64_t hop = 0;
-        AscendC::LocalTensor<float> off = OffsetPlanes(hop);
+        const int64_t hop = OffsetHop();
+        AscendC::LocalTensor<float> off = OffsetPlanes();
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
         AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
