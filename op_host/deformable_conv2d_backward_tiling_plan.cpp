@@ -286,7 +286,9 @@ WorkSplit PlanBandsAndChunks(
     // Pixel bands: a chunk's stage-2 units (images x blocks x bands) are spread over kTargetUnits lanes
     // (a constant target, not the core count). The band count b in 1..kMaxBands keeps the most lanes busy
     // per round, units / (rounds * kTargetUnits) with rounds = ceil(units / kTargetUnits); a larger b is
-    // taken only if it raises that share by more than kBandGainPct percent, its bands keep at least
+    // taken only if it raises that share by more than kBandGainPct percent (or by more than
+    // kBandCloseGainPct percent while it needs at most kBandCloseChunkPct percent of the chunks of the best
+    // count so far: the extra plane then barely shrinks the chunks), its bands keep at least
     // kBandMinOutRows output rows when the chunk is whole rows (a band's UB windows reload their margin
     // rows; a piece of one row has the same rows in any band) and it costs at most
     // kBandChunkGrowthPct percent of the one-band chunk count. Each plane beyond the first (N*H*W*Cin fp32)
@@ -298,6 +300,7 @@ WorkSplit PlanBandsAndChunks(
     int64_t bands = 1, oneBandChunks = 0;
     chunkBudget = wsBudget;
     uint64_t bestBusy = 0, bestSlots = 1; // the best share busy / slots so far
+    int64_t bestChunks = 0;               // ... and its chunk count
     for (int64_t b = 1; b <= std::min(kMaxBands, howo); ++b) {
         const uint64_t extra = static_cast<uint64_t>(b - 1) * plane;
         if (extra > bandRoom) {
@@ -315,8 +318,11 @@ WorkSplit PlanBandsAndChunks(
         const uint64_t units = static_cast<uint64_t>(trial.chunkImgs * w.numBlocks * b);
         const uint64_t slots = static_cast<uint64_t>(CeilDiv(static_cast<int64_t>(units), kTargetUnits) * kTargetUnits);
         // units / slots > bestBusy / bestSlots * (100 + gain) / 100, in integers
-        if (b == 1 || units * bestSlots * 100 > bestBusy * slots * static_cast<uint64_t>(100 + kBandGainPct)) {
+        const bool close = trial.numChunks * 100 <= bestChunks * kBandCloseChunkPct;
+        const uint64_t gainPct = static_cast<uint64_t>(100 + (close ? kBandCloseGainPct : kBandGainPct));
+        if (b == 1 || units * bestSlots * 100 > bestBusy * slots * gainPct) {
             bands = b;
+            bestChunks = trial.numChunks;
             chunkBudget = wsBudget - extra;
             bestBusy = units;
             bestSlots = slots;

@@ -333,7 +333,8 @@ def _chunks_for(case, dtype, budget, split):
 
     def bands_and_chunks(g_regions):
         # bands: the count that keeps the most of 48 stage-2 lanes busy per round; more bands only for a
-        # share more than 15 % higher, with a pixel per band, >= 1 output row per band (whole-row chunks)
+        # share more than 15 % higher (5 % when it needs at most 1.25x the chunks of the best count so far),
+        # with a pixel per band, >= 1 output row per band (whole-row chunks)
         # and <= 2.5x the one-band chunks; each extra plane comes out of the budget (at least budget // 5
         # stays)
         bands, chunk_budget, best, one_band_chunks = 1, budget, None, 0
@@ -349,8 +350,9 @@ def _chunks_for(case, dtype, budget, split):
                 continue
             units = imgs * num_blocks * b
             slots = _cdiv(units, 48) * 48
-            if best is None or units * best[1] * 100 > best[0] * slots * 115:
-                bands, chunk_budget, best = b, budget - extra, (units, slots)
+            gain = 105 if best is not None and n_chunks * 100 <= best[2] * 125 else 115
+            if best is None or units * best[1] * 100 > best[0] * slots * gain:
+                bands, chunk_budget, best = b, budget - extra, (units, slots, n_chunks)
         out_rows, out_cols, chunk_pix, imgs = chunks(chunk_budget, g_regions)
         band_len = _cdiv(chunk_pix, bands)
         bands = _cdiv(chunk_pix, band_len)
