@@ -11,7 +11,7 @@
 //                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
-// Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): offset rows x pixel pieces
+// Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): pixel pieces x offset rows
 // (or, for short chunk rows, runs of kernel points of one (image, j, deformable group): FoldKGroup),
 // grad_weight pieces, then (final) grad_input transpose tiles and grad_bias channels. Each unit writes a
 // disjoint range and its summation order is fixed by the shape, so results do not depend on the core count.
@@ -71,7 +71,10 @@ public:
                 continue;
             }
             if (v < nOff) {
-                int64_t piece = v % pixPieces, row = v / pixPieces;
+                // piece-major: a chunk's last piece is short, and row-major units would give every short piece
+                // to the same half of the lanes (pixPieces = 2 and an even lane count)
+                const int64_t offRows = p.cImgs * offCh;
+                int64_t piece = v / offRows, row = v % offRows;
                 int64_t n = p.cN0 + row / offCh, r = row % offCh;
                 int64_t j = r / (p.dg * p.k), rem = r % (p.dg * p.k);
                 int64_t dgi = rem / p.k, k = rem % p.k;
