@@ -16,9 +16,12 @@
 //   pixelTile = max(1, min(HoWo, R / min(K, 64)))     stage-2 pixels per tile, R = 64 sample points (32 wide)
 //   workspace budget WB = WsBudgetForHbm(HBM) = 60 MiB on every A2/A3 part (min(60 MiB, HBM/512); a plan
 //                input), shared by the grad_input band planes beyond the first and the chunk regions:
-//   pixelBands   wanted = min(8, HoWo, ceil(48 / (N*numBlocks))) (48 = a constant target of stage-2 units, not
-//                the core count); extra = min(wanted - 1, (WB - WB/5) / (N*H*W*Cin*4)) planes beyond the first;
-//                chunk budget B = WB - extra*N*H*W*Cin*4; pixelBands = ceil(chunkPix/bandLen) with
+//   pixelBands   b in 1..min(8, HoWo) with extra = b - 1 <= (WB - WB/5) / (N*H*W*Cin*4) planes beyond the first
+//                and chunk budget B = WB - extra*N*H*W*Cin*4 (its chunks below): the b with the best busy share
+//                units / (ceil(units/48)*48), units = chunkImgs*numBlocks*b (48 = a constant target of stage-2
+//                lanes, not the core count); a larger b must raise the share by > 15 % (> 5 % when it needs at
+//                most 1.25x the chunks of the best b so far), keep >= 1 output row per band (whole-row chunks)
+//                and need at most 2.5x the one-band chunks; pixelBands = ceil(chunkPix/bandLen) with
 //                bandLen = ceil(chunkPix / min(1 + extra, chunkPix)). Band j of a chunk covers its pixels
 //                [q0 + j*bandLen, ...) of each image; each band scatters into its own grad_input accumulator
 //                plane (the same plane in every chunk, chunks in order); stage 3 adds the planes in band order.
