@@ -1,5 +1,6 @@
 // Hazard checker (twin/kernel/hazard.h): one negative test per hazard kind, each asserting the
 // reported rule, each with the synchronised twin that must pass; determinism of the report.
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -312,7 +313,7 @@ TEST(Hazard, hazard_deleted_matmul_wait_shifts_later_waits)
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
     ktest::Gm<float> a(64, "A"), b(64, "B"), c(4 * 64, "C");
     TCubeTiling t = Tiling8();
-    int firstWaitLine = 0;
+    std::atomic<int> firstWaitLine{0}; // written by both vector cores, each on its own thread
     auto kernel = [&] {
         return ktest::Run(
             1, KernelType::MIX_AIC_1_2,
@@ -325,7 +326,7 @@ TEST(Hazard, hazard_deleted_matmul_wait_shifts_later_waits)
                 mm.SetTensorA(ga);
                 mm.SetTensorB(gb);
                 mm.template IterateAll<false>(gc[me * 128], 0, false, true);
-                firstWaitLine = __LINE__ + 1;
+                firstWaitLine.store(__LINE__ + 1);
                 mm.WaitIterateAll();
                 mm.template IterateAll<false>(gc[me * 128 + 64], 0, false, true);
                 mm.WaitIterateAll();
@@ -335,8 +336,8 @@ TEST(Hazard, hazard_deleted_matmul_wait_shifts_later_waits)
             20000, ws.addr());
     };
     EXPECT_TRUE(ktest::ExpectOk(kernel()));
-    ASSERT_GT(firstWaitLine, 0);
-    const std::string site = "test_hazard.cpp:" + std::to_string(firstWaitLine);
+    ASSERT_GT(firstWaitLine.load(), 0);
+    const std::string site = "test_hazard.cpp:" + std::to_string(firstWaitLine.load());
     setenv("TWIN_DROP_SYNC", site.c_str(), 1);
     twin::LaunchResult dropped = kernel();
     unsetenv("TWIN_DROP_SYNC");
