@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "cross_core_launch.h"
+#include "twin/kernel/api_tally.h"
 #include "twin/kernel/core_context.h"
 #include "twin/kernel/core_scheduler.h"
 #include "twin/kernel/cost_table.h"
@@ -599,6 +600,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.aicStageTimeline.assign(ls.numAic, {});
     ls.aicStageBusy.assign(ls.numAic, {});
     if (HazardEnabled()) ls.hazard = HazardLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
+    ApiTallyBegin();
 
     std::vector<std::unique_ptr<CoreContext>> cores(total);
     std::atomic<uint32_t> next{0};
@@ -688,6 +690,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
         }
         res.cores.push_back(cc);
     }
+    ApiTallyEnd();
     if (ls.firstError.empty() && ls.hazard) ls.firstError = HazardLaunchEnd(ls.hazard.get());
     if (ls.firstError.empty() && ls.xcore)
         ls.firstError = CrossCoreLaunchEnd(*ls.xcore); // after: a hazard is the cause

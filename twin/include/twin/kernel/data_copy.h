@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include "twin/kernel/api_tally.h"
 #include "twin/kernel/tensor.h"
 
 namespace AscendC {
@@ -151,6 +152,8 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> 
     twin::kernel::UbMarkWritten(c, dst.TwinAddr(), bytes);
     c.counters.ubToUbBytes += bytes;
     ++c.counters.vecIssued; // a PIPE_V instruction the scalar unit issues, like every vector instruction
+    if (twin::kernel::ApiTallyOn())
+        twin::kernel::ApiTallyAdd(c.counters.syncAllCount, api, 0);
 }
 
 // ---- strided (DataCopyParams) form: all lengths/gaps in 32-B DataBlocks -------------------------
@@ -230,6 +233,8 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const LocalTensor<T> 
     }
     c.counters.ubToUbBytes += blk * p.blockCount;
     ++c.counters.vecIssued; // a PIPE_V instruction the scalar unit issues, like every vector instruction
+    if (twin::kernel::ApiTallyOn())
+        twin::kernel::ApiTallyAdd(c.counters.syncAllCount, api, 0);
 }
 
 // ---- DataCopyPad: byte-granular blocks -----------------------------------------------------------

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include "twin/kernel/api_tally.h"
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/data_copy.h"
 
@@ -78,6 +79,8 @@ namespace kernel {
 // PIPE_V cost of one instruction (twin/kernel/cost_table.h): `elems` elements of `elemBytes` issued.
 inline void ChargeVector(CoreContext &c, const char *api, uint32_t elemBytes, uint64_t elems) {
     const cost::VecCost v = cost::VectorCost(api, elemBytes, elems);
+    if (ApiTallyOn())
+        ApiTallyAdd(c.counters.syncAllCount, api, v.cycles);
     c.counters.vecCycles += v.cycles;
     c.counters.vecUnlistedRepeats += v.unlistedRepeats;
     ++c.counters.vecIssued;
