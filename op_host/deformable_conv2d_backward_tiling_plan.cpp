@@ -48,13 +48,13 @@ std::vector<int64_t> GTileLengths(int64_t total)
     return out;
 }
 
-// Rows of one stage-2 offsets buffer (pixel planes of ptp elements): 3 blocks x KT kernel points, or with
-// dg > 1 the 2*dg*K + K channels from a group's dx rows to its mask rows when they fit
-// kOffsetSpanMaxRows (Stage2Sample's spanOffsets_: one DMA loads them all).
-int64_t OffsetRows(int64_t k, int64_t dg)
+// Rows of one stage-2 offsets buffer (pixel planes of ptp elements of elt bytes): 3 blocks x KT kernel points,
+// or with dg > 1 the 2*dg*K + K channels from a group's dx rows to its mask rows when their bytes fit
+// kOffsetSpanMaxBytes (Stage2Sample's spanOffsets_: one DMA loads them all).
+int64_t OffsetRows(int64_t k, int64_t dg, int64_t elt)
 {
     const int64_t kt = std::min(k, kStage2MaxKt), span = 2 * dg * k + k;
-    const bool spanned = dg > 1 && k <= kStage2MaxKt && span <= kOffsetSpanMaxRows;
+    const bool spanned = dg > 1 && k <= kStage2MaxKt && span * elt <= kOffsetSpanMaxBytes;
     return spanned ? std::max(span, 3 * kt) : 3 * kt;
 }
 
@@ -71,7 +71,7 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     const int64_t hpr = lp > kRepeatLanes ? lp / kRepeatLanes : 1;  // repeats per row
     const int64_t rs = RoundUp(rows, kRedAlign);                    // corner planes and G tiles: whole 8-row repeats
     const int64_t gTiles = 2 * rs * lp * 4;
-    const int64_t rawOffsets = 2 * OffsetRows(k, dg) * ptp * elt;
+    const int64_t rawOffsets = 2 * OffsetRows(k, dg, elt) * ptp * elt;
     const int64_t cornerPlanes = 2 * 4 * rs * lp * 4;
     // xs ys x0 y0 lx ly hx hy, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
     const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;

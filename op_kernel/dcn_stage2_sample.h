@@ -151,11 +151,12 @@ public:
         ptp_ = RoundUp(pt_, dcn_tiling::kPixelAlign);
         lp_ = RoundUp(p.blockC, 8);
         plane_ = kt_ * ptp_;
-        // dg > 1 and the span of a group's offset channels (2*dg*K + K rows) fits kOffsetSpanMaxRows: a
+        // dg > 1 and the span of a group's offset channels (2*dg*K + K rows of T) fits kOffsetSpanMaxBytes: a
         // whole tile's offsets load as one DMA of the span (offset block j of the tile at offHop_ = dg*K rows * PTP
         // apart); otherwise offset block j lands at j * plane_ (offHop_ = plane_)
         const int64_t span = 2 * p.dg * p.k + p.k;
-        spanOffsets_ = p.dg > 1 && p.k <= dcn_tiling::kStage2MaxKt && span <= dcn_tiling::kOffsetSpanMaxRows;
+        spanOffsets_ = p.dg > 1 && p.k <= dcn_tiling::kStage2MaxKt &&
+                       span * static_cast<int64_t>(sizeof(T)) <= dcn_tiling::kOffsetSpanMaxBytes;
         offRows_ = spanOffsets_ ? MaxI(span, 3 * kt_) : 3 * kt_;
         offHop_ = spanOffsets_ ? p.dg * p.k * ptp_ : plane_;
 

@@ -30,15 +30,17 @@ constexpr int64_t kStage2Rows = 64;       // sample points (G rows) per tile: pi
 constexpr int64_t kStage2RowsWide = 32;   // the same for wide blocks (UB)
 constexpr int64_t kStage2RowsNarrow = 128; // the same for blocks of <= kNarrowBlockC channels (fewer tile DMAs)
 constexpr int64_t kNarrowBlockC = 16;
-constexpr int64_t kOffsetSpanMaxRows = 160; // dg > 1: a tile's offsets (3 blocks x K channels of its
-                                            // deformable group) load as one DMA of the 2*dg*K + K channels they
-                                            // span when that many rows fit (one transfer, not three; fp32 row 5
-                                            // 32 -> 37 %, fp16 row 5 10.3 -> 12.1 % once its UB window held
-                                            // 16-bit input: before that the span's UB cost it 8.4 -> 6.4 %).
-                                            // 160 covers dg 8 at 3x3 (153 rows: EDVR L1 11.1 -> 11.4 %, L3
-                                            // 8.8 -> 9.4 %); at dg 16 (297 rows) the unused channels' bytes and
-                                            // the smaller window cost more than the two DMAs (BasicVSR++ 11.6 ->
-                                            // 11.5 %)
+constexpr int64_t kOffsetSpanMaxBytes = 640; // dg > 1: a tile's offsets (3 blocks x K channels of its
+                                             // deformable group) load as one DMA of the 2*dg*K + K channels they
+                                             // span when that many rows x the I/O dtype's bytes fit (one transfer,
+                                             // not three; fp32 row 5 32 -> 37 %, fp16 row 5 10.3 -> 12.1 % once
+                                             // its UB window held 16-bit input: before that the span's UB cost it
+                                             // 8.4 -> 6.4 %). 640 B covers dg 8 at 3x3 (153 rows) in fp32 (EDVR
+                                             // L1 11.1 -> 11.4 %, L3 8.8 -> 9.4 %); at dg 16 (297 rows) fp32's
+                                             // unused channels' bytes and smaller window cost more than the two
+                                             // DMAs (BasicVSR++ 1,643 -> 1,721 us, session 16), 16-bit's half-size
+                                             // rows fit and the DMAs cost more (BasicVSR++ fp16 1,536 -> 1,447 us:
+                                             // its sampling was bound by 3 offset + 1 G DMA per tile)
 constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
 constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
 constexpr int64_t kStage2CoordPlanes = 13; // coordinate planes of a tile (UB; then 2 pixel-base rows)

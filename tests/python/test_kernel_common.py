@@ -147,14 +147,14 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
-OFFSET_SPAN_MAX_ROWS = 160  # dcn_tiling::kOffsetSpanMaxRows
+OFFSET_SPAN_MAX_BYTES = 640  # dcn_tiling::kOffsetSpanMaxBytes
 
 
-def _offset_rows(k, dg):
+def _offset_rows(k, dg, elt):
     """Rows of one stage-2 offsets buffer: 3 x KT, or with dg > 1 the 2*dg*K + K channels a
-    group's offsets span when they fit OFFSET_SPAN_MAX_ROWS (one DMA per tile)."""
+    group's offsets span when their bytes (elt per element) fit OFFSET_SPAN_MAX_BYTES (one DMA per tile)."""
     kt, span = min(k, 64), 2 * dg * k + k
-    return max(span, 3 * kt) if dg > 1 and k <= 64 and span <= OFFSET_SPAN_MAX_ROWS else 3 * kt
+    return max(span, 3 * kt) if dg > 1 and k <= 64 and span * elt <= OFFSET_SPAN_MAX_BYTES else 3 * kt
 
 
 def _window_elt(block_c, elt):
@@ -176,7 +176,7 @@ def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     win_elt = _window_elt(block_c, elt)
     # two tiles in flight (tile pipeline): offsets, G tiles, corner planes (G tiles and corner planes: whole 8-row
     # repeats), weight rows and order tables x 2
-    return (2 * rs * lp * 4 + 2 * _offset_rows(k, dg) * ptp * elt + 2 * 4 * rs * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
+    return (2 * rs * lp * 4 + 2 * _offset_rows(k, dg, elt) * ptp * elt + 2 * 4 * rs * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
             + lp * win_elt + (4 * rs * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # window zero area, gather indices
