@@ -116,6 +116,8 @@ dcn::TilingShape ShapeOf(const dcn::BackwardArgs &args, matmul_tiling::DataType 
     s.dilationH = args.dilation[2];
     s.strideW = args.stride[3];
     s.dilationW = args.dilation[3];
+    s.padTop = args.padding[0];
+    s.padLeft = args.padding[2];
     s.key = DCN_TILING_KEY_FLOAT32;
     s.elt = 4;
     mmType = matmul_tiling::DataType::DT_FLOAT;

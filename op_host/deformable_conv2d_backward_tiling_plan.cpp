@@ -122,6 +122,35 @@ int64_t PixelTile(const TilingShape &s, int64_t blockC)
     return std::max<int64_t>(1, std::min(s.ho * s.wo, rows / kt));
 }
 
+// Whether a window of wr x wc output pixels (input columns c) can hold the zero ring of one pixel around the
+// image (PlanWindow): its rows and columns, clipped to the image plus the ring, fit, and the ring keeps the
+// single-Add limit of the window's row pitch (nb fp32 blocks per pixel; 0: a block without gathered corners).
+bool RingFits(const TilingShape& s, int64_t wr, int64_t wc, int64_t c, int64_t nb, int64_t fitPixels)
+{
+    const int64_t rows = std::min(WindowSpanRows(s, wr), s.h + 2);
+    const int64_t cols = std::min(WindowSpanCols(s, wc), s.w + 2);
+    return nb > 0 && rows * cols <= fitPixels && cols <= kMaxDmaBlocks && (cols * nb <= 255) == (c * nb <= 255);
+}
+
+// Sample points of one image whose sample, at zero offsets, lies on the image's last row or last column: their
+// corner pairs reach one pixel past the image, so without the ring they take corner DMAs (a shape-only
+// estimate; offsets move samples across every border).
+int64_t BorderSamples(const TilingShape& s)
+{
+    int64_t onLastRow = 0, onLastCol = 0; // (output row, kernel row) pairs with y = H - 1; columns likewise
+    for (int64_t oh = 0; oh < s.ho; ++oh) {
+        for (int64_t kh = 0; kh < s.kh; ++kh) {
+            onLastRow += oh * s.strideH - s.padTop + kh * s.dilationH == s.h - 1 ? 1 : 0;
+        }
+    }
+    for (int64_t ow = 0; ow < s.wo; ++ow) {
+        for (int64_t kw = 0; kw < s.kw; ++kw) {
+            onLastCol += ow * s.strideW - s.padLeft + kw * s.dilationW == s.w - 1 ? 1 : 0;
+        }
+    }
+    return onLastRow * s.wo * s.kw + onLastCol * s.ho * s.kh - onLastRow * onLastCol;
+}
+
 // The best window (output rows x output columns) whose clipped halo fits `fitPixels` input pixels. Plain
 // (block-width decisions): the widest window per row count, highest ratio of output pixels to halo pixels,
 // then the larger window. Tile-aware (the final choice): the
@@ -131,11 +160,12 @@ int64_t PixelTile(const TilingShape &s, int64_t blockC)
 // the widest window that fits is tried and, below it, every whole multiple of the pixel tile (a partial tile
 // costs a whole one). false: not even 1 x 1 fits.
 bool BestWindow(
-    const TilingShape& s, int64_t pixelTile, int64_t fitPixels, int64_t maxOutRows, bool tileAware, int64_t& outRows,
-    int64_t& outCols, int64_t& rows, int64_t& cols)
+    const TilingShape& s, int64_t pixelTile, int64_t fitPixels, int64_t maxOutRows, bool tileAware, int64_t ringNb,
+    int64_t& outRows, int64_t& outCols, int64_t& rows, int64_t& cols)
 {
     outRows = outCols = rows = cols = 0;
     int64_t bestNum = 0, bestDen = 1;
+    const int64_t border = ringNb > 0 && tileAware ? BorderSamples(s) : 0;
     auto consider = [&](int64_t wr, int64_t wc, int64_t r) {
         const int64_t c = std::min(WindowSpanCols(s, wc), s.w);
         int64_t tiles = CeilDiv(wr * s.wo, pixelTile), halo = r * c;
@@ -145,6 +175,11 @@ bool BestWindow(
             halo = r * (whole * c + (rest > 0 ? std::min(WindowSpanCols(s, rest), s.w) : 0));
         }
         int64_t num = tiles * kWindowTileWeight + halo, den = wr * s.wo;
+        // a window whose ring does not fit (PlanWindow) also pays for its strip's share of the border samples
+        // (rounded up; kWindowBorderWeight halo pixels each)
+        if (border > 0 && !RingFits(s, wr, wc, c, ringNb, fitPixels)) {
+            num += kWindowBorderWeight * CeilDiv(border * wr, s.ho);
+        }
         if (!tileAware) { // halo pixels per output pixel of this window
             num = r * c;
             den = wr * wc;
@@ -443,21 +478,20 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
     }
     const int64_t fitPixels =
         static_cast<int64_t>((ubLimit - base) / static_cast<uint64_t>(WindowPixelBytes(w.blockC, s.elt)));
+    // Blocks whose window corners are gathered (LP <= kGatherMaxLp) may hold a zero ring of one pixel around
+    // the image, so that border samples are window-served (dcn_stage2_sample.h OpenWindow): the capacity
+    // grows to the ring when that still fits (RingFits). The final (tile-aware) choice weighs a window without
+    // it by the border samples it leaves to corner DMAs (BestWindow).
+    const int64_t nb = RoundUp(w.blockC, 8) / 8;
+    const int64_t ringNb = nb * 8 <= kGatherMaxLp ? nb : 0;
     if (!BestWindow(
-            s, PixelTile(s, w.blockC), fitPixels, maxOutRows, tileAware, w.winOutRows, w.winOutCols, w.winRows,
+            s, PixelTile(s, w.blockC), fitPixels, maxOutRows, tileAware, ringNb, w.winOutRows, w.winOutCols, w.winRows,
             w.winCols)) {
         return;
     }
-    // Blocks whose window corners are gathered (LP <= kGatherMaxLp) may hold a zero ring of one pixel around
-    // the image, so that border samples are window-served (dcn_stage2_sample.h OpenWindow): the capacity
-    // grows to the ring when that still fits (and keeps the single-Add limits of the window's row pitch).
-    const int64_t nb = RoundUp(w.blockC, 8) / 8;
-    const int64_t rows = std::min(WindowSpanRows(s, w.winOutRows), s.h + 2);
-    const int64_t cols = std::min(WindowSpanCols(s, w.winOutCols), s.w + 2);
-    if (nb * 8 <= kGatherMaxLp && rows * cols <= fitPixels && cols <= kMaxDmaBlocks &&
-        (cols * nb <= 255) == (w.winCols * nb <= 255)) {
-        w.winRows = rows;
-        w.winCols = cols;
+    if (RingFits(s, w.winOutRows, w.winOutCols, w.winCols, ringNb, fitPixels)) {
+        w.winRows = std::min(WindowSpanRows(s, w.winOutRows), s.h + 2);
+        w.winCols = std::min(WindowSpanCols(s, w.winOutCols), s.w + 2);
     }
 }
 

@@ -35,6 +35,7 @@ struct TilingShape {
     int64_t strideH = 1, dilationH = 1, strideW = 1, dilationW = 1;
     int64_t elt = 4;          // bytes of the I/O dtype T
     uint64_t key = 0;         // DCN_TILING_KEY_* of T
+    int64_t padTop = 0, padLeft = 0; // input rows above / columns left of the padded image (window border estimate)
 };
 
 struct TilingPlatform {

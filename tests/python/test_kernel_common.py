@@ -140,6 +140,7 @@ def _gcd(a, b):
 
 UB_LIMIT = 196608 - 256 - 8 * 1024  # A2/A3 UB as GetCoreMemSize(UB) reports it (256 B KFC reserve) minus the toolchain reservation
 WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C, WINDOW_TILE_WEIGHT = 4, 20, 16, 64
+WINDOW_BORDER_WEIGHT = 4  # dcn_tiling::kWindowBorderWeight
 GATHER_MAX_LP = 32  # dcn_tiling::kGatherMaxLp: gathered blocks' windows may hold a zero ring around the image
 
 
@@ -223,6 +224,17 @@ def _split_for(case, dtype, block_c):
     return _window_split(case, dtype, block_c)
 
 
+def _border_samples(case):
+    """Sample points of one image on its last row or column at zero offsets (op_host BorderSamples)."""
+    ho, wo = case.out_hw
+    a = case.attrs
+    sh, sw, dh, dw = a["stride"][2], a["stride"][3], a["dilation"][2], a["dilation"][3]
+    pad_top, pad_left = case.padding[0], case.padding[2]
+    on_row = sum(1 for oh in range(ho) for kh in range(case.kh) if oh * sh - pad_top + kh * dh == case.h - 1)
+    on_col = sum(1 for ow in range(wo) for kw in range(case.kw) if ow * sw - pad_left + kw * dw == case.w - 1)
+    return on_row * wo * case.kw + on_col * ho * case.kh - on_row * on_col
+
+
 def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=False):
     """Block width (halved for the UB and for a useful window), pixel tile and UB window."""
     elt = 4 if dtype == "float32" else 2
@@ -249,10 +261,18 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
         fit = (UB_LIMIT - base) // (_cdiv(bc, 8) * 8 * (4 + _window_elt(bc, elt)))  # xwin + gwin (fp32)
         lp = _cdiv(bc, 8) * 8
         nb = lp // 8
-        # lowest (tiles x weight + halo pixels) per output pixel, then the larger window; per row count the
-        # widest window that fits and every whole multiple of the pixel tile below it
+        # lowest (tiles x weight + halo pixels [+ the strip's border samples without a ring]) per output pixel,
+        # then the larger window; per row count the widest window that fits and every whole multiple of the
+        # pixel tile below it
         pt = tile(bc)
         best, best_num, best_den = (0, 0, 0, 0), 0, 1
+        ring_nb = nb if lp <= GATHER_MAX_LP else 0
+
+        def ring_fits(wr, cand, c):  # PlanWindow's RingFits
+            rows, cols = min(span_r(wr), case.h + 2), min(span_c(cand), case.w + 2)
+            return ring_nb > 0 and rows * cols <= fit and cols <= 4095 and (cols * ring_nb <= 255) == (c * ring_nb <= 255)
+
+        border = _border_samples(case) if tile_aware and ring_nb else 0
         for wr in range(1, min(ho, max_rows or ho) + 1):
             r = min(span_r(wr), case.h)
             max_c = min(fit // r, 4095)
@@ -270,15 +290,15 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
                     tiles = wr * (whole * _cdiv(cand, pt) + _cdiv(rest, pt))
                     halo = r * (whole * c + (min(span_c(rest), case.w) if rest else 0))
                 num, den = tiles * WINDOW_TILE_WEIGHT + halo, wr * wo
+                if border and not ring_fits(wr, cand, c):
+                    num += WINDOW_BORDER_WEIGHT * _cdiv(border * wr, ho)
                 if not tile_aware:  # halo pixels per output pixel of this window
                     num, den = r * c, wr * cand
                 if best[0] == 0 or num * best_den < best_num * den or (
                         num * best_den == best_num * den and wr * cand > best[0] * best[1]):
                     best, best_num, best_den = (wr, cand, r, c), num, den
-        if best[0] and lp <= GATHER_MAX_LP:  # a zero ring around the image when it still fits (PlanWindow)
-            rows, cols = min(span_r(best[0]), case.h + 2), min(span_c(best[1]), case.w + 2)
-            if rows * cols <= fit and cols <= 4095 and (cols * nb <= 255) == (best[3] * nb <= 255):
-                best = (best[0], best[1], rows, cols)
+        if best[0] and ring_fits(best[0], best[1], best[3]):  # a zero ring around the image (PlanWindow)
+            best = (best[0], best[1], min(span_r(best[0]), case.h + 2), min(span_c(best[1]), case.w + 2))
         return best
 
     if force_block_c is not None:
