@@ -133,8 +133,8 @@ bool RingFits(const TilingShape& s, int64_t wr, int64_t wc, int64_t c, int64_t n
 }
 
 // Sample points of one image whose sample, at zero offsets, lies on the image's last row or last column: their
-// corner pairs reach one pixel past the image, so without the ring they take corner DMAs (a shape-only
-// estimate; offsets move samples across every border).
+// corner pairs reach one pixel past the image, so without the ring they are not window-served and take the
+// per-point corner path (a shape-only estimate; offsets move samples across every border).
 int64_t BorderSamples(const TilingShape& s)
 {
     int64_t onLastRow = 0, onLastCol = 0; // (output row, kernel row) pairs with y = H - 1; columns likewise
@@ -481,7 +481,7 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
     // Blocks whose window corners are gathered (LP <= kGatherMaxLp) may hold a zero ring of one pixel around
     // the image, so that border samples are window-served (dcn_stage2_sample.h OpenWindow): the capacity
     // grows to the ring when that still fits (RingFits). The final (tile-aware) choice weighs a window without
-    // it by the border samples it leaves to corner DMAs (BestWindow).
+    // it by the border samples it leaves to the per-point corner path (BestWindow).
     const int64_t nb = RoundUp(w.blockC, 8) / 8;
     const int64_t ringNb = nb * 8 <= kGatherMaxLp ? nb : 0;
     if (!BestWindow(

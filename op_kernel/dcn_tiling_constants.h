@@ -59,13 +59,14 @@ constexpr int64_t kWindowMinBlockC = 16;  // blocks are not narrowed below 16 ch
 constexpr int64_t kWindowTileWeight = 64; // window choice: one stage-2 tile costs about as much as 64 halo
                                           // pixels (assumption: ~1000 scalar-issue cycles per tile against
                                           // ~16 MTE2/MTE3/V cycles per loaded, zeroed and flushed pixel)
-constexpr int64_t kWindowBorderWeight = 4; // window choice: a border sample left to corner DMAs by a window
-                                           // without the zero ring costs as much as 4 halo pixels (assumption:
-                                           // its 2 DMAs mostly overlap the tile's vector and scalar work;
-                                           // measured, session 16: 4 and 8 give the ring to CenterNet up1
-                                           // fp16 787 -> 762 us and PP-YOLO 667 -> 660 / 387 -> 385 us; 8 and
-                                           // up also to CenterNet up1 fp32, 907 -> 940 us, whose sampling is
-                                           // HBM-bound and pays the shorter windows' halo bytes)
+constexpr int64_t kWindowBorderWeight = 4; // window choice: a border sample that a window without the zero
+                                           // ring does not serve (its corner pair reaches past the image: the
+                                           // per-point path, UB copies of its corners and adds of its own)
+                                           // costs as much as 4 halo pixels (assumption; measured, session 16:
+                                           // 4 and 8 give the ring to CenterNet up1 fp16 787 -> 762 us and
+                                           // PP-YOLO 667 -> 660 / 387 -> 385 us; 8 and up also to CenterNet up1
+                                           // fp32, 907 -> 940 us, whose sampling is HBM-bound and pays the
+                                           // shorter windows' halo bytes)
 
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
 constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer
