@@ -45,7 +45,9 @@
 //                one with the highest output/halo pixel ratio (then the larger). 0 = no window. blockC is halved
 //                (not below kWindowMinBlockC) while the window covers fewer than kWindowMinOut output pixels
 //                and the narrower block's window covers more. Corners in the window are read from / added into
-//                UB; the window's grad_input is added to the unit's accumulator plane once per window.
+//                UB; the window's grad_input is added to the unit's accumulator plane once per window. Blocks of
+//                <= kGatherMaxLp channels add a one-pixel zero ring around the image when it fits (RingFits); the
+//                final, tile-aware choice charges windows without it kWindowBorderWeight per border sample.
 //   stage-1 G matmul tiles:   gTileM x gTileN over [qLen, K*CinG] per (image of the chunk, group), each axis
 //                             even(x, t) = min(x, roundUp16(ceil(x/t))) for t tiles (about equal, no small
 //                             tail); PlanStage1Tiles tries t = ceil(x/2048) .. +15 per axis (lengths >= 128

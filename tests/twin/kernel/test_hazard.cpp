@@ -313,7 +313,7 @@ TEST(Hazard, hazard_deleted_matmul_wait_shifts_later_waits)
     ktest::Gm<uint8_t> ws(twin::kLibApiWorkspaceBytes, "ws");
     ktest::Gm<float> a(64, "A"), b(64, "B"), c(4 * 64, "C");
     TCubeTiling t = Tiling8();
-    std::atomic<int> firstWaitLine{0}; // written by both vector cores, each on its own thread
+    std::atomic<int> firstWaitLine{0}; // written by both vector cores (atomic: no core scheduling can race)
     auto kernel = [&] {
         return ktest::Run(
             1, KernelType::MIX_AIC_1_2,

@@ -231,7 +231,7 @@ TEST(HazardSites, drop_sync_all_site_reports_the_gm_hazard)
             GlobalTensor<float> gg = Gm(g);
             const int64_t me = GetBlockIdx();
             gg.SetValue(me * 64, 1.0f);
-            if (me == 0) { // one writer: both cores run this body on their own threads
+            if (me == 0) { // one writer: the two cores may run this body on separate threads
                 g_syncAllLine = __LINE__ + 2;
             }
             SyncAll();
