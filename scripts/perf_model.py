@@ -15,9 +15,11 @@ constants, and the pipe terms (pipe cycles = sum of counter x constant). This sc
                        the pipes asynchronously and joins them only where the kernel synchronises
                        (flags, queues, barriers, SyncAll, Matmul requests); overlapped <= timeline <= serial
   per stage            time = slowest core / f (a stage ends at its SyncAll), but at least the stage's
-                       GM bytes of all cores / HBM bandwidth (chip constant, an assumption)
+                       HBM bytes / HBM bandwidth and its GM bytes / L2 bandwidth (chip constants, assumptions);
+                       HBM bytes = the GM bytes of all cores minus the read bytes the twin's L2 model serves
+                       (twin/kernel/l2_model.h: TWIN_L2_BYTES = the chip's ini l2_size for the run; --no-l2: none)
   per launch           sum over the stages, for each of the three
-  sensitivity          every assumed constant x0.5 and x2 (HBM bandwidth included): geometric-mean
+  sensitivity          every assumed constant x0.5 and x2 (HBM and L2 bandwidth, L2 capacity included): geometric-mean
                        efficiency of the timeline (the twin computes one timeline per variant)
 
 No other constants: chip core counts and clock come from the SoC ini files (cann-conventions.md §5).
@@ -27,7 +29,7 @@ estimate = the timeline.
 
 Usage: python scripts/perf_model.py [--scale 1] [--rows 1-12] [--dtype float32] [--chip Ascend910B2]
                                     [--save-json F] [--from-json F] [--write-doc docs/performance.md]
-                                    [--twin-hazard]
+                                    [--twin-hazard] [--no-l2]
 Needs the twin (like bench.py); ``--from-json FILE`` re-renders saved counters without the twin (with
 ``--chip``: for another chip; the twin's counters of Ascend910B2 and Ascend910_93 are the same, their SoC
 presets differing only in the clock, which the twin does not use).
@@ -35,6 +37,7 @@ Twin time: the twin runs with its timeline on and its hazard checker off (--twin
 the timeline are the same either way).
 """
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -51,7 +54,8 @@ import bench_cases  # noqa: E402
 ELT = {"float32": 4, "float16": 2, "bfloat16": 2}
 # GM traffic of a core (for the chip-wide HBM bound of a stage)
 GM_BYTE_COUNTERS = ["gmToUbBytes", "ubToGmBytes", "cubeGmReadBytes", "cubeGmWriteBytes"]
-EXTRA_COUNTERS = ["cubeMacs"]
+EXTRA_COUNTERS = ["cubeMacs", "l2ReadHitBytes", "l2ReadHitBytesHalf", "l2ReadHitBytesDouble"]
+MODEL_SCALES = ("hbm_bandwidth", "l2_bandwidth", "l2_capacity")   # sensitivity factors applied here, not in the twin
 
 
 @dataclass(frozen=True)
@@ -62,20 +66,32 @@ class Chip:
     freq_hz: float
     hbm_bytes_per_s: float
     cube_macs_per_cycle: dict      # Mmad rate by I/O dtype (Cube指令理论性能汇总.md table 1)
+    l2_bytes: int = 0              # L2 capacity (ini l2_size); 0 = no L2 credit
+    l2_bytes_per_s: float = 0.0    # L2 read/write bandwidth (assumption, L2_ASSUMPTION)
 
 
 _CUBE = {"float32": 16 * 16 * 4, "float16": 16 * 16 * 16, "bfloat16": 16 * 16 * 16}
 # AIC/AIV counts and cube_freq: RUNTIME Ascend<SoC>.ini (cann-conventions.md §5). HBM: assumption (below).
+# L2: ini l2_size (SoCInfo); the bandwidth an assumption (L2_ASSUMPTION).
+_MIB = 1 << 20
 CHIPS = {
-    "Ascend910B1": Chip("Ascend910B1", 24, 48, 1.85e9, 1.6e12, _CUBE),
-    "Ascend910B2": Chip("Ascend910B2", 24, 48, 1.8e9, 1.6e12, _CUBE),
-    "Ascend910B3": Chip("Ascend910B3", 20, 40, 1.8e9, 1.6e12, _CUBE),
-    "Ascend910B4": Chip("Ascend910B4", 20, 40, 1.5e9, 0.8e12, _CUBE),
+    "Ascend910B1": Chip("Ascend910B1", 24, 48, 1.85e9, 1.6e12, _CUBE, 192 * _MIB, 7e12),
+    "Ascend910B2": Chip("Ascend910B2", 24, 48, 1.8e9, 1.6e12, _CUBE, 192 * _MIB, 7e12),
+    "Ascend910B3": Chip("Ascend910B3", 20, 40, 1.8e9, 1.6e12, _CUBE, 192 * _MIB, 7e12),
+    "Ascend910B4": Chip("Ascend910B4", 20, 40, 1.5e9, 0.8e12, _CUBE, 96 * _MIB, 7e12),
     # A3: Ascend910_93 is the twin's alias of Ascend910_9392 (platform.cpp)
-    "Ascend910_93": Chip("Ascend910_93", 24, 48, 1.85e9, 1.6e12, _CUBE),
+    "Ascend910_93": Chip("Ascend910_93", 24, 48, 1.85e9, 1.6e12, _CUBE, 192 * _MIB, 7e12),
 }
 HBM_ASSUMPTION = ("hbm_bandwidth", "chip HBM bytes/s (910B1/B2/B3/910_93 1.6e12, 910B4 0.8e12)",
-                  "assumption: third-party figure, UNCONFIRMED (cann-conventions.md §5); L2 (192 MiB) ignored")
+                  "assumption: the figure the asc-devkit guide assumes for GM (算子实践参考/SIMD算子性能优化/内存访问/"
+                  "L2-Cache切分.md: \"GM的带宽约为1.6TB/s\", an example, not a datasheet; cann-conventions.md §5)")
+L2_ASSUMPTION = ("l2_bandwidth", "L2 read/write bytes/s of the chip (7e12)",
+                 "assumption: the example figure of the same guide page (\"L2 Cache读写混合带宽约为7TB/s\", with 192 MB of L2)")
+L2_CAPACITY_NOTE = ("l2_capacity", "L2 bytes the twin's hit rule may use (ini l2_size: 201326592 on 910B1-B3 and 910_93)",
+                    "sourced size; the hit rule (twin/kernel/l2_model.h) is an assumption: x0.5 / x2 = the rule at half / "
+                    "twice the capacity")
+# the twin's read-hit counter per l2_capacity factor
+L2_HIT_COUNTERS = {1.0: "l2ReadHitBytes", 0.5: "l2ReadHitBytesHalf", 2.0: "l2ReadHitBytesDouble"}
 CLOCK_NOTE = "vector, scalar and MTE pipes run at cube_freq (UNCONFIRMED); scalar control flow and address arithmetic are not counted"
 
 
@@ -122,7 +138,7 @@ def serving_aic(measured):
 def variant_index(measured, scale):
     """The twin's timeline variant for a sensitivity scaling (one twin constant x0.5 or x2; hbm_bandwidth and
     no scaling: variant 0). None when the twin computed no such variant (several constants at once)."""
-    twin_scaled = {k: f for k, f in (scale or {}).items() if f != 1.0 and k != "hbm_bandwidth"}
+    twin_scaled = {k: f for k, f in (scale or {}).items() if f != 1.0 and k not in MODEL_SCALES}
     if not twin_scaled:
         return 0
     if len(twin_scaled) > 1:
@@ -144,6 +160,8 @@ def estimate(measured, chip, scale=None):
     terms, constants = measured["terms"], measured["constants"]
     f = chip.freq_hz
     hbm = chip.hbm_bytes_per_s / scale.get("hbm_bandwidth", 1.0)
+    l2_rate = chip.l2_bytes_per_s / scale.get("l2_bandwidth", 1.0)
+    hit_counter = L2_HIT_COUNTERS[scale.get("l2_capacity", 1.0)] if l2_credit(measured, chip) else None
     per_core = [stage_deltas(c) for c in measured["cores"]]
     n_stages = max(len(s) for s in per_core)
     pipes = measured["pipes"]
@@ -154,7 +172,7 @@ def estimate(measured, chip, scale=None):
         serial = overlap = timeline = slow_val = 0.0
         slow_core, tl_missing = None, False
         pipe_max = {p: 0.0 for p in pipes}
-        gm_bytes = 0
+        gm_bytes = hit_bytes = 0
         cyc = [pipe_cycles(d[s], terms, constants, scale) if s < len(d) else {} for d in per_core]
         for ci, deltas in enumerate(per_core):
             if s >= len(deltas):
@@ -178,13 +196,30 @@ def estimate(measured, chip, scale=None):
                 slow_core, slow_val = ci, key_val
             overlap = max(overlap, core_over)
             gm_bytes += sum(deltas[s].get(k, 0) for k in GM_BYTE_COUNTERS)
-        t_hbm = gm_bytes / hbm
+            if hit_counter is not None:
+                hit_bytes += deltas[s].get(hit_counter, 0)
+        t_hbm = (gm_bytes - hit_bytes) / hbm
+        t_l2 = gm_bytes / l2_rate if l2_rate > 0 else 0.0
+        t_mem = max(t_hbm, t_l2)
         if tl_missing:
             timeline = float("nan")
-        stages.append({"serial": max(serial / f, t_hbm), "overlap": max(overlap / f, t_hbm), "timeline": max(timeline / f, t_hbm),
-                       "hbm": t_hbm, "pipes": {p: v / f for p, v in pipe_max.items()}, "slow_core": slow_core})
+        stages.append({"serial": max(serial / f, t_mem), "overlap": max(overlap / f, t_mem), "timeline": max(timeline / f, t_mem),
+                       "hbm": t_hbm, "l2": t_l2, "gm_bytes": gm_bytes, "l2_hit_bytes": hit_bytes,
+                       "pipes": {p: v / f for p, v in pipe_max.items()}, "slow_core": slow_core})
     return {"stages": stages, "serial": sum(x["serial"] for x in stages), "overlap": sum(x["overlap"] for x in stages),
             "timeline": sum(x["timeline"] for x in stages), "violations": violations}
+
+
+def l2_credit(measured, chip):
+    """True when the measurement's L2 hits apply to the chip: the twin ran its L2 model at the chip's capacity.
+    A measurement at another capacity is refused (re-run the twin for that chip); none (--no-l2, older JSON): False."""
+    cap = measured.get("l2_bytes", 0)
+    if not cap or not chip.l2_bytes:
+        return False
+    if cap != chip.l2_bytes:
+        raise ValueError(f"the counters' L2 hits were measured for an L2 of {cap} bytes, {chip.name} has {chip.l2_bytes}: "
+                         "re-run the twin with --chip " + chip.name)
+    return True
 
 
 def roofline(case, dtype, chip):
@@ -204,7 +239,7 @@ def efficiency(results, chip, dtype, scale=None, key="timeline"):
     if not ok:
         return float("nan")
     hbm_scale = (scale or {}).get("hbm_bandwidth", 1.0)
-    scaled = Chip(chip.name, chip.aic, chip.aiv, chip.freq_hz, chip.hbm_bytes_per_s / hbm_scale, chip.cube_macs_per_cycle)
+    scaled = dataclasses.replace(chip, hbm_bytes_per_s=chip.hbm_bytes_per_s / hbm_scale)
     return geomean([roofline(case, dtype, scaled)["time"] / estimate(m, chip, scale)[key] for case, m in ok])
 
 
@@ -347,7 +382,7 @@ def twin_measurement():
     return {"cores": cores, "constants": constants, "terms": terms, "pipes": pipes, "variants": variants}
 
 
-def measure(case, dtype, hazard=False):
+def measure(case, dtype, hazard=False, l2_bytes=0):
     """Runs the operator once on the twin; returns the measurement (+ 'macs_check' = cubeMacs / formula).
     The twin records its per-pipe timeline only when asked: TWIN_TIMELINE=1 for this launch. Its hazard checker
     (a correctness instrument that changes no counter) is off for it unless `hazard` (TWIN_HAZARD=0, as
@@ -356,7 +391,7 @@ def measure(case, dtype, hazard=False):
     from ascend_dcn import ops
     inputs = bench_cases.make_inputs(case, dtype)
     a = case.attrs
-    env = {"TWIN_TIMELINE": "1"}
+    env = {"TWIN_TIMELINE": "1", "TWIN_L2_BYTES": str(l2_bytes)}
     if not hazard:
         env["TWIN_HAZARD"] = "0"
     saved = {k: os.environ.get(k) for k in env}
@@ -372,6 +407,7 @@ def measure(case, dtype, hazard=False):
             else:
                 os.environ[k] = v
     m = twin_measurement()
+    m["l2_bytes"] = l2_bytes
     macs = sum(c["total"]["cubeMacs"] for c in m["cores"])
     m["macs_check"] = macs / (bench_cases.gemm_flops(case) / 2)
     return m
@@ -390,7 +426,9 @@ def render(results, args, command, chip):
     lines = [f"Command: `{command}`", "",
              f"Chip: {chip.name} ({chip.aic} AIC + {chip.aiv} AIV at {chip.freq_hz / 1e9:.2f} GHz, cube "
              f"{chip.cube_macs_per_cycle[args.dtype]} MAC/cycle for {args.dtype}, HBM {chip.hbm_bytes_per_s / 1e12:.1f} TB/s "
-             f"(assumption)). Shapes: landscape.md §5 at scale 1/{args.scale}; dtype {args.dtype}. Clock: {CLOCK_NOTE}.", ""]
+             f"(assumption), L2 " + (f"{chip.l2_bytes / _MIB:.0f} MiB at {chip.l2_bytes_per_s / 1e12:.1f} TB/s (assumption; "
+                                     "read hits by the twin's L2 model)" if chip.l2_bytes else "not credited (--no-l2)") +
+             f"). Shapes: landscape.md §5 at scale 1/{args.scale}; dtype {args.dtype}. Clock: {CLOCK_NOTE}.", ""]
     if any_m:
         lines += ["Cost constants (from the twin's cost table; official rates for vector/cube instructions are in "
                   "twin/README.md \"Cost model\"):", "",
@@ -398,29 +436,37 @@ def render(results, args, command, chip):
         for name, k in any_m["constants"].items():
             lines.append(f"| {name} | {k['value']:.6g} | {k['unit']} | {'assumed' if k['assumed'] else 'sourced'} | {k['source']} |")
         lines.append(f"| {HBM_ASSUMPTION[0]} | {chip.hbm_bytes_per_s:.3g} | {HBM_ASSUMPTION[1]} | assumed | {HBM_ASSUMPTION[2]} |")
+        if chip.l2_bytes:
+            lines.append(f"| {L2_ASSUMPTION[0]} | {chip.l2_bytes_per_s:.3g} | {L2_ASSUMPTION[1]} | assumed | {L2_ASSUMPTION[2]} |")
+            lines.append(f"| {L2_CAPACITY_NOTE[0]} | {chip.l2_bytes} | {L2_CAPACITY_NOTE[1]} | assumed (rule) | {L2_CAPACITY_NOTE[2]} |")
         lines += ["", "Pipe terms: " + "; ".join(
             f"{p} = " + " + ".join(t["counter"] + (f" x {t['constant']}" if t["constant"] else "")
                                    for t in any_m["terms"] if t["pipe"] == p) for p in pipes) + ".", ""]
     # per-stage, per-pipe breakdown of every row
     lines += ["Per stage (a stage ends at a SyncAll): time of the slowest core by the per-pipe timeline, serial "
               "(pipes one after another; a vector core also waits for all of its AIC's work) and overlapped (busiest "
-              "pipe), each at least the stage's GM bytes / HBM; per pipe: the busiest core's time on that pipe (µs).", "",
-              "| row | stage | timeline µs | serial µs | overlap µs | HBM µs | " + " | ".join(pipes) + " | slowest core |",
-              "|" + "---|" * (7 + len(pipes))]
+              "pipe), each at least the stage's HBM bytes / HBM (GM bytes less the L2 model's read hits) and its GM "
+              "bytes / L2; L2 hits: share of the stage's GM bytes; per pipe: the busiest core's time on that pipe (µs).", "",
+              "| row | stage | timeline µs | serial µs | overlap µs | HBM µs | L2 hits | " + " | ".join(pipes) + " | slowest core |",
+              "|" + "---|" * (8 + len(pipes))]
     for idx, case, m in ok:
         e = estimate(m, chip)
         names = core_names(m)
         for s, st in enumerate(e["stages"]):
             slow = names[st["slow_core"]] if st["slow_core"] is not None else "-"
-            lines.append(f"| {idx} | {s} | {us(st['timeline'])} | {us(st['serial'])} | {us(st['overlap'])} | {us(st['hbm'])} | "
+            hits = f"{st['l2_hit_bytes'] / st['gm_bytes']:.0%}" if st["gm_bytes"] else "-"
+            lines.append(f"| {idx} | {s} | {us(st['timeline'])} | {us(st['serial'])} | {us(st['overlap'])} | {us(st['hbm'])} | {hits} | "
                          + " | ".join(us(st["pipes"].get(p, 0.0)) for p in pipes) + f" | {slow} |")
     # sensitivity
     if ok:
         assumed = [n for n, k in any_m["constants"].items() if k["assumed"]] + ["hbm_bandwidth"]
+        if chip.l2_bytes:
+            assumed += ["l2_bandwidth"] + (["l2_capacity"] if any(l2_credit(m, chip) for _, _, m in ok) else [])
         base = efficiency(results, chip, args.dtype)
         lines += ["", "Sensitivity: geometric-mean efficiency (roofline / timeline estimate) with one assumed constant "
-                  "scaled (the twin computes a timeline per scaled constant; hbm_bandwidth: the bandwidth is divided by "
-                  "the factor, i.e. x2 = half the bandwidth).", "",
+                  "scaled (the twin computes a timeline per scaled constant; hbm_bandwidth, l2_bandwidth: the bandwidth is "
+                  "divided by the factor, i.e. x2 = half the bandwidth; l2_capacity: the twin's hits at half / twice the "
+                  "L2).", "",
                   "| constant | x0.5 | x1 | x2 |", "|---|---|---|---|"]
         for n in assumed:
             lo = efficiency(results, chip, args.dtype, {n: 0.5})
@@ -440,8 +486,8 @@ def render(results, args, command, chip):
         worst = max(range(len(e["stages"])), key=lambda s: e["stages"][s]["timeline"])
         st = e["stages"][worst]
         busiest = max(st["pipes"], key=st["pipes"].get) if st["pipes"] else "-"
-        if st["hbm"] >= st["overlap"]:
-            busiest = "HBM"
+        if max(st["hbm"], st["l2"]) >= st["overlap"]:
+            busiest = "HBM" if st["hbm"] >= st["l2"] else "L2"
         lines.append(f"| {idx} {case.name} | {case.shape_text()} | {us(e['timeline'])} | {us(e['serial'])} | {us(e['overlap'])} | "
                      f"{us(r['time'])} | {r['time'] / e['timeline']:.1%} | {worst} | {busiest} | "
                      + " / ".join(us(x["timeline"]) for x in e["stages"]) + f" | {m.get('macs_check', float('nan')):.3f} |")
@@ -482,6 +528,8 @@ def main(argv=None):
     ap.add_argument("--write-doc", default="", help="also replace the generated block of this markdown file")
     ap.add_argument("--twin-hazard", action="store_true",
                     help="keep the twin's hazard checker on (same numbers, about twice the twin time)")
+    ap.add_argument("--no-l2", action="store_true",
+                    help="no L2 credit: every GM byte is HBM traffic (the model before the twin's L2 model)")
     args = ap.parse_args(argv)
     try:
         rows = bench_cases.parse_rows(args.rows)
@@ -490,6 +538,8 @@ def main(argv=None):
     except ValueError as e:
         ap.error(str(e))
     chip = CHIPS[args.chip]
+    if args.no_l2:
+        chip = dataclasses.replace(chip, l2_bytes=0)
     saved = {}
     if args.from_json:
         with open(args.from_json) as f:
@@ -509,7 +559,7 @@ def main(argv=None):
         else:
             t0 = time.time()
             try:
-                m = measure(case, args.dtype, hazard=args.twin_hazard)
+                m = measure(case, args.dtype, hazard=args.twin_hazard, l2_bytes=chip.l2_bytes)
             except Exception as e:  # noqa: BLE001 - reported in the table, the other rows go on
                 m = {"error": f"{type(e).__name__}: {e}"}
             print(f"row {idx} {case.shape_text()}: twin {time.time() - t0:.1f} s", file=sys.stderr, flush=True)

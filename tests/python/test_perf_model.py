@@ -122,6 +122,34 @@ def test_hbm_floor_and_sensitivity_scaling():
     assert perf_model.estimate(m, slow_hbm, {"hbm_bandwidth": 2.0})["stages"][0]["hbm"] == pytest.approx(20e-6)
 
 
+def test_l2_read_hits_leave_the_hbm_bound_and_gm_bytes_meet_the_l2_bound():
+    m = _measurement()
+    m["cores"][2]["total"].update(l2ReadHitBytes=1500, l2ReadHitBytesHalf=500, l2ReadHitBytesDouble=2000)
+    m["cores"][2]["snapshots"][0].update(l2ReadHitBytes=1500, l2ReadHitBytesHalf=500, l2ReadHitBytesDouble=2000)
+    chip = perf_model.Chip("l2", 1, 2, 1e9, 2000 / 10e-6, UNIT_CHIP.cube_macs_per_cycle, l2_bytes=1 << 20,
+                           l2_bytes_per_s=2000 / 4e-6)
+    # no L2 measurement: every byte is HBM traffic
+    assert perf_model.estimate(m, chip)["stages"][0]["hbm"] == pytest.approx(10e-6)
+    m["l2_bytes"] = 1 << 20
+    s0 = perf_model.estimate(m, chip)["stages"][0]
+    assert s0["hbm"] == pytest.approx(2.5e-6) and s0["l2"] == pytest.approx(4e-6)   # 500 B of HBM, 2000 B of L2
+    assert s0["timeline"] == pytest.approx(4e-6) and s0["l2_hit_bytes"] == 1500 and s0["gm_bytes"] == 2000
+    # sensitivity: the twin's hits at half / twice the capacity, the L2 bandwidth divided
+    assert perf_model.estimate(m, chip, {"l2_capacity": 0.5})["stages"][0]["hbm"] == pytest.approx(7.5e-6)
+    assert perf_model.estimate(m, chip, {"l2_capacity": 2.0})["stages"][0]["hbm"] == pytest.approx(0.0)
+    assert perf_model.estimate(m, chip, {"l2_bandwidth": 2.0})["stages"][0]["l2"] == pytest.approx(8e-6)
+    assert perf_model.variant_index(m, {"l2_capacity": 2.0}) == 0
+    # hits measured for another capacity are refused; a chip without L2 credit ignores them
+    with pytest.raises(ValueError, match="re-run the twin"):
+        perf_model.estimate(m, perf_model.dataclasses.replace(chip, l2_bytes=1 << 19))
+    assert perf_model.estimate(m, perf_model.dataclasses.replace(chip, l2_bytes=0))["stages"][0]["hbm"] == pytest.approx(10e-6)
+
+
+def test_chip_l2_sizes_are_the_ini_values():
+    assert all(perf_model.CHIPS[c].l2_bytes == 201326592 for c in ("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910_93"))
+    assert perf_model.CHIPS["Ascend910B4"].l2_bytes == 100663296
+
+
 def test_render_ends_with_the_geomean_line_and_writes_the_doc(tmp_path):
     case = bench_cases.suite_case(10, 64)
     m = dict(_measurement(), macs_check=1.0)
@@ -160,7 +188,7 @@ def test_twin_launch_has_per_stage_cycles_and_sourced_costs():
     _twin_or_skip()
     case = bench_cases.suite_case(10, 64)
     before = {k: os.environ.get(k) for k in ("TWIN_TIMELINE", "TWIN_HAZARD")}
-    m = perf_model.measure(case, "float32")
+    m = perf_model.measure(case, "float32", l2_bytes=perf_model.CHIPS["Ascend910B2"].l2_bytes)
     assert {k: os.environ.get(k) for k in before} == before   # the switches are set for its launch only
     assert m["macs_check"] == pytest.approx(1.0)           # twin cube MACs = 2 products' MACs exactly
     assert set(m["pipes"]) >= {"MTE2", "MTE3", "V", "S", "M", "MTE1", "FIX"}
@@ -174,6 +202,13 @@ def test_twin_launch_has_per_stage_cycles_and_sourced_costs():
     e = perf_model.estimate(m, perf_model.CHIPS["Ascend910B2"])
     r = perf_model.roofline(case, "float32", perf_model.CHIPS["Ascend910B2"])
     assert len(e["stages"]) == len(aiv[0]["snapshots"]) + 1
+    # the L2 model ran at the chip's capacity: some reads hit (G is written by the cube and read by the sampling),
+    # never more than the stage's GM bytes, fewer at half the capacity
+    assert m["l2_bytes"] == perf_model.CHIPS["Ascend910B2"].l2_bytes and "TWIN_L2_BYTES" not in os.environ
+    assert 0 < sum(st["l2_hit_bytes"] for st in e["stages"])
+    assert all(st["l2_hit_bytes"] <= st["gm_bytes"] for st in e["stages"])
+    half = perf_model.estimate(m, perf_model.CHIPS["Ascend910B2"], {"l2_capacity": 0.5})
+    assert sum(st["l2_hit_bytes"] for st in half["stages"]) <= sum(st["l2_hit_bytes"] for st in e["stages"])
     assert 0 < r["time"] <= e["overlap"] <= e["serial"] and math.isfinite(e["serial"])
     # the timeline: one value per stage and variant on every core, inside the brackets everywhere
     assert all(len(c["timeline"]) == len(c["snapshots"]) + 1 for c in m["cores"])

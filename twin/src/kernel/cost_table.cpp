@@ -244,6 +244,12 @@ bool CounterByName(const PipeCounters &c, const std::string &n, uint64_t &v) {
         v = c.waitFlagsM;
     else if (n == "waitFlagsFIX")
         v = c.waitFlagsFIX;
+    else if (n == "l2ReadHitBytes")
+        v = c.l2ReadHitBytes;
+    else if (n == "l2ReadHitBytesHalf")
+        v = c.l2ReadHitBytesHalf;
+    else if (n == "l2ReadHitBytesDouble")
+        v = c.l2ReadHitBytesDouble;
     else return false;
     return true;
 }

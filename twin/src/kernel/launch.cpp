@@ -23,6 +23,7 @@
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/core_thread_pool.h"
 #include "twin/kernel/hazard.h"
+#include "twin/kernel/l2_model.h"
 #include "twin/kernel/pipe_timeline.h"
 #include "twin/kernel/sync_sys.h"
 #include "twin/platform.h"
@@ -56,6 +57,8 @@ struct LaunchState {
     uint32_t aivPerAic = 0;                // 2 for MIX_AIC_1_2, 1 for MIX_AIC_1_1
     bool concurrent = true;                // all cores resident at once (false: AIV waves)
     bool timeline = false;                 // per-pipe timeline recorded (TlEnabled, decided at launch)
+    uint64_t l2Capacity = 0;               // L2 model (twin/kernel/l2_model.h): TWIN_L2_BYTES, 0 = off
+    std::vector<L2Log> l2Logs;             // per core (AIC then AIV) when the L2 model is on
     std::mutex mu;
     // Cores block through the scheduler (concurrent launches only). Channel 0: SyncAll barriers;
     // channel 1 + i: AIC i's Matmul service, woken only by its own AIV cores' exits (or an abort),
@@ -555,6 +558,8 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
     }
     if (ls.hazard) HazardCoreAttach(ls.hazard.get(), *c);
     c->tl = ls.timeline ? TlCreate(c->counters) : nullptr;
+    if (ls.l2Capacity != 0)
+        c->l2 = &ls.l2Logs[aic ? idx : ls.numAic + idx];
     return c;
 }
 
@@ -568,6 +573,7 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.opt = opt;
     ls.plat = CurrentPlatform();
     ls.timeline = TlEnabled(opt.timeline);
+    ls.l2Capacity = L2CapacityFromEnv();
     if (opt.blockDim == 0 || opt.blockDim > 65535) {
         res.error = "Launch: blockDim must be in [1, 65535]; got " + std::to_string(opt.blockDim);
         return res;
@@ -599,6 +605,8 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     ls.aicFree.assign(ls.numAic, {});
     ls.aicStageTimeline.assign(ls.numAic, {});
     ls.aicStageBusy.assign(ls.numAic, {});
+    if (ls.l2Capacity != 0)
+        ls.l2Logs.assign(total, L2Log{});
     if (HazardEnabled()) ls.hazard = HazardLaunchCreate(ls.numAic, ls.numAiv, ls.aivPerAic);
     ApiTallyBegin();
 
@@ -633,6 +641,15 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     }
     for (uint32_t i = 0; i < total; ++i)
         if (cores[i]) ReturnArenas(*cores[i]);
+    std::vector<std::vector<std::vector<uint64_t>>> l2Hits; // [core][variant][stage]
+    if (ls.l2Capacity != 0 && ls.firstError.empty()) {
+        std::vector<const L2Log*> logs;
+        for (const L2Log& l : ls.l2Logs)
+            logs.push_back(&l);
+        l2Hits = L2ReadHits(logs, ls.l2Capacity);
+        ls.l2Logs.clear();
+        ls.l2Logs.shrink_to_fit();
+    }
     uint64_t aivStages = 0;   // most SyncAlls of any AIV: the stage count the serving AICs are split into
     for (uint32_t i = ls.numAic; i < total; ++i)
         if (cores[i]) aivStages = std::max<uint64_t>(aivStages, cores[i]->counters.syncAllCount);
@@ -688,6 +705,8 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
                 }
             }
         }
+        if (i < l2Hits.size())
+            L2AddHits(cc, l2Hits[i]);
         res.cores.push_back(cc);
     }
     ApiTallyEnd();

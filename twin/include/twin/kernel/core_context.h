@@ -16,6 +16,7 @@
 #include "twin/kernel/cost_table.h"
 #include "twin/kernel/kernel_types.h"
 #include "twin/kernel/hazard.h"
+#include "twin/kernel/l2_model.h"
 #include "twin/kernel/pipe_timeline.h"
 
 namespace twin {
@@ -77,6 +78,7 @@ struct CoreContext {
     const char *lastApi = nullptr;
     uint32_t apiSeq = 0;        // API calls entered so far (Core()): tells instructions of one pipe apart
     TimelineCore* tl = nullptr; // per-pipe timeline (twin/kernel/pipe_timeline.h); nullptr: not costed
+    L2Log* l2 = nullptr;        // counted GM accesses for the L2 model (twin/kernel/l2_model.h); nullptr: off
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;
 };
@@ -185,6 +187,12 @@ inline void CheckGm(const char *api, CoreContext &c, const void *p, size_t bytes
     const uint8_t *b = static_cast<const uint8_t *>(p);
     if (b >= c.gmCacheBase && bytes <= c.gmCacheBytes && b - c.gmCacheBase <= static_cast<ptrdiff_t>(c.gmCacheBytes - bytes)) return;
     GmCheckSlow(api, c, p, bytes, write);
+}
+// Logs a counted GM access for the L2 model (twin/kernel/l2_model.h) when it is on.
+inline void L2Note(CoreContext& c, const void* p, uint64_t bytes, bool write)
+{
+    if (c.l2 != nullptr)
+        c.l2->Note(reinterpret_cast<uintptr_t>(p), bytes, static_cast<uint32_t>(c.counters.syncAllCount), write);
 }
 // Atomic read-modify-write of GM (serialised across cores by one process-wide lock; the address
 // argument is kept so the lock could be striped by address later).

@@ -77,6 +77,7 @@ template <typename T>
 inline void GmStore(const char *api, CoreContext &c, T *gm, const T *ub, size_t elems) {
     if (elems == 0) return;
     CheckGm(api, c, gm, elems * sizeof(T), true);
+    L2Note(c, gm, elems * sizeof(T), true);
     c.counters.ubToGmBytes += elems * sizeof(T);
     if (c.atomicOp == 0) {
         std::memcpy(gm, ub, elems * sizeof(T));
@@ -114,6 +115,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T>
     twin::kernel::CheckGmAligned(api, src.TwinAddr(), sizeof(T));
     if (bytes == 0) return;
     twin::kernel::CheckGm(api, c, src.TwinAddr(), bytes, false);
+    twin::kernel::L2Note(c, src.TwinAddr(), bytes, false);
     std::memcpy(dst.TwinAddr(), src.TwinAddr(), bytes);
     twin::kernel::UbMarkWritten(c, dst.TwinAddr(), bytes);
     c.counters.gmToUbBytes += bytes;
@@ -183,6 +185,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T> &dst, const GlobalTensor<T>
         const uint8_t *gs = s + uint64_t(i) * (p.blockLen + p.srcStride) * 32;
         uint8_t *ud = d + uint64_t(i) * (p.blockLen + p.dstStride) * 32;
         twin::kernel::CheckGm(api, c, gs, blk, false);
+        twin::kernel::L2Note(c, gs, blk, false);
         std::memcpy(ud, gs, blk);
         twin::kernel::UbMarkWritten(c, ud, blk);
     }
@@ -263,6 +266,7 @@ inline void DataCopyPadIn(const char *api, const LocalTensor<T> &dst, const Glob
         const T *gs = reinterpret_cast<const T *>(s + uint64_t(i) * (blockLen + srcStrideBytes));
         T *ud = reinterpret_cast<T *>(reinterpret_cast<uint8_t *>(dst.TwinAddr()) + uint64_t(i) * (slot + dstStrideBlocks * 32));
         twin::kernel::CheckGm(api, c, gs, blockLen, false);
+        twin::kernel::L2Note(c, gs, blockLen, false);
         std::memcpy(ud + left, gs, blockLen);
         const uint32_t slotElems = static_cast<uint32_t>(slot / sizeof(T));
         // Pad/dummy elements: isPad -> paddingValue; no padding requested -> the chip repeats the

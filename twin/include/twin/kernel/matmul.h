@@ -133,12 +133,27 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
     const int M = s.singleM, N = s.singleN, K = s.singleK;
     const int64_t ldc = s.orgKc ? s.orgKc : s.orgN;
     // Bounds of every row touched, against the GM registry.
-    if (!ta) for (int i = 0; i < M; ++i) CheckGm(api, c, a + int64_t(i) * s.orgKa, sizeof(AT) * K, false);
-    else for (int k = 0; k < K; ++k) CheckGm(api, c, a + int64_t(k) * s.orgM, sizeof(AT) * M, false);
-    if (!tb) for (int k = 0; k < K; ++k) CheckGm(api, c, b + int64_t(k) * s.orgN, sizeof(BT) * N, false);
-    else for (int j = 0; j < N; ++j) CheckGm(api, c, b + int64_t(j) * s.orgKb, sizeof(BT) * K, false);
-    if (bias) CheckGm(api, c, bias, sizeof(BiasT) * N, false);
-    for (int i = 0; i < M; ++i) CheckGm(api, c, out + int64_t(i) * ldc, sizeof(CT) * N, true);
+    // (and, for the L2 model, the rows the cost counts: A, B and bias once per IterateAll, C once)
+    const auto row = [&](const void* p, uint64_t bytes, bool write) {
+        CheckGm(api, c, p, bytes, write);
+        L2Note(c, p, bytes, write);
+    };
+    if (!ta)
+        for (int i = 0; i < M; ++i)
+            row(a + int64_t(i) * s.orgKa, sizeof(AT) * K, false);
+    else
+        for (int k = 0; k < K; ++k)
+            row(a + int64_t(k) * s.orgM, sizeof(AT) * M, false);
+    if (!tb)
+        for (int k = 0; k < K; ++k)
+            row(b + int64_t(k) * s.orgN, sizeof(BT) * N, false);
+    else
+        for (int j = 0; j < N; ++j)
+            row(b + int64_t(j) * s.orgKb, sizeof(BT) * K, false);
+    if (bias)
+        row(bias, sizeof(BiasT) * N, false);
+    for (int i = 0; i < M; ++i)
+        row(out + int64_t(i) * ldc, sizeof(CT) * N, true);
     // fp32 operands with the BLAS: read A and B in place (no staging copies); a plain (non-atomic)
     // fp32 C is initialised with the bias and accumulated in place, which is the same arithmetic as
     // computing the tile and storing it.
