@@ -15,7 +15,7 @@ using twin::KernelType;
 
 namespace {
 
-constexpr uint32_t kElems = 16384;            // 64 KiB of fp32 per buffer
+constexpr uint32_t kElems = 16384; // 64 KiB of fp32 per buffer
 constexpr uint64_t kBytes = kElems * 4;
 
 // Stage 0: core 0 writes `a` and reads `b` (never written: a miss). Stage 1: both cores read `a`.
@@ -122,10 +122,10 @@ TEST(L2Model, rule_on_hand_made_logs)
 {
     using twin::kernel::L2Log;
     L2Log core0, core1;
-    const uintptr_t base = 1 << 20; // block-aligned
-    core0.Note(base, 64, 0, true);        // stage 0: write 2 blocks
+    const uintptr_t base = 1 << 20;         // block-aligned
+    core0.Note(base, 64, 0, true);          // stage 0: write 2 blocks
     core1.Note(base + 4096, 320, 1, false); // stage 1: read 10 other blocks (first touch: misses)
-    core0.Note(base + 8, 16, 2, false);   // stage 2: read 16 bytes inside block 0
+    core0.Note(base + 8, 16, 2, false);     // stage 2: read 16 bytes inside block 0
     const auto hits = twin::kernel::L2ReadHits({&core0, &core1}, 12 * 32);
     // F = 64, 320, 32 bytes; block 0 at stage 2: F(0)+F(1)+F(2) = 416 > 384 (capacity): miss; 2x capacity: hit (16 B)
     EXPECT_EQ(hits[0][0][2], 0u);
@@ -139,4 +139,4 @@ TEST(L2Model, rule_on_hand_made_logs)
     EXPECT_EQ(merged.accesses.size(), 2u);
 }
 
-}  // namespace
+} // namespace

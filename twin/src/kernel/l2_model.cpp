@@ -11,8 +11,8 @@ namespace twin {
 namespace kernel {
 namespace {
 
-constexpr uint64_t kBlock = 32;           // bytes per tracked GM block
-constexpr uint32_t kMaxStages = 65000;    // block states hold stage + 1 in 16 bits
+constexpr uint64_t kBlock = 32;        // bytes per tracked GM block
+constexpr uint32_t kMaxStages = 65000; // block states hold stage + 1 in 16 bits
 
 // A block's state: the last stage that touched it (+1, 0 = never), the last one before that, and per capacity
 // variant the stage (+1) in which its one miss was charged.
@@ -27,17 +27,18 @@ struct Extent {
     std::vector<BlockState> state;
 };
 
-std::vector<Extent> MakeExtents(const std::vector<const L2Log *> &logs)
+std::vector<Extent> MakeExtents(const std::vector<const L2Log*>& logs)
 {
     std::vector<std::pair<uint64_t, uint64_t>> runs;
-    for (const L2Log *log : logs) {
-        if (log == nullptr) continue;
-        for (const L2Access &a : log->accesses)
+    for (const L2Log* log : logs) {
+        if (log == nullptr)
+            continue;
+        for (const L2Access& a : log->accesses)
             runs.emplace_back(a.addr / kBlock, (a.addr + a.bytes + kBlock - 1) / kBlock);
     }
     std::sort(runs.begin(), runs.end());
     std::vector<Extent> out;
-    for (const auto &r : runs) {
+    for (const auto& r : runs) {
         if (!out.empty() && r.first <= out.back().endBlock) {
             out.back().endBlock = std::max(out.back().endBlock, r.second);
             continue;
@@ -47,39 +48,42 @@ std::vector<Extent> MakeExtents(const std::vector<const L2Log *> &logs)
         e.endBlock = r.second;
         out.push_back(std::move(e));
     }
-    for (Extent &e : out)
+    for (Extent& e : out)
         e.state.assign(e.endBlock - e.firstBlock, BlockState{});
     return out;
 }
 
 // The state of `block` and of the blocks after it in the same extent (an access's blocks are one extent's).
-BlockState *StatesOf(std::vector<Extent> &extents, uint64_t block)
+BlockState* StatesOf(std::vector<Extent>& extents, uint64_t block)
 {
-    auto it = std::upper_bound(extents.begin(), extents.end(), block,
-                               [](uint64_t b, const Extent &e) { return b < e.firstBlock; });
-    Extent &e = *(it - 1); // every logged block lies in an extent by construction
+    auto it = std::upper_bound(
+        extents.begin(), extents.end(), block, [](uint64_t b, const Extent& e) { return b < e.firstBlock; });
+    Extent& e = *(it - 1); // every logged block lies in an extent by construction
     return e.state.data() + (block - e.firstBlock);
 }
 
-}  // namespace
+} // namespace
 
 uint64_t L2CapacityFromEnv()
 {
-    const char *v = std::getenv("TWIN_L2_BYTES");
-    if (v == nullptr || *v == '\0') return 0;
-    char *end = nullptr;
+    const char* v = std::getenv("TWIN_L2_BYTES");
+    if (v == nullptr || *v == '\0')
+        return 0;
+    char* end = nullptr;
     const unsigned long long n = std::strtoull(v, &end, 10);
     return (end != nullptr && *end == '\0') ? static_cast<uint64_t>(n) : 0;
 }
 
-std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<const L2Log *> &logs, uint64_t capacity)
+std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<const L2Log*>& logs, uint64_t capacity)
 {
     uint32_t stages = 0;
-    for (const L2Log *log : logs)
-        if (log != nullptr && !log->accesses.empty()) stages = std::max(stages, log->accesses.back().stage + 1);
+    for (const L2Log* log : logs)
+        if (log != nullptr && !log->accesses.empty())
+            stages = std::max(stages, log->accesses.back().stage + 1);
     std::vector<std::vector<std::vector<uint64_t>>> hits(
         logs.size(), std::vector<std::vector<uint64_t>>(kL2Variants, std::vector<uint64_t>(stages, 0)));
-    if (stages == 0 || stages > kMaxStages || capacity == 0) return hits;
+    if (stages == 0 || stages > kMaxStages || capacity == 0)
+        return hits;
     const uint64_t cap[kL2Variants] = {capacity, capacity / 2, capacity * 2};
     std::vector<Extent> extents = MakeExtents(logs);
     std::vector<size_t> cursor(logs.size(), 0), stageEnd(logs.size(), 0);
@@ -89,15 +93,17 @@ std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<con
         // pass 1: the stage's footprint F(s); each block's previous touching stage
         uint64_t footprint = 0;
         for (size_t c = 0; c < logs.size(); ++c) {
-            if (logs[c] == nullptr) continue;
-            const std::vector<L2Access> &acc = logs[c]->accesses;
+            if (logs[c] == nullptr)
+                continue;
+            const std::vector<L2Access>& acc = logs[c]->accesses;
             size_t i = cursor[c];
             for (; i < acc.size() && acc[i].stage == s; ++i) {
                 const uint64_t b0 = acc[i].addr / kBlock, b1 = (acc[i].addr + acc[i].bytes + kBlock - 1) / kBlock;
-                BlockState *states = StatesOf(extents, b0);
+                BlockState* states = StatesOf(extents, b0);
                 for (uint64_t b = b0; b < b1; ++b) {
-                    BlockState &st = states[b - b0];
-                    if (st.cur == tag) continue;
+                    BlockState& st = states[b - b0];
+                    if (st.cur == tag)
+                        continue;
                     st.prev = st.cur;
                     st.cur = tag;
                     footprint += kBlock;
@@ -108,16 +114,19 @@ std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<con
         cum.push_back(cum.back() + footprint);
         // pass 2: the read bytes the rule serves, per core in core order, then log order
         for (size_t c = 0; c < logs.size(); ++c) {
-            if (logs[c] == nullptr) continue;
-            const std::vector<L2Access> &acc = logs[c]->accesses;
+            if (logs[c] == nullptr)
+                continue;
+            const std::vector<L2Access>& acc = logs[c]->accesses;
             for (size_t i = cursor[c]; i < stageEnd[c]; ++i) {
-                const L2Access &a = acc[i];
-                if (a.write) continue;
+                const L2Access& a = acc[i];
+                if (a.write)
+                    continue;
                 const uint64_t end = a.addr + a.bytes, b0 = a.addr / kBlock;
-                BlockState *states = StatesOf(extents, b0);
+                BlockState* states = StatesOf(extents, b0);
                 for (uint64_t b = b0; b * kBlock < end; ++b) {
-                    const uint64_t lo = std::max<uint64_t>(a.addr, b * kBlock), hi = std::min<uint64_t>(end, (b + 1) * kBlock);
-                    BlockState &st = states[b - b0];
+                    const uint64_t lo = std::max<uint64_t>(a.addr, b * kBlock),
+                                   hi = std::min<uint64_t>(end, (b + 1) * kBlock);
+                    BlockState& st = states[b - b0];
                     for (int v = 0; v < kL2Variants; ++v) {
                         const bool resident = st.prev != 0 && cum[s + 1] - cum[st.prev - 1] <= cap[v];
                         if (resident || (footprint <= cap[v] && st.missed[v] == tag)) {
@@ -134,18 +143,22 @@ std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<con
     return hits;
 }
 
-void L2AddHits(CoreCounters &cc, const std::vector<std::vector<uint64_t>> &coreHits)
+void L2AddHits(CoreCounters& cc, const std::vector<std::vector<uint64_t>>& coreHits)
 {
-    const auto add = [](PipeCounters &p, int v, uint64_t n) {
-        if (v == 0) p.l2ReadHitBytes += n;
-        else if (v == 1) p.l2ReadHitBytesHalf += n;
-        else p.l2ReadHitBytesDouble += n;
+    const auto add = [](PipeCounters& p, int v, uint64_t n) {
+        if (v == 0)
+            p.l2ReadHitBytes += n;
+        else if (v == 1)
+            p.l2ReadHitBytesHalf += n;
+        else
+            p.l2ReadHitBytesDouble += n;
     };
     for (int v = 0; v < kL2Variants && v < static_cast<int>(coreHits.size()); ++v) {
         uint64_t running = 0;
         for (size_t s = 0; s < coreHits[v].size(); ++s) {
             running += coreHits[v][s];
-            if (s < cc.atSyncAll.size()) add(cc.atSyncAll[s], v, running);
+            if (s < cc.atSyncAll.size())
+                add(cc.atSyncAll[s], v, running);
         }
         for (size_t k = coreHits[v].size(); k < cc.atSyncAll.size(); ++k)
             add(cc.atSyncAll[k], v, running);
@@ -153,5 +166,5 @@ void L2AddHits(CoreCounters &cc, const std::vector<std::vector<uint64_t>> &coreH
     }
 }
 
-}  // namespace kernel
-}  // namespace twin
+} // namespace kernel
+} // namespace twin

@@ -42,9 +42,10 @@ struct L2Log {
     std::vector<L2Access> accesses;
     void Note(uintptr_t addr, uint64_t bytes, uint32_t stage, bool write)
     {
-        if (bytes == 0) return;
+        if (bytes == 0)
+            return;
         if (!accesses.empty()) {
-            L2Access &last = accesses.back();
+            L2Access& last = accesses.back();
             if (last.stage == stage && last.write == write && last.addr + last.bytes == addr) {
                 last.bytes += bytes;
                 return;
@@ -60,13 +61,13 @@ uint64_t L2CapacityFromEnv();
 constexpr int kL2Variants = 3; // capacity, capacity / 2, 2 * capacity
 
 // Read-hit bytes of each core per variant and stage: hits[core][variant][stage] (logs[core] may be nullptr).
-std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<const L2Log *> &logs, uint64_t capacity);
+std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<const L2Log*>& logs, uint64_t capacity);
 
 // Adds a core's hits (hits[core] of L2ReadHits) to its counters: the final values and every stage snapshot
 // (snapshot k holds stages 0..k).
-void L2AddHits(CoreCounters &cc, const std::vector<std::vector<uint64_t>> &coreHits);
+void L2AddHits(CoreCounters& cc, const std::vector<std::vector<uint64_t>>& coreHits);
 
-}  // namespace kernel
-}  // namespace twin
+} // namespace kernel
+} // namespace twin
 
-#endif  // TWIN_KERNEL_L2_MODEL_H
+#endif // TWIN_KERNEL_L2_MODEL_H
