@@ -16,7 +16,8 @@ constants, and the pipe terms (pipe cycles = sum of counter x constant). This sc
                        (flags, queues, barriers, SyncAll, Matmul requests); overlapped <= timeline <= serial
   per stage            time = slowest core / f (a stage ends at its SyncAll), but at least the stage's
                        HBM bytes / HBM bandwidth and its GM bytes / L2 bandwidth (chip constants, assumptions);
-                       HBM bytes = the GM bytes of all cores minus the read bytes the twin's L2 model serves
+                       HBM bytes = the GM bytes of all cores minus the reads the twin's L2 model serves and the
+                       writes it absorbs
                        (twin/kernel/l2_model.h: TWIN_L2_BYTES = the chip's ini l2_size for the run; --no-l2: none)
   per launch           sum over the stages, for each of the three
   sensitivity          every assumed constant x0.5 and x2 (HBM and L2 bandwidth, L2 capacity included): geometric-mean
@@ -54,7 +55,8 @@ import bench_cases  # noqa: E402
 ELT = {"float32": 4, "float16": 2, "bfloat16": 2}
 # GM traffic of a core (for the chip-wide HBM bound of a stage)
 GM_BYTE_COUNTERS = ["gmToUbBytes", "ubToGmBytes", "cubeGmReadBytes", "cubeGmWriteBytes"]
-EXTRA_COUNTERS = ["cubeMacs", "l2ReadHitBytes", "l2ReadHitBytesHalf", "l2ReadHitBytesDouble"]
+EXTRA_COUNTERS = ["cubeMacs", "l2ReadHitBytes", "l2ReadHitBytesHalf", "l2ReadHitBytesDouble", "l2WriteHitBytes",
+                  "l2WriteHitBytesHalf", "l2WriteHitBytesDouble"]
 MODEL_SCALES = ("hbm_bandwidth", "l2_bandwidth", "l2_capacity")   # sensitivity factors applied here, not in the twin
 
 
@@ -90,8 +92,9 @@ L2_ASSUMPTION = ("l2_bandwidth", "L2 read/write bytes/s of the chip (7e12)",
 L2_CAPACITY_NOTE = ("l2_capacity", "L2 bytes the twin's hit rule may use (ini l2_size: 201326592 on 910B1-B3 and 910_93)",
                     "sourced size; the hit rule (twin/kernel/l2_model.h) is an assumption: x0.5 / x2 = the rule at half / "
                     "twice the capacity")
-# the twin's read-hit counter per l2_capacity factor
-L2_HIT_COUNTERS = {1.0: "l2ReadHitBytes", 0.5: "l2ReadHitBytesHalf", 2.0: "l2ReadHitBytesDouble"}
+# the twin's hit counters (reads served, writes absorbed) per l2_capacity factor
+L2_HIT_COUNTERS = {1.0: ("l2ReadHitBytes", "l2WriteHitBytes"), 0.5: ("l2ReadHitBytesHalf", "l2WriteHitBytesHalf"),
+                   2.0: ("l2ReadHitBytesDouble", "l2WriteHitBytesDouble")}
 CLOCK_NOTE = "vector, scalar and MTE pipes run at cube_freq (UNCONFIRMED); scalar control flow and address arithmetic are not counted"
 
 
@@ -161,7 +164,7 @@ def estimate(measured, chip, scale=None):
     f = chip.freq_hz
     hbm = chip.hbm_bytes_per_s / scale.get("hbm_bandwidth", 1.0)
     l2_rate = chip.l2_bytes_per_s / scale.get("l2_bandwidth", 1.0)
-    hit_counter = L2_HIT_COUNTERS[scale.get("l2_capacity", 1.0)] if l2_credit(measured, chip) else None
+    hit_counters = L2_HIT_COUNTERS[scale.get("l2_capacity", 1.0)] if l2_credit(measured, chip) else ()
     per_core = [stage_deltas(c) for c in measured["cores"]]
     n_stages = max(len(s) for s in per_core)
     pipes = measured["pipes"]
@@ -196,8 +199,7 @@ def estimate(measured, chip, scale=None):
                 slow_core, slow_val = ci, key_val
             overlap = max(overlap, core_over)
             gm_bytes += sum(deltas[s].get(k, 0) for k in GM_BYTE_COUNTERS)
-            if hit_counter is not None:
-                hit_bytes += deltas[s].get(hit_counter, 0)
+            hit_bytes += sum(deltas[s].get(k, 0) for k in hit_counters)
         t_hbm = (gm_bytes - hit_bytes) / hbm
         t_l2 = gm_bytes / l2_rate if l2_rate > 0 else 0.0
         t_mem = max(t_hbm, t_l2)
@@ -427,7 +429,7 @@ def render(results, args, command, chip):
              f"Chip: {chip.name} ({chip.aic} AIC + {chip.aiv} AIV at {chip.freq_hz / 1e9:.2f} GHz, cube "
              f"{chip.cube_macs_per_cycle[args.dtype]} MAC/cycle for {args.dtype}, HBM {chip.hbm_bytes_per_s / 1e12:.1f} TB/s "
              f"(assumption), L2 " + (f"{chip.l2_bytes / _MIB:.0f} MiB at {chip.l2_bytes_per_s / 1e12:.1f} TB/s (assumption; "
-                                     "read hits by the twin's L2 model)" if chip.l2_bytes else "not credited (--no-l2)") +
+                                     "hits by the twin's L2 model)" if chip.l2_bytes else "not credited (--no-l2)") +
              f"). Shapes: landscape.md §5 at scale 1/{args.scale}; dtype {args.dtype}. Clock: {CLOCK_NOTE}.", ""]
     if any_m:
         lines += ["Cost constants (from the twin's cost table; official rates for vector/cube instructions are in "
@@ -445,7 +447,7 @@ def render(results, args, command, chip):
     # per-stage, per-pipe breakdown of every row
     lines += ["Per stage (a stage ends at a SyncAll): time of the slowest core by the per-pipe timeline, serial "
               "(pipes one after another; a vector core also waits for all of its AIC's work) and overlapped (busiest "
-              "pipe), each at least the stage's HBM bytes / HBM (GM bytes less the L2 model's read hits) and its GM "
+              "pipe), each at least the stage's HBM bytes / HBM (GM bytes less the L2 model's hits: reads served, writes absorbed) and its GM "
               "bytes / L2; L2 hits: share of the stage's GM bytes; per pipe: the busiest core's time on that pipe (µs).", "",
               "| row | stage | timeline µs | serial µs | overlap µs | HBM µs | L2 hits | " + " | ".join(pipes) + " | slowest core |",
               "|" + "---|" * (8 + len(pipes))]

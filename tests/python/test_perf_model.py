@@ -145,6 +145,17 @@ def test_l2_read_hits_leave_the_hbm_bound_and_gm_bytes_meet_the_l2_bound():
     assert perf_model.estimate(m, perf_model.dataclasses.replace(chip, l2_bytes=0))["stages"][0]["hbm"] == pytest.approx(10e-6)
 
 
+def test_l2_write_hits_count_like_read_hits():
+    m = _measurement()
+    m["l2_bytes"] = 1 << 20
+    m["cores"][2]["total"].update(l2ReadHitBytes=500, l2WriteHitBytes=1000, l2WriteHitBytesHalf=0)
+    m["cores"][2]["snapshots"][0].update(l2ReadHitBytes=500, l2WriteHitBytes=1000, l2WriteHitBytesHalf=0)
+    chip = perf_model.Chip("l2", 1, 2, 1e9, 2000 / 10e-6, UNIT_CHIP.cube_macs_per_cycle, l2_bytes=1 << 20,
+                           l2_bytes_per_s=1e15)
+    assert perf_model.estimate(m, chip)["stages"][0]["hbm"] == pytest.approx(2.5e-6)   # 2000 - 500 - 1000 B
+    assert perf_model.estimate(m, chip, {"l2_capacity": 0.5})["stages"][0]["hbm"] == pytest.approx(10e-6)
+
+
 def test_chip_l2_sizes_are_the_ini_values():
     assert all(perf_model.CHIPS[c].l2_bytes == 201326592 for c in ("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910_93"))
     assert perf_model.CHIPS["Ascend910B4"].l2_bytes == 100663296

@@ -1,6 +1,6 @@
 // The L2 model (twin/kernel/l2_model.h): with TWIN_L2_BYTES set, the GM read bytes its stage rule lets the L2 serve
-// become l2ReadHitBytes (capacity), l2ReadHitBytesHalf and l2ReadHitBytesDouble of the issuing core, per stage
-// snapshot too; without the variable they stay 0 and the other counters are the same.
+// and the write bytes it absorbs become l2ReadHitBytes / l2WriteHitBytes (capacity), ...Half and ...Double of the
+// issuing core, per stage snapshot too; without the variable they stay 0 and the other counters are the same.
 #include <cstdlib>
 #include <string>
 
@@ -117,26 +117,81 @@ TEST(L2Model, off_without_the_variable_and_the_other_counters_unchanged)
 }
 
 // The rule itself on hand-made logs: partial blocks count their bytes; a read of a block touched two stages ago is
-// resident only when the three stages' footprints fit.
+// resident only when the three stages' footprints fit; a write to a dirty resident block is absorbed, a write to a
+// clean or evicted one is charged; a read after a write in the same stage hits.
 TEST(L2Model, rule_on_hand_made_logs)
 {
     using twin::kernel::L2Log;
     L2Log core0, core1;
     const uintptr_t base = 1 << 20;         // block-aligned
-    core0.Note(base, 64, 0, true);          // stage 0: write 2 blocks
+    core0.Note(base, 64, 0, true);          // stage 0: write 2 blocks (charged: first touch)
+    core0.Note(base + 1024, 32, 0, true);   // stage 0: write block 32 ...
+    core1.Note(base + 1024, 32, 0, false);  // ... and read it back (core 1 after core 0: a hit)
     core1.Note(base + 4096, 320, 1, false); // stage 1: read 10 other blocks (first touch: misses)
     core0.Note(base + 8, 16, 2, false);     // stage 2: read 16 bytes inside block 0
-    const auto hits = twin::kernel::L2ReadHits({&core0, &core1}, 12 * 32);
-    // F = 64, 320, 32 bytes; block 0 at stage 2: F(0)+F(1)+F(2) = 416 > 384 (capacity): miss; 2x capacity: hit (16 B)
-    EXPECT_EQ(hits[0][0][2], 0u);
-    EXPECT_EQ(hits[0][2][2], 16u);
-    EXPECT_EQ(hits[1][0][1], 0u);
+    core0.Note(base + 32, 32, 2, true);     // stage 2: rewrite block 1
+    const auto hits = twin::kernel::L2Hits({&core0, &core1}, 13 * 32);
+    // F = 96, 320, 64 bytes; stage 2 -> stage 0: 480 > 416 (capacity): block 0's read misses, block 1's write is
+    // charged (it was evicted, written back); at 2x capacity the read hits and the write to the dirty block is absorbed
+    EXPECT_EQ(hits[0].read[0][2], 0u);
+    EXPECT_EQ(hits[0].write[0][2], 0u);
+    EXPECT_EQ(hits[0].read[2][2], 16u);
+    EXPECT_EQ(hits[0].write[2][2], 32u);
+    EXPECT_EQ(hits[0].write[0][0], 0u);
+    EXPECT_EQ(hits[1].read[0][0], 32u);
+    EXPECT_EQ(hits[1].read[0][1], 0u);
+    // a clean resident block (only read before) is charged when written
+    L2Log reader;
+    reader.Note(base, 32, 0, false);
+    reader.Note(base, 32, 1, true);
+    reader.Note(base, 32, 2, true);
+    const auto h2 = twin::kernel::L2Hits({&reader}, 1 << 20);
+    EXPECT_EQ(h2[0].write[0][1], 0u);
+    EXPECT_EQ(h2[0].write[0][2], 32u);
     // adjacent notes of one stage and direction merge into one access
     L2Log merged;
     merged.Note(base, 32, 0, false);
     merged.Note(base + 32, 32, 0, false);
     merged.Note(base + 64, 32, 0, true);
     EXPECT_EQ(merged.accesses.size(), 2u);
+}
+
+// Stage 0 writes `a` on core 0, stage 1 rewrites it (atomically added, like a grad_input plane): absorbed when the
+// two stages fit.
+TEST(L2Model, a_rewrite_of_a_dirty_resident_buffer_is_absorbed)
+{
+    ktest::Gm<float> a(kElems, "a");
+    const auto kernel = [&a] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> buf;
+        pipe.InitBuffer(buf, kBytes);
+        LocalTensor<float> ub = buf.Get<float>();
+        GlobalTensor<float> ga;
+        ga.SetGlobalBuffer(a.p, kElems);
+        if (GetBlockIdx() == 0) {
+            Duplicate(ub, 1.0f, kElems);
+            SetFlag<HardEvent::V_MTE3>(0);
+            WaitFlag<HardEvent::V_MTE3>(0);
+            DataCopy(ga, ub, kElems);
+        }
+        SyncAll();
+        if (GetBlockIdx() == 0) {
+            SetAtomicAdd<float>();
+            DataCopy(ga, ub, kElems);
+            SetAtomicNone();
+        }
+    };
+    setenv("TWIN_L2_BYTES", std::to_string(128 * 1024).c_str(), 1);
+    const twin::LaunchResult r = ktest::Run(2, KernelType::MIX_AIV_1_0, kernel);
+    unsetenv("TWIN_L2_BYTES");
+    ASSERT_TRUE(ktest::ExpectOk(r));
+    const twin::CoreCounters& c0 = r.cores[0];
+    EXPECT_EQ(c0.ubToGmBytes, 2 * kBytes);
+    EXPECT_EQ(c0.l2WriteHitBytes, kBytes); // F(0) + F(1) = 128 KiB fit
+    EXPECT_EQ(c0.l2WriteHitBytesHalf, 0u); // 64 KiB: evicted and written back in between
+    EXPECT_EQ(c0.l2WriteHitBytesDouble, kBytes);
+    EXPECT_EQ(c0.atSyncAll[0].l2WriteHitBytes, 0u);
+    EXPECT_EQ(c0.l2ReadHitBytes, 0u);
 }
 
 } // namespace

@@ -70,9 +70,11 @@ struct PipeCounters {
     // WaitFlag instructions per waiting pipe (SetFlag/WaitFlag, queue operations, the Matmul client)
     uint64_t waitFlagsS = 0, waitFlagsV = 0, waitFlagsMTE2 = 0, waitFlagsMTE3 = 0, waitFlagsMTE1 = 0, waitFlagsM = 0,
              waitFlagsFIX = 0;
-    // GM read bytes the L2 model serves (twin/kernel/l2_model.h; 0 unless TWIN_L2_BYTES is set): at the capacity,
-    // at half of it and at twice it. Counted on the issuing core (a Matmul's reads: the requesting AIV).
+    // GM read bytes the L2 model serves and write bytes it absorbs (twin/kernel/l2_model.h; 0 unless TWIN_L2_BYTES is
+    // set): at the capacity, at half of it and at twice it. Counted on the issuing core (a Matmul's: the requesting
+    // AIV).
     uint64_t l2ReadHitBytes = 0, l2ReadHitBytesHalf = 0, l2ReadHitBytesDouble = 0;
+    uint64_t l2WriteHitBytes = 0, l2WriteHitBytesHalf = 0, l2WriteHitBytesDouble = 0;
 };
 
 struct CoreCounters : PipeCounters {

@@ -250,6 +250,12 @@ bool CounterByName(const PipeCounters &c, const std::string &n, uint64_t &v) {
         v = c.l2ReadHitBytesHalf;
     else if (n == "l2ReadHitBytesDouble")
         v = c.l2ReadHitBytesDouble;
+    else if (n == "l2WriteHitBytes")
+        v = c.l2WriteHitBytes;
+    else if (n == "l2WriteHitBytesHalf")
+        v = c.l2WriteHitBytesHalf;
+    else if (n == "l2WriteHitBytesDouble")
+        v = c.l2WriteHitBytesDouble;
     else return false;
     return true;
 }

@@ -15,10 +15,11 @@ constexpr uint64_t kBlock = 32;        // bytes per tracked GM block
 constexpr uint32_t kMaxStages = 65000; // block states hold stage + 1 in 16 bits
 
 // A block's state: the last stage that touched it (+1, 0 = never), the last one before that, and per capacity
-// variant the stage (+1) in which its one miss was charged.
+// variant the stage (+1) of its last access in processing order (resident within the stage) and whether it is dirty.
 struct BlockState {
     uint16_t cur = 0, prev = 0;
-    uint16_t missed[kL2Variants] = {};
+    uint16_t seen[kL2Variants] = {};
+    uint8_t dirty = 0; // bit v: dirty in variant v
 };
 
 // Disjoint runs of touched blocks, each with its states.
@@ -74,14 +75,21 @@ uint64_t L2CapacityFromEnv()
     return (end != nullptr && *end == '\0') ? static_cast<uint64_t>(n) : 0;
 }
 
-std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<const L2Log*>& logs, uint64_t capacity)
+std::vector<L2CoreHits> L2Hits(const std::vector<const L2Log*>& logs, uint64_t capacity)
 {
     uint32_t stages = 0;
     for (const L2Log* log : logs)
         if (log != nullptr && !log->accesses.empty())
             stages = std::max(stages, log->accesses.back().stage + 1);
-    std::vector<std::vector<std::vector<uint64_t>>> hits(
-        logs.size(), std::vector<std::vector<uint64_t>>(kL2Variants, std::vector<uint64_t>(stages, 0)));
+    std::vector<L2CoreHits> hits(logs.size());
+    for (L2CoreHits& h : hits) {
+        h.read.resize(kL2Variants);
+        h.write.resize(kL2Variants);
+        for (int v = 0; v < kL2Variants; ++v) {
+            h.read[v].resize(stages, 0);
+            h.write[v].resize(stages, 0);
+        }
+    }
     if (stages == 0 || stages > kMaxStages || capacity == 0)
         return hits;
     const uint64_t cap[kL2Variants] = {capacity, capacity / 2, capacity * 2};
@@ -112,28 +120,31 @@ std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<con
             stageEnd[c] = i;
         }
         cum.push_back(cum.back() + footprint);
-        // pass 2: the read bytes the rule serves, per core in core order, then log order
+        // pass 2: the bytes the rule absorbs, per core in core order, then log order
         for (size_t c = 0; c < logs.size(); ++c) {
             if (logs[c] == nullptr)
                 continue;
             const std::vector<L2Access>& acc = logs[c]->accesses;
             for (size_t i = cursor[c]; i < stageEnd[c]; ++i) {
                 const L2Access& a = acc[i];
-                if (a.write)
-                    continue;
+                std::vector<std::vector<uint64_t>>& out = a.write ? hits[c].write : hits[c].read;
                 const uint64_t end = a.addr + a.bytes, b0 = a.addr / kBlock;
                 BlockState* states = StatesOf(extents, b0);
                 for (uint64_t b = b0; b * kBlock < end; ++b) {
-                    const uint64_t lo = std::max<uint64_t>(a.addr, b * kBlock),
-                                   hi = std::min<uint64_t>(end, (b + 1) * kBlock);
+                    const uint64_t lo = std::max<uint64_t>(a.addr, b * kBlock);
+                    const uint64_t hi = std::min<uint64_t>(end, (b + 1) * kBlock);
                     BlockState& st = states[b - b0];
                     for (int v = 0; v < kL2Variants; ++v) {
-                        const bool resident = st.prev != 0 && cum[s + 1] - cum[st.prev - 1] <= cap[v];
-                        if (resident || (footprint <= cap[v] && st.missed[v] == tag)) {
-                            hits[c][v][s] += hi - lo;
-                        } else {
-                            st.missed[v] = tag; // this read brings the block in
-                        }
+                        const uint8_t bit = static_cast<uint8_t>(1u << v);
+                        const bool resident = (footprint <= cap[v] && st.seen[v] == tag) ||
+                                              (st.prev != 0 && cum[s + 1] - cum[st.prev - 1] <= cap[v]);
+                        if (!resident)
+                            st.dirty = static_cast<uint8_t>(st.dirty & ~bit); // written back when it left
+                        if (resident && (!a.write || (st.dirty & bit) != 0))
+                            out[v][s] += hi - lo;
+                        if (a.write)
+                            st.dirty = static_cast<uint8_t>(st.dirty | bit);
+                        st.seen[v] = tag;
                     }
                 }
             }
@@ -143,26 +154,25 @@ std::vector<std::vector<std::vector<uint64_t>>> L2ReadHits(const std::vector<con
     return hits;
 }
 
-void L2AddHits(CoreCounters& cc, const std::vector<std::vector<uint64_t>>& coreHits)
+void L2AddHits(CoreCounters& cc, const L2CoreHits& hits)
 {
-    const auto add = [](PipeCounters& p, int v, uint64_t n) {
-        if (v == 0)
-            p.l2ReadHitBytes += n;
-        else if (v == 1)
-            p.l2ReadHitBytesHalf += n;
-        else
-            p.l2ReadHitBytesDouble += n;
-    };
-    for (int v = 0; v < kL2Variants && v < static_cast<int>(coreHits.size()); ++v) {
-        uint64_t running = 0;
-        for (size_t s = 0; s < coreHits[v].size(); ++s) {
-            running += coreHits[v][s];
-            if (s < cc.atSyncAll.size())
-                add(cc.atSyncAll[s], v, running);
+    uint64_t PipeCounters::*const fields[2][kL2Variants] = {
+        {&PipeCounters::l2ReadHitBytes, &PipeCounters::l2ReadHitBytesHalf, &PipeCounters::l2ReadHitBytesDouble},
+        {&PipeCounters::l2WriteHitBytes, &PipeCounters::l2WriteHitBytesHalf, &PipeCounters::l2WriteHitBytesDouble}};
+    for (int dir = 0; dir < 2; ++dir) {
+        const std::vector<std::vector<uint64_t>>& h = dir == 0 ? hits.read : hits.write;
+        for (int v = 0; v < kL2Variants && v < static_cast<int>(h.size()); ++v) {
+            uint64_t PipeCounters::*const field = fields[dir][v];
+            uint64_t running = 0;
+            for (size_t s = 0; s < h[v].size(); ++s) {
+                running += h[v][s];
+                if (s < cc.atSyncAll.size())
+                    cc.atSyncAll[s].*field += running;
+            }
+            for (size_t k = h[v].size(); k < cc.atSyncAll.size(); ++k)
+                cc.atSyncAll[k].*field += running;
+            cc.*field += running;
         }
-        for (size_t k = coreHits[v].size(); k < cc.atSyncAll.size(); ++k)
-            add(cc.atSyncAll[k], v, running);
-        add(cc, v, running);
     }
 }
 

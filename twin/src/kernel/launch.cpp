@@ -641,12 +641,12 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
     }
     for (uint32_t i = 0; i < total; ++i)
         if (cores[i]) ReturnArenas(*cores[i]);
-    std::vector<std::vector<std::vector<uint64_t>>> l2Hits; // [core][variant][stage]
+    std::vector<L2CoreHits> l2Hits; // per core
     if (ls.l2Capacity != 0 && ls.firstError.empty()) {
         std::vector<const L2Log*> logs;
         for (const L2Log& l : ls.l2Logs)
             logs.push_back(&l);
-        l2Hits = L2ReadHits(logs, ls.l2Capacity);
+        l2Hits = L2Hits(logs, ls.l2Capacity);
         ls.l2Logs.clear();
         ls.l2Logs.shrink_to_fit();
     }
