@@ -1,5 +1,6 @@
 // TWIN_API_TALLY (twin/kernel/api_tally.h): a launch's vector instructions per (stage, API) over all vector cores,
-// appended to the file when the launch ends; nothing is written without the variable.
+// and its PipeBarrier<PIPE_V>s per call site, appended to the file when the launch ends; nothing is written without
+// the variable.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -67,6 +68,17 @@ TEST(ApiTally, counts_instructions_per_stage_and_api_over_all_vector_cores)
     EXPECT_TRUE(ktest::HasSubstr(text, "0\tDataCopy(UB->UB)\t2\t0\n")) << text;
     EXPECT_TRUE(ktest::HasSubstr(text, "1\tMul\t2\t")) << text;
     EXPECT_FALSE(ktest::HasSubstr(text, "1\tAdd")) << text;
+    // each PipeBarrier<PIPE_V> call site: 2 cores x 1 barrier, pipe_barrier_cycles (16) each
+    const std::string site = "\tPipeBarrier<PIPE_V> test_api_tally.cpp:";
+    size_t sites = 0;
+    for (size_t at = text.find(site); at != std::string::npos && at < text.find("launch 2\n");
+         at = text.find(site, at + 1)) {
+        ++sites;
+        EXPECT_EQ(text.substr(at - 1, 1), "0") << text; // stage 0
+        EXPECT_NE(text.find("\t2\t32\n", at), std::string::npos) << text;
+        EXPECT_EQ(text.find("\t2\t32\n", at), text.find('\t', at + site.size())) << text;
+    }
+    EXPECT_EQ(sites, 2u) << text;
     // both launches tallied alike (the tally is cleared between launches)
     const size_t second_at = text.find("launch 2\n");
     ASSERT_NE(second_at, std::string::npos);

@@ -1,8 +1,10 @@
 // Per-API vector instruction tally (twin/kernel/api_tally.h).
 #include "twin/kernel/api_tally.h"
+#include "twin/kernel/cost_table.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -47,6 +49,14 @@ void ApiTallyAdd(uint64_t stage, const char *api, uint64_t cycles)
     std::pair<uint64_t, uint64_t> &e = t.counts[{stage, api}];
     ++e.first;
     e.second += cycles;
+}
+
+void ApiTallyBarrier(uint64_t stage, const char* file, int line)
+{
+    const char* base = file != nullptr ? std::strrchr(file, '/') : nullptr;
+    const std::string site = std::string("PipeBarrier<PIPE_V> ") + (base != nullptr ? base + 1 : (file ? file : "?")) +
+                             ":" + std::to_string(line);
+    ApiTallyAdd(stage, site.c_str(), static_cast<uint64_t>(cost::ConstantValue("pipe_barrier_cycles")));
 }
 
 void ApiTallyEnd()

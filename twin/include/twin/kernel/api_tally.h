@@ -3,8 +3,8 @@
 //
 // With TWIN_API_TALLY=<file> in the environment when a launch starts, every vector instruction (an API call that
 // charges PIPE_V: ChargeVector, and the UB->UB DataCopy forms) is counted per (stage, API) over all vector cores,
-// with its PIPE_V cycles from the cost table (twin/kernel/cost_table.h); when the launch ends one block is appended
-// to <file>:
+// with its PIPE_V cycles from the cost table (twin/kernel/cost_table.h), and every PipeBarrier<PIPE_V> per call site;
+// when the launch ends one block is appended to <file>:
 //   launch <n>                                   (n: launches tallied by this process, from 1)
 //   <stage>\t<api>\t<instructions>\t<cycles>     (ascending stage, then API name)
 // stage = the SyncAll calls the issuing core had made (the stage index of perf_model.py's per-stage tables).
@@ -24,6 +24,9 @@ inline bool ApiTallyOn() { return g_apiTallyOn.load(std::memory_order_relaxed); 
 
 void ApiTallyBegin();                                           // Launch: reads TWIN_API_TALLY
 void ApiTallyAdd(uint64_t stage, const char *api, uint64_t cycles); // one instruction
+// One PipeBarrier<PIPE_V>, listed as "PipeBarrier<PIPE_V> <file>:<line>" (file: its base name) with the
+// pipe_barrier_cycles it holds the vector pipe: where a stage's barriers are.
+void ApiTallyBarrier(uint64_t stage, const char* file, int line);
 void ApiTallyEnd();                                             // Launch: appends the block, clears
 
 }  // namespace kernel

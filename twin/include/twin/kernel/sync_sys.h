@@ -11,6 +11,7 @@
 #include "twin/platform.h"
 #include "twin/kernel/tensor.h"
 #include "twin/kernel/sync_site.h"
+#include "twin/kernel/api_tally.h"
 
 namespace twin {
 namespace kernel {
@@ -81,8 +82,11 @@ __aicore__ inline void PipeBarrier(const char* file = __builtin_FILE(), int line
 {
     auto &c = twin::kernel::Core("PipeBarrier");
     twin::kernel::CheckPipeOnCore("PipeBarrier", c, pipe);
-    if (pipe == PIPE_V)
+    if (pipe == PIPE_V) {
         ++c.counters.pipeBarriersV; // charged at the next timeline hook, like an instruction on V
+        if (twin::kernel::ApiTallyOn())
+            twin::kernel::ApiTallyBarrier(c.counters.syncAllCount, file, line);
+    }
     if (pipe == PIPE_ALL)
         twin::kernel::TlPipeBarrierAll(c);
     if (c.hz == nullptr || twin::kernel::HzSiteDropped(c, "PipeBarrier", {file, line}, twin_detail::PipeTypeName(pipe)))
