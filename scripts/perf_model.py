@@ -565,6 +565,11 @@ def main(argv=None):
             except Exception as e:  # noqa: BLE001 - reported in the table, the other rows go on
                 m = {"error": f"{type(e).__name__}: {e}"}
             print(f"row {idx} {case.shape_text()}: twin {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+        if "error" not in m:
+            try:
+                l2_credit(m, chip)
+            except ValueError as e:
+                ap.error(f"row {idx}: {e} (or render without the L2 credit: --no-l2)")
         results.append((idx, case, m))
     command = "python scripts/perf_model.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     if args.save_json:

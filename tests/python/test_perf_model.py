@@ -156,6 +156,18 @@ def test_l2_write_hits_count_like_read_hits():
     assert perf_model.estimate(m, chip, {"l2_capacity": 0.5})["stages"][0]["hbm"] == pytest.approx(10e-6)
 
 
+def test_counters_of_another_l2_size_are_refused_with_a_clear_error(tmp_path, capsys):
+    m = dict(_measurement(), macs_check=1.0, l2_bytes=201326592)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"scale": 64, "dtype": "float32", "rows": {"10": m}}))
+    with pytest.raises(SystemExit) as e:
+        perf_model.main(["--from-json", str(path), "--chip", "Ascend910B4"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "row 10" in err and "re-run the twin with --chip Ascend910B4" in err and "--no-l2" in err
+    assert perf_model.main(["--from-json", str(path), "--chip", "Ascend910B4", "--no-l2"]) == 0
+
+
 def test_chip_l2_sizes_are_the_ini_values():
     assert all(perf_model.CHIPS[c].l2_bytes == 201326592 for c in ("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910_93"))
     assert perf_model.CHIPS["Ascend910B4"].l2_bytes == 100663296
