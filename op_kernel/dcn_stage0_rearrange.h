@@ -106,7 +106,7 @@ private:
     struct XtJobs {
         __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
         {
-            return BlockPlaneJob(p, n, b, true);
+            return BlockPlaneJob(p, n, b, true, static_cast<int64_t>(sizeof(T)));
         }
     };
     __aicore__ static inline TransposeJob WpJob(const DcnParams &p, int64_t oc)
@@ -115,8 +115,9 @@ private:
         j.planes = 1; j.planeStride = 0;
         j.srcOffset = oc * p.cinG * p.k; j.dstOffset = oc * p.k * p.cinG;
         j.rows = p.cinG; j.cols = p.k; j.group = 1; j.srcRowStride = p.k; j.dstRowStride = p.cinG;
-        // narrow rows (K elements, padded to 16 in UB): up to kTransposeCap / 16 rows per tile, not 64
-        j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(p.k, dcn_tiling::kTransposeRowAlign));
+        j.cap = Cap();
+        // narrow rows (K elements, padded to 16 in UB): up to CAP / 16 rows per tile, not 64
+        j.maxTileRows = MaxI(64, j.cap / RoundUp(p.k, dcn_tiling::kTransposeRowAlign));
         return j;
     }
     // image n, conv group g: the chunk's pixels [q0, q0+qLen) -> got rows i*qLen + (q - q0)
@@ -131,6 +132,7 @@ private:
         j.group = 1;
         j.srcRowStride = p.howo;
         j.dstRowStride = p.coutG;
+        j.cap = Cap();
         return j;
     }
     // image n, conv group gc, output row ho of the chunk: rows (cl, kh) of the group's channels (blocks of KH
@@ -147,6 +149,7 @@ private:
         j.cols = p.cCols;
         j.group = p.kw;
         j.dstRowStride = rowLen;
+        j.cap = Cap();
         if (p.kh == 1) { // one row per channel: plain rows, one channel stride apart
             j.srcRowStride = p.ho * p.wo * p.kw;
         } else {
@@ -157,6 +160,11 @@ private:
         return j;
     }
 
+    // tile elements of this stage's T -> T transposes (16-bit: twice the elements of fp32 tiles)
+    __aicore__ static inline int64_t Cap()
+    {
+        return TransposeCapFor(static_cast<int64_t>(sizeof(T)), static_cast<int64_t>(sizeof(T)));
+    }
     TransposeRunner runner_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> zeroBuf_;
 };

@@ -115,7 +115,7 @@ private:
     struct GradInputJobs {
         __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
         {
-            return BlockPlaneJob(p, n, b, false);
+            return BlockPlaneJob(p, n, b, false, static_cast<int64_t>(sizeof(T)));
         }
     };
 

@@ -9,10 +9,14 @@
 // of a block contiguous in GM): whole blocks at full width, one DMA for all blocks of the tile (block b of
 // the tile at b*RoundUp(B*C*E, 16) in UB, its rows unpadded); other tiles: rows padded to srcAlign (16, or 8 for
 // the fp32 accumulator of stage 3) in UB, one DMA.
-// UB use: in/out queues (double-buffered), a gather buffer, two offset tables (the two tile shapes used
-// last, e.g. a stage's got and dcol tiles) and a plane buffer, CAP elements of up to 4 bytes each:
-// 8 * CAP * 4 = 128 KiB. Output rows inside UB are padded to 16 elements (32 B for 2- and 4-byte
-// types). Requires E <= CAP (tiling guarantees KW <= 2048).
+// UB use: in/out queues (double-buffered, 4 * kTransposeCap * 4 B) and a scratch buffer (4 * kTransposeCap * 4 B)
+// = 128 KiB. A job's tiles hold at most CAP = TransposeJob::cap elements: kTransposeCap, or 2 * kTransposeCap
+// when source and destination are both 2-byte types (TransposeCapFor: the same bytes per queue buffer, half the
+// DMAs per byte). The scratch buffer holds the two offset tables (the two tile shapes used last, e.g. a stage's
+// got and dcol tiles; CAP uint32 entries each) and, for 4-byte jobs only (CAP = kTransposeCap), behind them
+// the gather buffer (a cast's staging) and the plane buffer (planes > 1); 2-byte jobs need neither (no cast, one
+// plane). Output rows inside UB are padded to 16 elements (32 B for 2- and 4-byte types). Requires E <= CAP
+// (tiling guarantees KW <= 2048).
 #ifndef DCN_TRANSPOSE_H
 #define DCN_TRANSPOSE_H
 
@@ -32,7 +36,15 @@ struct TransposeJob {
     int64_t srcBlockStride = 0; // elements between source blocks (used when rowBlock > 1)
     int64_t maxTileRows = 64;   // tile rows (x group elements) at most; narrow jobs take more rows per tile
     int64_t srcAlign = dcn_tiling::kTransposeRowAlign; // UB source rows padded to this many elements (>= 32 B)
+    int64_t cap = dcn_tiling::kTransposeCap;           // elements of a tile in UB at most (TransposeCapFor)
 };
+
+// Tile elements of a job moving srcBytes-wide elements to dstBytes-wide ones: 2-byte -> 2-byte jobs (no cast)
+// fill the 4-byte-sized queue buffers with twice the elements.
+__aicore__ inline int64_t TransposeCapFor(int64_t srcBytes, int64_t dstBytes)
+{
+    return srcBytes == 2 && dstBytes == 2 ? 2 * dcn_tiling::kTransposeCap : dcn_tiling::kTransposeCap;
+}
 
 // Element offset of source row r (relative to srcOffset).
 __aicore__ inline int64_t TransposeSrcRow(const TransposeJob& j, int64_t r)
@@ -57,9 +69,9 @@ __aicore__ inline int64_t TransposePackedBlocks(const TransposeJob& j)
     // the most blocks that fit in and out, and divide the job's blocks: every tile has one shape, so the
     // gather table is built once per job shape
     const int64_t blocks = j.rows / j.rowBlock;
-    int64_t nb = MinI(dcn_tiling::kTransposeCap / TransposePackedBlock(j), blocks);
-    while (nb > 0 && (blocks % nb != 0 || j.cols * RoundUp(nb * j.rowBlock * j.group, dcn_tiling::kTransposeRowAlign) >
-                                              dcn_tiling::kTransposeCap)) {
+    int64_t nb = MinI(j.cap / TransposePackedBlock(j), blocks);
+    while (nb > 0 &&
+           (blocks % nb != 0 || j.cols * RoundUp(nb * j.rowBlock * j.group, dcn_tiling::kTransposeRowAlign) > j.cap)) {
         --nb;
     }
     return nb;
@@ -81,8 +93,8 @@ __aicore__ inline void TransposeTileShape(const TransposeJob &j, int64_t &tr, in
         }
     }
     int64_t rowOutPad = RoundUp(tr * j.group, dcn_tiling::kTransposeRowAlign);
-    int64_t byIn = ((dcn_tiling::kTransposeCap / tr) / j.srcAlign * j.srcAlign) / j.group;
-    tc = MinI(j.cols, MinI(MaxI(1, byIn), dcn_tiling::kTransposeCap / rowOutPad));
+    int64_t byIn = ((j.cap / tr) / j.srcAlign * j.srcAlign) / j.group;
+    tc = MinI(j.cols, MinI(MaxI(1, byIn), j.cap / rowOutPad));
 }
 
 __aicore__ inline int64_t TransposeTileCount(const TransposeJob &j)
@@ -95,8 +107,9 @@ __aicore__ inline int64_t TransposeTileCount(const TransposeJob &j)
 // Transpose between image n's NCHW rows [c0, c0+len) x HW of channel block b and the block's [HW][len] plane
 // (BlockPixelAt: the same element offset). toPlane: NCHW -> plane (stage 0, the input copy xt); else plane ->
 // NCHW summed over the band planes in band order (stage 3, grad_input), narrow blocks with up to
-// kTransposeCap / 8 rows per tile (fp32 source rows padded to 8 elements).
-__aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int64_t b, bool toPlane)
+// kTransposeCap / 8 rows per tile (fp32 source rows padded to 8 elements). elt: bytes of the I/O dtype (the
+// NCHW side; the planes are elt-wide for the input copy, fp32 for grad_input).
+__aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int64_t b, bool toPlane, int64_t elt)
 {
     int64_t c0, len;
     BlockRange(p, b, c0, len);
@@ -111,6 +124,7 @@ __aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int6
     j.dstRowStride = j.rows;
     j.planes = toPlane ? 1 : p.pixelBands;
     j.planeStride = toPlane ? 0 : p.giaccPlane;
+    j.cap = toPlane ? TransposeCapFor(elt, elt) : TransposeCapFor(4, elt);
     if (!toPlane) { // fp32 source rows (the accumulator) need only 8 elements of padding: 512 rows of 8 channels
         j.srcAlign = dcn_tiling::kUbBlockBytes / 4;
         j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(len, j.srcAlign));
@@ -148,11 +162,10 @@ public:
     {
         pipe.InitBuffer(inQue_, 2, dcn_tiling::kTransposeCap * 4);
         pipe.InitBuffer(outQue_, 2, dcn_tiling::kTransposeCap * 4);
-        pipe.InitBuffer(gatherBuf_, dcn_tiling::kTransposeCap * 4);
-        pipe.InitBuffer(tableBuf_, kTables * dcn_tiling::kTransposeCap * 4);
-        pipe.InitBuffer(planeBuf_, dcn_tiling::kTransposeCap * 4);
+        pipe.InitBuffer(scratchBuf_, (kTables + 2) * dcn_tiling::kTransposeCap * 4);
         for (int64_t i = 0; i < kTables; ++i) {
             cache_[i].rt = -1;
+            cache_[i].cap = 0;
         }
         lastTable_ = 0;
     }
@@ -198,7 +211,7 @@ public:
         AscendC::DataCopyPad(in, src[j.srcOffset + TransposeSrcRow(j, r0) + c0 * e], cpIn, noPad);
         inQue_.EnQue(in);
 
-        const TableKey key = {rt, ct, e, srcElt, blk, sin};
+        const TableKey key = {rt, ct, e, srcElt, blk, sin, j.cap};
         int64_t slot = 0;
         while (slot < kTables && !SameKey(cache_[slot], key)) {
             ++slot;
@@ -206,9 +219,12 @@ public:
         const bool build = slot == kTables;
         if (build) {
             slot = 1 - lastTable_; // replace the table used less recently
+            if (cache_[1 - slot].cap != j.cap) {
+                cache_[1 - slot].rt = -1; // tables of another CAP lie elsewhere in the scratch buffer
+            }
         }
         lastTable_ = slot;
-        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>()[slot * dcn_tiling::kTransposeCap];
+        AscendC::LocalTensor<uint32_t> table = scratchBuf_.Get<uint32_t>()[slot * j.cap];
         if (build) {
             // The offset table (bytes into the UB source tile) is rebuilt only for a tile shape that neither
             // table holds. Entry (c, q) = entry (0, q) + c*e*srcElt: the scalar unit writes output row c = 0,
@@ -234,7 +250,7 @@ public:
         if constexpr (IsSameType<SrcT, float>::value) {
             // further planes are added in plane order (fixed summation order); the V_MTE2/MTE2_V round trip
             // of each plane orders the previous plane's adds before this plane's
-            AscendC::LocalTensor<float> extra = planeBuf_.Get<float>();
+            AscendC::LocalTensor<float> extra = scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap];
             for (int64_t q = 1; q < j.planes; ++q) {
                 PipeSync<AscendC::HardEvent::V_MTE2>();
                 AscendC::DataCopyPad(
@@ -266,7 +282,8 @@ public:
         if constexpr (IsSameType<SrcT, DstT>::value) {
             AscendC::Gather(out, in, table, 0, count);
         } else {
-            AscendC::LocalTensor<SrcT> gathered = gatherBuf_.Get<SrcT>();
+            AscendC::LocalTensor<SrcT> gathered =
+                scratchBuf_.Get<SrcT>()[kTables * dcn_tiling::kTransposeCap * 4 / static_cast<int64_t>(sizeof(SrcT))];
             AscendC::Gather(gathered, in, table, 0, count);
             AscendC::PipeBarrier<PIPE_V>();
             if constexpr (IsSameType<DstT, float>::value) {
@@ -291,19 +308,19 @@ public:
 
 private:
     struct TableKey {
-        int64_t rt, ct, e, elt, blk, sin;
+        int64_t rt, ct, e, elt, blk, sin, cap;
     };
     static constexpr int64_t kTables = 2;
     __aicore__ static inline bool SameKey(const TableKey& a, const TableKey& b)
     {
-        return a.rt == b.rt && a.ct == b.ct && a.e == b.e && a.elt == b.elt && a.blk == b.blk && a.sin == b.sin;
+        return a.rt == b.rt && a.ct == b.ct && a.e == b.e && a.elt == b.elt && a.blk == b.blk && a.sin == b.sin &&
+               a.cap == b.cap;
     }
 
     AscendC::TQue<AscendC::TPosition::VECIN, 2> inQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> outQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> gatherBuf_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> tableBuf_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> planeBuf_;
+    // [table 0][table 1] of CAP uint32 each; 4-byte jobs (CAP = kTransposeCap): then [gather][plane]
+    AscendC::TBuf<AscendC::TPosition::VECCALC> scratchBuf_;
     TableKey cache_[kTables];
     int64_t lastTable_;
 };
