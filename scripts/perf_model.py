@@ -8,7 +8,8 @@ official bandwidths, and DMA / scalar / head-overhead costs from named constants
 The twin exports, per core, the counters at each SyncAll (per-stage values by differences), the
 constants, and the pipe terms (pipe cycles = sum of counter x constant). This script:
 
-  per core and stage   pipe cycles from the terms; serial bound = sum over the pipes (no overlap; on a
+  per core and stage   pipe cycles from the terms; serial bound = sum over the pipes plus every transfer's
+                       latency (dma_latency_cycles; no overlap; on a
                        vector core plus the serving AIC's work of the stage, which a synchronous Matmul
                        waits for), overlapped bound = the busiest pipe (perfect overlap), and the
                        timeline: the twin's per-pipe timeline (twin/kernel/pipe_timeline.h), which runs
@@ -116,6 +117,19 @@ def pipe_cycles(counters, terms, constants, scale=None):
     return out
 
 
+# Transfer calls: each one's data lands dma_latency_cycles after its pipe time (the twin's timeline); with no
+# overlap at all (the serial bound) every one of those latencies is exposed.
+TRANSFER_COUNTERS = ("gmToUbCopies", "ubToGmCopies", "cubeGmReadTransfers", "cubeGmWriteTransfers")
+
+
+def latency_cycles(counters, constants, scale=None):
+    """Transfer calls x dma_latency_cycles (0 for counters measured before the twin had the constant)."""
+    if "dma_latency_cycles" not in constants:
+        return 0.0
+    k = constants["dma_latency_cycles"]["value"] * (scale or {}).get("dma_latency_cycles", 1.0)
+    return k * sum(counters.get(c, 0) for c in TRANSFER_COUNTERS)
+
+
 def stage_deltas(core):
     """Per-stage counters of one core from its SyncAll snapshots: [snap0, snap1 - snap0, ..., total - last]."""
     prev, out = {}, []
@@ -182,7 +196,11 @@ def estimate(measured, chip, scale=None):
                 continue
             for p, v in cyc[ci].items():
                 pipe_max[p] = max(pipe_max.get(p, 0.0), v)
-            core_serial = sum(cyc[ci].values()) + (sum(cyc[partner[ci]].values()) if partner[ci] is not None else 0.0)
+            pc = partner[ci]
+            core_serial = sum(cyc[ci].values()) + latency_cycles(deltas[s], constants, scale)
+            if pc is not None:
+                core_serial += sum(cyc[pc].values())
+                core_serial += latency_cycles(per_core[pc][s], constants, scale) if s < len(per_core[pc]) else 0.0
             core_over = max(cyc[ci].values(), default=0.0)
             tl = measured["cores"][ci].get("timeline")
             core_tl = (tl[s][var] if tl is not None and var is not None and s < len(tl) else float("nan"))

@@ -76,6 +76,23 @@ def test_vector_core_serial_includes_its_aic_and_the_timeline_is_the_estimate():
     assert perf_model.serving_aic(m) == [None, 0, 0]
 
 
+def test_serial_bound_exposes_every_transfer_latency():
+    # with the twin's dma_latency_cycles among the constants, the serial bound adds a latency per transfer call
+    # (AIV 1 with 3 loads: V 1000 + MTE2 3 x 100 + 2000 x 0.5 + 3 x 400 = 3500 > AIV 0's 3000)
+    m = _measurement()
+    m["constants"] = dict(CONSTANTS, dma_latency_cycles={"value": 400.0, "assumed": True, "unit": "cycles",
+                                                         "source": "test"})
+    assert perf_model.latency_cycles({"gmToUbCopies": 2, "ubToGmCopies": 1, "cubeGmWriteTransfers": 1},
+                                     m["constants"]) == pytest.approx(1600.0)
+    assert perf_model.latency_cycles({"gmToUbCopies": 2}, CONSTANTS) == 0.0   # counters of an older twin
+    m["cores"][2] = _core(False, [{"vecCycles": 1000, "gmToUbCopies": 3, "gmToUbBytes": 2000}, {}],
+                          [[1500, 1450, 1700, 1300, 2300], [0] * 5])
+    e = perf_model.estimate(m, UNIT_CHIP)
+    assert e["stages"][0]["serial"] == pytest.approx(3500e-9)
+    assert perf_model.estimate(m, UNIT_CHIP, {"dma_latency_cycles": 0.5})["stages"][0]["serial"] == \
+        pytest.approx(3000e-9)                                   # AIV 0's 3000 > 2300 + 600
+
+
 def test_bounds_check_reports_a_timeline_outside_the_brackets():
     m = _measurement()
     m["cores"][2]["timeline"][0][0] = 2300            # above AIV 1's serial 2200

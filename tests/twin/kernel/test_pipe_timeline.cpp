@@ -62,6 +62,7 @@ Bounds PipeBounds(const twin::PipeCounters& d)
         b.serial += p;
         b.busiest = std::max(b.busiest, p);
     }
+    b.serial += cost::TransferLatencyCycles(d); // every transfer's latency exposed
     return b;
 }
 
@@ -228,6 +229,39 @@ TEST(PipeTimeline, variants_scale_one_constant)
         const double dma = cost::ConstantValue("dma_transfer_cycles");
         const double want = tl[0] + (tk::TlVariantFactor(v) - 1) * 2 * kIters * dma;
         EXPECT_LT(std::fabs(tl[v] - want), 1e-6 * tl[0]);
+    }
+}
+
+TEST(PipeTimeline, a_dependent_transfer_exposes_its_latency)
+{
+    // single buffered: every step waits for its load's data (MTE2_V) and for its store's landing (MTE3_MTE2 before
+    // the next load, the final wait for the last): 2 x kIters latencies on the critical path, none overlapped
+    auto r = RunToy(1, true);
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    if (r.cores.size() != 1 || r.cores[0].stageTimeline.empty())
+        return;
+    const std::vector<double>& tl = r.cores[0].stageTimeline[0];
+    const double lat = cost::ConstantValue("dma_latency_cycles");
+    EXPECT_GT(lat, 0.0);
+    bool seen = false;
+    for (size_t v = 1; v < tl.size(); ++v) {
+        if (std::strcmp(tk::TlVariantConstant(v), "dma_latency_cycles") != 0)
+            continue;
+        seen = true;
+        const double want = tl[0] + (tk::TlVariantFactor(v) - 1) * 2 * kIters * lat;
+        EXPECT_LT(std::fabs(tl[v] - want), 1e-6 * tl[0]);
+    }
+    EXPECT_TRUE(seen);
+    // double buffered with separate in/out buffers: the loads' latencies overlap the other steps' work
+    auto r2 = RunToy(2, false);
+    EXPECT_TRUE(ktest::ExpectOk(r2));
+    if (r2.cores.size() != 1 || r2.cores[0].stageTimeline.empty())
+        return;
+    const std::vector<double>& tl2 = r2.cores[0].stageTimeline[0];
+    for (size_t v = 1; v < tl2.size(); ++v) {
+        if (std::strcmp(tk::TlVariantConstant(v), "dma_latency_cycles") == 0 && tk::TlVariantFactor(v) == 2.0) {
+            EXPECT_LT(tl2[v] - tl2[0], 0.5 * 2 * kIters * lat);
+        }
     }
 }
 

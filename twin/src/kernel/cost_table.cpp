@@ -62,10 +62,21 @@ const VecRate kVecRates[] = {
 // clang-format on
 
 const Constant kConstants[] = {
-    {"dma_transfer_cycles", 500,
-     "cycles per DataCopy/DataCopyPad call (MTE2, MTE3) and per Matmul block load/store (AIC MTE2, FIX)", true,
-     "assumption: issue + GM round-trip latency of one transfer, not serialised with other transfers' bytes; no "
-     "official figure"},
+    {"dma_transfer_cycles", 16,
+     "cycles a DataCopy/DataCopyPad call (MTE2, MTE3) or a Matmul block load/store (AIC MTE2, FIX) occupies its pipe "
+     "beyond its bytes",
+     true,
+     "assumption derived from a measurement: asc-devkit examples/01_simd_cpp_api/05_best_practices/04_memory_access/"
+     "data_copy/README.md, Atlas A2/A3 scenario 1 (48 AIV, 49,152 DataCopyPad calls of 128 B each per core, "
+     "aiv_mte2_time 548.161 us): about 20 cycles per call at 1.8 GHz, 4 of them the 128 B at 32 B/cycle; a call's "
+     "latency is dma_latency_cycles, not pipe time"},
+    {"dma_latency_cycles", 300,
+     "cycles from the end of a transfer's pipe time to its data being visible (a flag set by MTE2/MTE3/FIX, a "
+     "barrier or SyncAll waits for it); twice per Matmul request (first load, last store)",
+     true,
+     "assumption: Huawei's A2/A3 cost model (hicann/pypto framework/src/cost_model/simulation_ca/A2A3/"
+     "SimulatorA2A3.cpp: GM read latency 307, write 153 cycles); the asc-devkit add_high_performance example's "
+     "measured single-core round trips expose about 95-190 cycles per dependent 8 KB read"},
     {"gm_read_cycles_per_byte", 1.0 / 32, "cycles per byte GM->UB / GM->L1 on one core", true,
      "assumption: RUNTIME Ascend910B*.ini ddr_rate=32 read as bytes/cycle/core (units undocumented, "
      "cann-conventions.md 5)"},
@@ -269,6 +280,12 @@ double PipeCycles(const PipeCounters &c, const char *pipe) {
         sum += static_cast<double>(v) * (t.constant ? ConstantValue(t.constant) : 1.0);
     }
     return sum;
+}
+
+double TransferLatencyCycles(const PipeCounters& c)
+{
+    const uint64_t calls = c.gmToUbCopies + c.ubToGmCopies + c.cubeGmReadTransfers + c.cubeGmWriteTransfers;
+    return static_cast<double>(calls) * ConstantValue("dma_latency_cycles");
 }
 
 VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {

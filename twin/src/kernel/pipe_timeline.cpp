@@ -61,6 +61,7 @@ struct Model {
     std::vector<double> varFactor;
     std::vector<double> flagCycles; // [variant]
     std::vector<double> syncAllCycles;
+    std::vector<double> dmaLatency; // [variant]
     size_t waitOff[kTlPipes]; // waitFlags<pipe> counter offsets
     size_t syncAllOff;
     int8_t src[kEvents], dst[kEvents];
@@ -97,6 +98,7 @@ struct Model {
         value.assign(V * nt, 1.0);
         flagCycles.assign(V, 0.0);
         syncAllCycles.assign(V, 0.0);
+        dmaLatency.assign(V, 0.0);
         for (size_t v = 0; v < V; ++v) {
             auto val = [&](const char* name) {
                 return cost::ConstantValue(name) *
@@ -107,6 +109,7 @@ struct Model {
                     value[v * nt + i] = val(t[i].constant);
             flagCycles[v] = val("flag_cycles");
             syncAllCycles[v] = val("syncall_cycles");
+            dmaLatency[v] = val("dma_latency_cycles");
         }
         static const char* const waitNames[kTlPipes] = {"waitFlagsS",    "waitFlagsV", "waitFlagsMTE2", "waitFlagsMTE3",
                                                         "waitFlagsMTE1", "waitFlagsM", "waitFlagsFIX"};
@@ -147,14 +150,24 @@ struct TimelineCore {
     std::vector<double> work;       // [variant] work of one pipe in the segment being charged
     std::vector<double> result;     // [variant] (returned by reference)
     std::vector<double> mmDone;     // [variant] completion of the last Matmul request
+    std::vector<double> arrive;     // [pipe][variant]: transfer pipes (MTE2, MTE3, FIX): when the data of the
+                                    // last transfer queued on the pipe is visible (its pipe time + dma_latency_cycles)
     // [constant][pipe]: the segment's cycles charged through each constant (default values); rows
     // are cleared after use (TlSync)
     double byConstant[Model::kMaxConstants][kTlPipes] = {};
     double busy[kTlPipes] = {}; // variant 0, current stage
     std::vector<std::vector<double>> stages, stageBusy;
     double* Pipe(int p) { return &clk[size_t(p) * V]; }
+    double* Arrive(int p) { return &arrive[size_t(p) * V]; }
     const double* Pipe(int p) const { return &clk[size_t(p) * V]; }
 };
+
+// Pipes whose work is GM transfers (a transfer's data lands dma_latency_cycles after its pipe time).
+static bool TransferPipe(int p)
+{
+    return p == static_cast<int>(TlPipe::MTE2) || p == static_cast<int>(TlPipe::MTE3) ||
+           p == static_cast<int>(TlPipe::FIX);
+}
 
 const char* TlPipeName(int p) { return p >= 0 && p < kTlPipes ? kPipeNames[p] : "?"; }
 
@@ -190,6 +203,7 @@ TimelineCore* TlCreate(const PipeCounters& start)
     t->work.assign(m.V, 0.0);
     t->result.assign(m.V, 0.0);
     t->mmDone.assign(m.V, 0.0);
+    t->arrive.assign(m.V * kTlPipes, 0.0);
     return t;
 }
 
@@ -248,6 +262,11 @@ void TlSync(CoreContext& c)
         double* q = t->Pipe(p);
         for (size_t v = 0; v < V; ++v)
             q[v] = std::max(q[v], s[v]) + w[v];
+        if (TransferPipe(p)) { // this pipe's work in a segment is transfers (its waits are charged by TlFlagWait)
+            double* a = t->Arrive(p);
+            for (size_t v = 0; v < V; ++v)
+                a[v] = q[v] + m.dmaLatency[v];
+        }
     }
     for (int p = 0; p < kTlPipes; ++p)
         t->busy[p] += w0[p];
@@ -264,7 +283,12 @@ void TlFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id)
     const int p = M().src[static_cast<int>(e)];
     double* f = &t->flag[(size_t(static_cast<int>(e)) * kIds + size_t(id)) * t->V];
     const double* s = t->Pipe(kS);
-    if (p >= 0) {
+    if (p >= 0 && TransferPipe(p)) { // the flag follows the pipe's queued transfers: it fires when their data lands
+        const double* q = t->Pipe(p);
+        const double* a = t->Arrive(p);
+        for (size_t v = 0; v < t->V; ++v)
+            f[v] = std::max(std::max(s[v], q[v]), a[v]);
+    } else if (p >= 0) {
         const double* q = t->Pipe(p);
         for (size_t v = 0; v < t->V; ++v)
             f[v] = std::max(s[v], q[v]);
@@ -300,7 +324,7 @@ void TlFlagWait(CoreContext& c, AscendC::HardEvent e, int32_t id)
     t->busy[q] += m.flagCycles[0];
 }
 
-// Every clock of every variant = the latest of that variant.
+// Every clock of every variant = the latest of that variant (transfer pipes: their data landed).
 static void JoinPipes(TimelineCore& t)
 {
     double* j = t.work.data();
@@ -309,6 +333,11 @@ static void JoinPipes(TimelineCore& t)
         const double* q = t.Pipe(p);
         for (size_t v = 0; v < t.V; ++v)
             j[v] = std::max(j[v], q[v]);
+        if (TransferPipe(p)) {
+            const double* a = t.Arrive(p);
+            for (size_t v = 0; v < t.V; ++v)
+                j[v] = std::max(j[v], a[v]);
+        }
     }
     for (int p = 0; p < kTlPipes; ++p)
         std::copy(j, j + t.V, t.Pipe(p));
@@ -445,7 +474,7 @@ void MatmulDuration(
                     d += p[order[j]] / units[j];
             best = std::max(best, d);
         }
-        duration[v] = best;
+        duration[v] = best + 2 * m.dmaLatency[v]; // the first load's data, the last store's landing
     }
 }
 

@@ -42,6 +42,9 @@ const char *const *Pipes(size_t &count);          // pipe names in print order
 bool CounterByName(const PipeCounters &c, const std::string &name, uint64_t &value);
 // Cycles of one pipe from the counters and the default constants.
 double PipeCycles(const PipeCounters &c, const char *pipe);
+// Transfer calls (DataCopy both ways, Matmul block loads and stores) x dma_latency_cycles: what a run with no
+// overlap at all adds to the sum of its pipes (the serial bound of the timeline).
+double TransferLatencyCycles(const PipeCounters& c);
 
 // ---- vector (PIPE_V) ------------------------------------------------------------------------
 // Cycles of one vector instruction `api` that issues `elems` elements of `elemBytes` bytes (the

@@ -9,11 +9,15 @@
 //    terms): first the scalar work (GetValue/SetValue, issue cost) advances clock[S], then each other
 //    pipe p gets clock[p] = max(clock[p], clock[S]) + its work (in-order queues, issued at clock[S]).
 //    TlSync runs before every scalar access, so scalar work delays the instructions issued after it.
+//  - Transfers (MTE2, MTE3, FIX: DataCopy both ways, the Matmul's block loads and stores) occupy their pipe for
+//    dma_transfer_cycles + bytes x rate; their data lands dma_latency_cycles later (arrive[P] = clock[P] + latency,
+//    set whenever transfers are charged), and what waits for them waits for that.
 //  - SetFlag<P_Q>: the flag's time is max(clock[P], clock[S]) (the set_flag instruction follows P's
-//    queued work). WaitFlag<P_Q>: clock[Q] = max(clock[Q], clock[S], flag time) + flag_cycles (Q = S:
-//    the scalar unit stalls, delaying all later issue). Queue EnQue/DeQue/AllocTensor/FreeTensor are
-//    SetFlag/WaitFlag on their queue's events (twin/kernel/pipe.h), so they order the same way.
-//  - PipeBarrier<PIPE_ALL>: every clock = the latest. SyncAll: PIPE_ALL, + syncall_cycles, then every
+//    queued work; transfer pipes: also arrive[P]). WaitFlag<P_Q>: clock[Q] = max(clock[Q], clock[S], flag time) +
+//    flag_cycles (Q = S: the scalar unit stalls, delaying all later issue). Queue EnQue/DeQue/AllocTensor/FreeTensor
+//    are SetFlag/WaitFlag on their queue's events (twin/kernel/pipe.h), so they order the same way.
+//  - PipeBarrier<PIPE_ALL>: every clock = the latest (arrivals included). SyncAll: PIPE_ALL, + syncall_cycles, then
+//  every
 //    participant leaves at the latest arrival (the stage ends there).
 //  - Matmul (separated mode): IterateAll sends the request at the AIV's clock[S]; the serving AIC
 //    (first come, first served) runs it for D = its pipelined duration (MatmulDuration); a synchronous
@@ -69,7 +73,8 @@ void TlMatmulWait(CoreContext& c);                                    // scalar 
 
 // Pipelined duration of one Matmul request on the AIC, per variant: the library double-buffers L1/L0,
 // so the pipes MTE2 -> MTE1 -> M -> FIX overlap; duration = max over pipes p of (one unit of every
-// pipe before p + p's total + one unit of every pipe after p). busy[p] (variant 0) is also returned.
+// pipe before p + p's total + one unit of every pipe after p) + 2 x dma_latency_cycles (the first load's data
+// arrives, the last store lands). busy[p] (variant 0) is also returned.
 void MatmulDuration(
     const cost::CubeCost& cost, uint64_t gmReadBytes, uint64_t gmWriteBytes, std::vector<double>& duration,
     double busy[kTlPipes]);
