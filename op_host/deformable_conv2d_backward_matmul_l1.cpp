@@ -51,9 +51,9 @@ Loads OuterLoads(
     return l;
 }
 
-// Stage1TileCycles weights (see the header): the perf model's assumed DMA latency, GM bandwidth per core and
-// Mmad head overhead (twin cost table dma_transfer_cycles, gm_read/write_cycles_per_byte, mmad_head_cycles)
-// and the official L1->L0 rates (CUBE table 3).
+// Stage1TileCycles weights (see the header): the perf model's assumed cost per transfer before session 18 (the twin's
+// dma_transfer_cycles is 16 + a latency now), GM bandwidth per core and Mmad head overhead (twin cost table
+// gm_read/write_cycles_per_byte, mmad_head_cycles) and the official L1->L0 rates (CUBE table 3).
 constexpr double kTransferCycles = 500;
 constexpr double kGmBytesPerCycle = 32;
 constexpr double kMmadHeadCycles = 32;
