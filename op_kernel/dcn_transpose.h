@@ -107,7 +107,7 @@ __aicore__ inline int64_t TransposeTileCount(const TransposeJob &j)
 // Transpose between image n's NCHW rows [c0, c0+len) x HW of channel block b and the block's [HW][len] plane
 // (BlockPixelAt: the same element offset). toPlane: NCHW -> plane (stage 0, the input copy xt); else plane ->
 // NCHW summed over the band planes in band order (stage 3, grad_input), narrow blocks with up to
-// kTransposeCap / 8 rows per tile (fp32 source rows padded to 8 elements). elt: bytes of the I/O dtype (the
+// CAP / 8 rows per tile (fp32 source rows padded to 8 elements). elt: bytes of the I/O dtype (the
 // NCHW side; the planes are elt-wide for the input copy, fp32 for grad_input).
 __aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int64_t b, bool toPlane, int64_t elt)
 {
@@ -127,7 +127,7 @@ __aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int6
     j.cap = toPlane ? TransposeCapFor(elt, elt) : TransposeCapFor(4, elt);
     if (!toPlane) { // fp32 source rows (the accumulator) need only 8 elements of padding: 512 rows of 8 channels
         j.srcAlign = dcn_tiling::kUbBlockBytes / 4;
-        j.maxTileRows = MaxI(64, dcn_tiling::kTransposeCap / RoundUp(len, j.srcAlign));
+        j.maxTileRows = MaxI(64, j.cap / RoundUp(len, j.srcAlign));
     }
     return j;
 }

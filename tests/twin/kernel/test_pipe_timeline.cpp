@@ -212,6 +212,23 @@ TEST(PipeTimeline, exported_busy_cycles_match_the_pipe_terms)
     }
 }
 
+namespace {
+// Every variant of `constant` moves the timeline tl (one value per variant) by (factor - 1) x `count` x the
+// constant: the constant's work lies entirely on the critical path. false when the constant has no variant.
+bool ExpectVariantShifts(const std::vector<double>& tl, const char* constant, double count)
+{
+    bool seen = false;
+    for (size_t v = 1; v < tl.size(); ++v) {
+        if (std::strcmp(tk::TlVariantConstant(v), constant) != 0)
+            continue;
+        seen = true;
+        const double want = tl[0] + (tk::TlVariantFactor(v) - 1) * count * cost::ConstantValue(constant);
+        EXPECT_LT(std::fabs(tl[v] - want), 1e-6 * tl[0]) << constant << " x" << tk::TlVariantFactor(v);
+    }
+    return seen;
+}
+} // namespace
+
 TEST(PipeTimeline, variants_scale_one_constant)
 {
     auto r = RunToy(1, true);
@@ -222,14 +239,8 @@ TEST(PipeTimeline, variants_scale_one_constant)
     EXPECT_EQ(tl.size(), tk::TlVariants());
     EXPECT_EQ(tk::TlVariantConstant(0), nullptr);
     EXPECT_EQ(tk::TlVariantFactor(0), 1.0);
-    for (size_t v = 1; v < tl.size(); ++v) {
-        if (std::strcmp(tk::TlVariantConstant(v), "dma_transfer_cycles") != 0)
-            continue;
-        // 2 transfers per step, nothing overlaps: +-(half of) 2 x kIters x 500 cycles
-        const double dma = cost::ConstantValue("dma_transfer_cycles");
-        const double want = tl[0] + (tk::TlVariantFactor(v) - 1) * 2 * kIters * dma;
-        EXPECT_LT(std::fabs(tl[v] - want), 1e-6 * tl[0]);
-    }
+    // 2 transfers per step, nothing overlaps: +-(half of) 2 x kIters x dma_transfer_cycles
+    EXPECT_TRUE(ExpectVariantShifts(tl, "dma_transfer_cycles", 2 * kIters));
 }
 
 TEST(PipeTimeline, a_dependent_transfer_exposes_its_latency)
@@ -243,15 +254,7 @@ TEST(PipeTimeline, a_dependent_transfer_exposes_its_latency)
     const std::vector<double>& tl = r.cores[0].stageTimeline[0];
     const double lat = cost::ConstantValue("dma_latency_cycles");
     EXPECT_GT(lat, 0.0);
-    bool seen = false;
-    for (size_t v = 1; v < tl.size(); ++v) {
-        if (std::strcmp(tk::TlVariantConstant(v), "dma_latency_cycles") != 0)
-            continue;
-        seen = true;
-        const double want = tl[0] + (tk::TlVariantFactor(v) - 1) * 2 * kIters * lat;
-        EXPECT_LT(std::fabs(tl[v] - want), 1e-6 * tl[0]);
-    }
-    EXPECT_TRUE(seen);
+    EXPECT_TRUE(ExpectVariantShifts(tl, "dma_latency_cycles", 2 * kIters));
     // double buffered with separate in/out buffers: the loads' latencies overlap the other steps' work
     auto r2 = RunToy(2, false);
     EXPECT_TRUE(ktest::ExpectOk(r2));

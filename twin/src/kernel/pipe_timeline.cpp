@@ -151,7 +151,8 @@ struct TimelineCore {
     std::vector<double> result;     // [variant] (returned by reference)
     std::vector<double> mmDone;     // [variant] completion of the last Matmul request
     std::vector<double> arrive;     // [pipe][variant]: transfer pipes (MTE2, MTE3, FIX): when the data of the
-                                    // last transfer queued on the pipe is visible (its pipe time + dma_latency_cycles)
+                                    // last transfer queued on the pipe is visible (its pipe time + dma_latency_cycles);
+                                    // 0 for the other pipes (no effect in the maxima that read it)
     // [constant][pipe]: the segment's cycles charged through each constant (default values); rows
     // are cleared after use (TlSync)
     double byConstant[Model::kMaxConstants][kTlPipes] = {};
@@ -283,15 +284,11 @@ void TlFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id)
     const int p = M().src[static_cast<int>(e)];
     double* f = &t->flag[(size_t(static_cast<int>(e)) * kIds + size_t(id)) * t->V];
     const double* s = t->Pipe(kS);
-    if (p >= 0 && TransferPipe(p)) { // the flag follows the pipe's queued transfers: it fires when their data lands
+    if (p >= 0) { // after P's queued work; a transfer pipe's flag when their data has landed (arrive)
         const double* q = t->Pipe(p);
         const double* a = t->Arrive(p);
         for (size_t v = 0; v < t->V; ++v)
             f[v] = std::max(std::max(s[v], q[v]), a[v]);
-    } else if (p >= 0) {
-        const double* q = t->Pipe(p);
-        for (size_t v = 0; v < t->V; ++v)
-            f[v] = std::max(s[v], q[v]);
     } else {
         for (size_t v = 0; v < t->V; ++v)
             f[v] = std::max(s[v], 0.0);
@@ -331,13 +328,9 @@ static void JoinPipes(TimelineCore& t)
     std::copy(t.Pipe(0), t.Pipe(0) + t.V, j);
     for (int p = 1; p < kTlPipes; ++p) {
         const double* q = t.Pipe(p);
+        const double* a = t.Arrive(p);
         for (size_t v = 0; v < t.V; ++v)
-            j[v] = std::max(j[v], q[v]);
-        if (TransferPipe(p)) {
-            const double* a = t.Arrive(p);
-            for (size_t v = 0; v < t.V; ++v)
-                j[v] = std::max(j[v], a[v]);
-        }
+            j[v] = std::max(std::max(j[v], q[v]), a[v]);
     }
     for (int p = 0; p < kTlPipes; ++p)
         std::copy(j, j + t.V, t.Pipe(p));
