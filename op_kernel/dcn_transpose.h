@@ -1,4 +1,4 @@
-// Tiled GM->GM transpose with optional dtype cast, on the vector unit (Gather in UB).
+// Tiled GM->GM transpose with optional dtype cast, on the vector unit (TransDataTo5HD or Gather in UB).
 //
 // Job: dst[c*dstRowStride + r*E + e] = Cast<DstT>(sum_{q < planes, in order} src[q*planeStride + S(r) + c*E + e])
 //      for r < R, c < C, e < E (E = contiguous element group, e.g. KW for the offsetOut rearrangement;
@@ -16,7 +16,10 @@
 // got and dcol tiles; CAP uint32 entries each) and, for 4-byte jobs only (CAP = kTransposeCap), behind them
 // the gather buffer (a cast's staging) and the plane buffer (planes > 1); 2-byte jobs need neither (no cast, one
 // plane). Output rows inside UB are padded to 16 elements (32 B for 2- and 4-byte types). Requires E <= CAP
-// (tiling guarantees KW <= 2048).
+// (tiling guarantees KW <= 2048). In UB a tile moves by block transposes (TransDataTo5HD: 16 source rows x one
+// 32-B block per repeat; Vector table 9: 64 / 128 elements per cycle) when its groups are single elements and its
+// source rows 32-B aligned (not packed) and its output rows, rounded up to whole column blocks, fit the buffer;
+// else by one Gather over an offset table (5 elements per cycle, table 12). Both move the same elements.
 #ifndef DCN_TRANSPOSE_H
 #define DCN_TRANSPOSE_H
 
@@ -211,20 +214,25 @@ public:
         AscendC::DataCopyPad(in, src[j.srcOffset + TransposeSrcRow(j, r0) + c0 * e], cpIn, noPad);
         inQue_.EnQue(in);
 
+        // Tiles of single elements (e == 1) with 32-B aligned source rows (not packed) move by block transposes
+        // (BlockTranspose, TransDataTo5HD); the others by one Gather over an offset table.
+        const bool blockwise = e == 1 && blk == 0 && BlockwiseFits(ct, sout, srcElt);
         const TableKey key = {rt, ct, e, srcElt, blk, sin, j.cap};
         int64_t slot = 0;
-        while (slot < kTables && !SameKey(cache_[slot], key)) {
+        while (!blockwise && slot < kTables && !SameKey(cache_[slot], key)) {
             ++slot;
         }
-        const bool build = slot == kTables;
+        const bool build = !blockwise && slot == kTables;
         if (build) {
             slot = 1 - lastTable_; // replace the table used less recently
             if (cache_[1 - slot].cap != j.cap) {
                 cache_[1 - slot].rt = -1; // tables of another CAP lie elsewhere in the scratch buffer
             }
         }
-        lastTable_ = slot;
-        AscendC::LocalTensor<uint32_t> table = scratchBuf_.Get<uint32_t>()[slot * j.cap];
+        if (!blockwise) {
+            lastTable_ = slot;
+        }
+        AscendC::LocalTensor<uint32_t> table = scratchBuf_.Get<uint32_t>()[(blockwise ? 0 : slot) * j.cap];
         if (build) {
             // The offset table (bytes into the UB source tile) is rebuilt only for a tile shape that neither
             // table holds. Entry (c, q) = entry (0, q) + c*e*srcElt: the scalar unit writes output row c = 0,
@@ -280,11 +288,19 @@ public:
         AscendC::LocalTensor<DstT> out = outQue_.AllocTensor<DstT>();
         uint32_t count = static_cast<uint32_t>(ct * sout);
         if constexpr (IsSameType<SrcT, DstT>::value) {
-            AscendC::Gather(out, in, table, 0, count);
+            if (blockwise) {
+                TransposeRows(out, in, rt, ct, sin, sout);
+            } else {
+                AscendC::Gather(out, in, table, 0, count);
+            }
         } else {
             AscendC::LocalTensor<SrcT> gathered =
                 scratchBuf_.Get<SrcT>()[kTables * dcn_tiling::kTransposeCap * 4 / static_cast<int64_t>(sizeof(SrcT))];
-            AscendC::Gather(gathered, in, table, 0, count);
+            if (blockwise) {
+                TransposeRows(gathered, in, rt, ct, sin, sout);
+            } else {
+                AscendC::Gather(gathered, in, table, 0, count);
+            }
             AscendC::PipeBarrier<PIPE_V>();
             if constexpr (IsSameType<DstT, float>::value) {
                 AscendC::Cast(out, gathered, AscendC::RoundMode::CAST_NONE, count);
@@ -307,6 +323,58 @@ public:
     }
 
 private:
+    // out row c (pitch sout) <- column c of the in rows r < rt (pitch sin), for c < ct: 2-byte types move as
+    // uint16_t bits.
+    template <typename U>
+    __aicore__ inline void TransposeRows(
+        const AscendC::LocalTensor<U>& out, const AscendC::LocalTensor<U>& in, int64_t rt, int64_t ct, int64_t sin,
+        int64_t sout)
+    {
+        if constexpr (sizeof(U) == 2) {
+            BlockTranspose(
+                out.template ReinterpretCast<uint16_t>(), in.template ReinterpretCast<uint16_t>(), rt, ct, sin, sout);
+        } else {
+            BlockTranspose(out, in, rt, ct, sin, sout);
+        }
+    }
+
+    // TransDataTo5HD over groups of 16 source rows and G source columns (one 32-B block: G = 8 for 4-byte, 16
+    // for 2-byte types), every column group of a row group in one call (repeats: the next block of the source
+    // rows, G output rows further). 4-byte: dst block 2j+h = output row j of the group, its elements 8h..8h+7;
+    // 2-byte: dst block j = output row j. Source rows past rt read row 0 into output lanes past rt, and the
+    // last group's columns past ct (inside the rows' 32-B DMA slots) fill output rows past ct: padding, never
+    // stored (BlockwiseFits: those rows fit the buffer).
+    template <typename U>
+    __aicore__ inline void BlockTranspose(
+        const AscendC::LocalTensor<U>& out, const AscendC::LocalTensor<U>& in, int64_t rt, int64_t ct, int64_t sin,
+        int64_t sout)
+    {
+        constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE;
+        constexpr int64_t kG = dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(U));
+        constexpr int64_t kHalves = kList / kG; // dst blocks per output row of a group: 2 (4-byte) or 1
+        const int64_t groups = CeilDiv(ct, kG);
+        // with one repeat the strides must be 0 (the repeat starts at list + stride)
+        const uint16_t dstRep = groups > 1 ? static_cast<uint16_t>(kG * sout * sizeof(U) / 32) : 0;
+        const uint16_t srcRep = groups > 1 ? 1 : 0;
+        const AscendC::TransDataTo5HDParams params(false, false, static_cast<uint8_t>(groups), dstRep, srcRep);
+        AscendC::LocalTensor<U> sl[kList], dl[kList];
+        for (int64_t g = 0; g * kList < rt; ++g) {
+            for (int64_t i = 0; i < kList; ++i) {
+                sl[i] = in[(g * kList + i < rt ? g * kList + i : 0) * sin];
+                dl[i] = out[(i / kHalves) * sout + g * kList + (i % kHalves) * kG];
+            }
+            AscendC::TransDataTo5HD<U>(dl, sl, params);
+        }
+    }
+
+    // Whether a tile's block transpose fits: its output rows rounded up to whole column groups fit the output
+    // buffer (4 * kTransposeCap bytes, like the gather buffer of a cast) and one call's repeats fit 255.
+    __aicore__ static inline bool BlockwiseFits(int64_t ct, int64_t sout, int64_t srcElt)
+    {
+        const int64_t g = dcn_tiling::kUbBlockBytes / srcElt;
+        return RoundUp(ct, g) * sout * srcElt <= 4 * dcn_tiling::kTransposeCap && CeilDiv(ct, g) <= 255;
+    }
+
     struct TableKey {
         int64_t rt, ct, e, elt, blk, sin, cap;
     };

@@ -15,6 +15,7 @@
 #include "twin/kernel/cmp_select.h"
 #include "twin/kernel/reduce_gather.h"
 #include "twin/kernel/brcb.h"
+#include "twin/kernel/transpose.h"
 #include "twin/kernel/scalar.h"
 #include "twin/kernel/sync_sys.h"
 #include "twin/kernel/cross_core.h"

@@ -24,6 +24,9 @@ TEST(CostTable, vector_rates_follow_the_official_table)
     // Gatherb: uint32_t 21, uint16_t 42 elements/cycle (table 12); one repeat = 8 blocks = 64 uint32_t
     EXPECT_EQ(cost::VectorCost("Gatherb", 4, 64).cycles, 4);
     EXPECT_EQ(cost::VectorCost("Gatherb", 2, 128).cycles, 4);
+    // TransDataTo5HD: 64 (32-bit) / 128 (16-bit) elements/cycle (table 9); one repeat = 16 blocks = 2 cycles
+    EXPECT_EQ(cost::VectorCost("TransDataTo5HD", 4, 128).cycles, 2);
+    EXPECT_EQ(cost::VectorCost("TransDataTo5HD", 2, 256).cycles, 2);
     // Add: one 256-B repeat per cycle; a partial repeat costs a full one
     EXPECT_EQ(cost::VectorCost("Add", 4, 64).cycles, 1);
     EXPECT_EQ(cost::VectorCost("Add", 4, 65).cycles, 2);

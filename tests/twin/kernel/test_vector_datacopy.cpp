@@ -267,3 +267,105 @@ TEST(VectorDatacopy, gatherb_gathers_blocks_by_byte_offsets)
     });
     EXPECT_TRUE(ktest::ExpectViolation(shared, {"Gatherb", "core AIV 0", "must not share memory"}));
 }
+
+// TransDataTo5HD: b32 = a 16 x 8 matrix (one row per src block) to 8 rows of 16 (dst blocks 2j, 2j+1 = column j),
+// b16 = a 16 x 16 transpose; repeats advance every list address by its RepStride (blocks); with repeatTimes 1
+// the one repeat starts at list + RepStride.
+TEST(VectorDatacopy, transdatato5hd_transposes_blocks_and_repeats)
+{
+    // b32: a 16 x 16 float matrix in two column halves (2 repeats, src +1 block, dst +16 blocks)
+    ktest::Gm<float> out32(16 * 16, "out32");
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 8192);
+        LocalTensor<float> src = b.Get<float>(16 * 16);
+        LocalTensor<float> dst = b.GetWithOffset<float>(16 * 16, 2048);
+        for (int i = 0; i < 16 * 16; ++i)
+            src.SetValue(i, static_cast<float>(i));
+        LocalTensor<float> dl[NCHW_CONV_ADDR_LIST_SIZE], sl[NCHW_CONV_ADDR_LIST_SIZE];
+        for (int i = 0; i < 16; ++i) {
+            sl[i] = src[i * 16]; // row i, columns 0..7 (repeat 1: 8..15)
+            dl[i] = dst[i * 8];  // block i of the first 8 output rows (repeat 1: rows 8..15)
+        }
+        PipeBarrier<PIPE_ALL>();
+        TransDataTo5HD<float>(dl, sl, TransDataTo5HDParams(false, false, 2, 16, 1));
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)out32.addr());
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(g, dst, 16 * 16);
+    });
+    ASSERT_TRUE(ktest::ExpectOk(r));
+    for (int row = 0; row < 16; ++row) {
+        for (int col = 0; col < 16; ++col) {
+            EXPECT_EQ(out32[row * 16 + col], static_cast<float>(col * 16 + row)) << row << " " << col;
+        }
+    }
+    // b16, one repeat with RepStrides 1: the repeat starts one block past each list address
+    ktest::Gm<int16_t> out16(17 * 16, "out16");
+    auto r16 = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 8192);
+        LocalTensor<int16_t> src = b.Get<int16_t>(17 * 16);
+        LocalTensor<int16_t> dst = b.GetWithOffset<int16_t>(17 * 16, 2048);
+        for (int i = 0; i < 17 * 16; ++i)
+            src.SetValue(i, static_cast<int16_t>(i));
+        Duplicate(dst, static_cast<int16_t>(-1), 17 * 16);
+        LocalTensor<int16_t> dl[NCHW_CONV_ADDR_LIST_SIZE], sl[NCHW_CONV_ADDR_LIST_SIZE];
+        for (int i = 0; i < 16; ++i) {
+            sl[i] = src[i * 16];
+            dl[i] = dst[i * 16];
+        }
+        PipeBarrier<PIPE_ALL>();
+        TransDataTo5HD<int16_t>(dl, sl, TransDataTo5HDParams(false, false, 1, 1, 1));
+        GlobalTensor<int16_t> g;
+        g.SetGlobalBuffer((__gm__ int16_t*)out16.addr());
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(g, dst, 17 * 16);
+    });
+    ASSERT_TRUE(ktest::ExpectOk(r16));
+    for (int e = 0; e < 16; ++e) {
+        EXPECT_EQ(out16[e], -1) << "block 0 untouched: the one repeat is at list + 1 block";
+    }
+    for (int j = 0; j < 16; ++j) {
+        for (int i = 0; i < 16; ++i) {
+            EXPECT_EQ(out16[(j + 1) * 16 + i], static_cast<int16_t>((i + 1) * 16 + j)) << j << " " << i;
+        }
+    }
+}
+
+TEST(VectorDatacopy, transdatato5hd_rejects_misaligned_and_shared_blocks)
+{
+    auto misaligned = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 8192);
+        LocalTensor<float> src = b.Get<float>(16 * 16);
+        LocalTensor<float> dst = b.GetWithOffset<float>(16 * 16, 2048);
+        Duplicate(src, 1.0f, 16 * 16);
+        LocalTensor<float> dl[NCHW_CONV_ADDR_LIST_SIZE], sl[NCHW_CONV_ADDR_LIST_SIZE];
+        for (int i = 0; i < 16; ++i) {
+            sl[i] = src[i * 16 + (i == 7 ? 2 : 0)]; // 8 bytes into a block
+            dl[i] = dst[i * 8];
+        }
+        PipeBarrier<PIPE_ALL>();
+        TransDataTo5HD<float>(dl, sl, TransDataTo5HDParams(false, false, 1, 0, 0));
+    });
+    EXPECT_TRUE(ktest::ExpectViolation(misaligned, {"TransDataTo5HD", "core AIV 0", "32-byte aligned"}));
+    auto shared = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> b;
+        pipe.InitBuffer(b, 8192);
+        LocalTensor<float> src = b.Get<float>(16 * 16);
+        Duplicate(src, 1.0f, 16 * 16);
+        LocalTensor<float> dl[NCHW_CONV_ADDR_LIST_SIZE], sl[NCHW_CONV_ADDR_LIST_SIZE];
+        for (int i = 0; i < 16; ++i) {
+            sl[i] = src[i * 16];
+            dl[i] = src[i * 8]; // in place
+        }
+        PipeBarrier<PIPE_ALL>();
+        TransDataTo5HD<float>(dl, sl, TransDataTo5HDParams(false, false, 1, 0, 0));
+    });
+    EXPECT_TRUE(ktest::ExpectViolation(shared, {"TransDataTo5HD", "core AIV 0", "shares memory"}));
+}

@@ -54,6 +54,8 @@ const VecRate kVecRates[] = {
     {"Duplicate", 2, 128, 1, false, kVec}, {"Duplicate", 4, 64, 1, false, kVec},
     // 表10: Brcb output 128 (b16) / 64 (b32) elements per cycle (input 8)
     {"Brcb", 2, 128, 1, false, kVec}, {"Brcb", 4, 64, 1, false, kVec},
+    // 表9 数据排布转换类: TransDataTo5HD 128 (16-bit) / 64 (32-bit) element/cycle
+    {"TransDataTo5HD", 2, 128, 1, false, kVec}, {"TransDataTo5HD", 4, 64, 1, false, kVec},
     // 表12 离散与聚合类: Gather 5 element/cycle for every data type
     {"Gather", 0, 5, 1, true, kVec},
     // 表12: Gatherb uint16_t 42, uint32_t 21 element/cycle
