@@ -169,6 +169,7 @@ public:
         for (int64_t i = 0; i < kTables; ++i) {
             cache_[i].rt = -1;
             cache_[i].cap = 0;
+            tableRead_[i] = false;
         }
         lastTable_ = 0;
     }
@@ -223,10 +224,13 @@ public:
             ++slot;
         }
         const bool build = !blockwise && slot == kTables;
+        bool reuse = false; // the rebuilt table's memory may still be read by an earlier Gather (V)
         if (build) {
             slot = 1 - lastTable_; // replace the table used less recently
+            reuse = tableRead_[slot];
             if (cache_[1 - slot].cap != j.cap) {
                 cache_[1 - slot].rt = -1; // tables of another CAP lie elsewhere in the scratch buffer
+                reuse = reuse || tableRead_[1 - slot];
             }
         }
         if (!blockwise) {
@@ -238,8 +242,13 @@ public:
             // table holds. Entry (c, q) = entry (0, q) + c*e*srcElt: the scalar unit writes output row c = 0,
             // then repeated Adds double the rows built so far (log2(ct) vector instructions). Row 0's padding
             // entries (q >= rt*e) are 0, so row c's are c*e*srcElt: inside the tile's first source row, gathered
-            // into padding lanes that are never stored.
-            PipeSync<AscendC::HardEvent::V_S>();
+            // into padding lanes that are never stored. The scalar writes wait for the Gathers that read this
+            // memory before (V_S), when there were any since the last wait.
+            if (reuse) {
+                PipeSync<AscendC::HardEvent::V_S>();
+                tableRead_[0] = false;
+                tableRead_[1] = false;
+            }
             for (int64_t q = 0; q < sout; ++q) {
                 uint32_t off = 0;
                 if (q < rt * e) {
@@ -292,6 +301,7 @@ public:
                 TransposeRows(out, in, rt, ct, sin, sout);
             } else {
                 AscendC::Gather(out, in, table, 0, count);
+                tableRead_[slot] = true;
             }
         } else {
             AscendC::LocalTensor<SrcT> gathered =
@@ -300,6 +310,7 @@ public:
                 TransposeRows(gathered, in, rt, ct, sin, sout);
             } else {
                 AscendC::Gather(gathered, in, table, 0, count);
+                tableRead_[slot] = true;
             }
             AscendC::PipeBarrier<PIPE_V>();
             if constexpr (IsSameType<DstT, float>::value) {
@@ -390,6 +401,7 @@ private:
     // [table 0][table 1] of CAP uint32 each; 4-byte jobs (CAP = kTransposeCap): then [gather][plane]
     AscendC::TBuf<AscendC::TPosition::VECCALC> scratchBuf_;
     TableKey cache_[kTables];
+    bool tableRead_[kTables]; // a Gather has read the table of this slot since the last V_S wait
     int64_t lastTable_;
 };
 
