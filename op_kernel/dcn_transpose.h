@@ -265,28 +265,28 @@ public:
 
         in = inQue_.DeQue<SrcT>();
         if constexpr (IsSameType<SrcT, float>::value) {
-            // further planes are added in plane order (fixed summation order); the V_MTE2/MTE2_V round trip
-            // of each plane orders the previous plane's adds before this plane's
-            AscendC::LocalTensor<float> extra = scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap];
-            for (int64_t q = 1; q < j.planes; ++q) {
+            // further planes are added in plane order (fixed summation order), two per round: both planes' DMAs
+            // go out together (into the plane buffer and the cast's staging buffer, which the adds precede), so a
+            // round costs one latency; the V_MTE2/MTE2_V round trip of a round orders the previous round's adds
+            // (and the previous tile's Cast) before its loads and its adds, a barrier the round's second add
+            // after its first
+            AscendC::LocalTensor<float> bufs[2] = {
+                scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap],
+                scratchBuf_.Get<float>()[kTables * dcn_tiling::kTransposeCap]};
+            for (int64_t q0 = 1; q0 < j.planes; q0 += 2) {
+                const int64_t n = MinI(2, j.planes - q0);
                 PipeSync<AscendC::HardEvent::V_MTE2>();
-                AscendC::DataCopyPad(
-                    extra, src[j.srcOffset + q * j.planeStride + TransposeSrcRow(j, r0) + c0 * e], cpIn, noPad);
+                for (int64_t i = 0; i < n; ++i) {
+                    AscendC::DataCopyPad(
+                        bufs[i], src[j.srcOffset + (q0 + i) * j.planeStride + TransposeSrcRow(j, r0) + c0 * e], cpIn,
+                        noPad);
+                }
                 PipeSync<AscendC::HardEvent::MTE2_V>();
-                // only the loaded part of each row (padding is unwritten): rows of <= 64 lanes in masked
-                // repeats (one repeat per row), longer rows one Add each
-                if (ct * e <= dcn_tiling::kRepeatLanes && sin / 8 <= 255) {
-                    const uint8_t rowBlocks = static_cast<uint8_t>(sin / 8);
-                    const AscendC::BinaryRepeatParams rowRep(1, 1, 1, rowBlocks, rowBlocks, rowBlocks);
-                    for (int64_t r = 0; r < rt; r += 255) {
-                        AscendC::Add(
-                            in[r * sin], in[r * sin], extra[r * sin], static_cast<uint64_t>(ct * e),
-                            static_cast<uint8_t>(MinI(255, rt - r)), rowRep);
+                for (int64_t i = 0; i < n; ++i) {
+                    if (i > 0) {
+                        AscendC::PipeBarrier<PIPE_V>();
                     }
-                } else {
-                    for (int64_t r = 0; r < rt; ++r) {
-                        AscendC::Add(in[r * sin], in[r * sin], extra[r * sin], static_cast<int32_t>(ct * e));
-                    }
+                    AddPlane(in, bufs[i], rt, ct * e, sin);
                 }
             }
         }
@@ -334,6 +334,27 @@ public:
     }
 
 private:
+    // in += plane over the loaded part of each of the rt rows (pitch sin, `width` elements; padding is unwritten):
+    // rows of <= 64 lanes in masked repeats (one repeat per row), longer rows one Add each.
+    __aicore__ static inline void AddPlane(
+        const AscendC::LocalTensor<float>& in, const AscendC::LocalTensor<float>& plane, int64_t rt, int64_t width,
+        int64_t sin)
+    {
+        if (width <= dcn_tiling::kRepeatLanes && sin / 8 <= 255) {
+            const uint8_t rowBlocks = static_cast<uint8_t>(sin / 8);
+            const AscendC::BinaryRepeatParams rowRep(1, 1, 1, rowBlocks, rowBlocks, rowBlocks);
+            for (int64_t r = 0; r < rt; r += 255) {
+                AscendC::Add(
+                    in[r * sin], in[r * sin], plane[r * sin], static_cast<uint64_t>(width),
+                    static_cast<uint8_t>(MinI(255, rt - r)), rowRep);
+            }
+        } else {
+            for (int64_t r = 0; r < rt; ++r) {
+                AscendC::Add(in[r * sin], in[r * sin], plane[r * sin], static_cast<int32_t>(width));
+            }
+        }
+    }
+
     // out row c (pitch sout) <- column c of the in rows r < rt (pitch sin), for c < ct: 2-byte types move as
     // uint16_t bits.
     template <typename U>
