@@ -14,12 +14,13 @@
 // when source and destination are both 2-byte types (TransposeCapFor: the same bytes per queue buffer, half the
 // DMAs per byte). The scratch buffer holds the two offset tables (the two tile shapes used last, e.g. a stage's
 // got and dcol tiles; CAP uint32 entries each) and, for 4-byte jobs only (CAP = kTransposeCap), behind them
-// the gather buffer (a cast's staging) and the plane buffer (planes > 1); 2-byte jobs need neither (no cast, one
-// plane). Output rows inside UB are padded to 16 elements (32 B for 2- and 4-byte types). Requires E <= CAP
-// (tiling guarantees KW <= 2048). In UB a tile moves by block transposes (TransDataTo5HD: 16 source rows x one
-// 32-B block per repeat; Vector table 9: 64 / 128 elements per cycle) when its groups are single elements and its
-// source rows 32-B aligned (not packed) and its output rows, rounded up to whole column blocks, fit the buffer;
-// else by one Gather over an offset table (5 elements per cycle, table 12). Both move the same elements.
+// the gather buffer (a cast's staging) and the plane buffer (planes > 1; the plane adds use the gather buffer as a
+// second plane buffer, as they precede the cast); 2-byte jobs need neither (no cast, one plane). Output rows inside UB
+// are padded to 16 elements (32 B for 2- and 4-byte types). Requires E <= CAP (tiling guarantees KW <= 2048). In UB a
+// tile moves by block transposes (TransDataTo5HD: 16 source rows x one 32-B block per repeat; Vector table 9: 64 / 128
+// elements per cycle) when its groups are single elements and its source rows 32-B aligned (not packed) and its output
+// rows, rounded up to whole column blocks, fit the buffer; else by one Gather over an offset table (5 elements per
+// cycle, table 12). Both move the same elements.
 #ifndef DCN_TRANSPOSE_H
 #define DCN_TRANSPOSE_H
 
@@ -236,7 +237,7 @@ public:
         if (!blockwise) {
             lastTable_ = slot;
         }
-        AscendC::LocalTensor<uint32_t> table = scratchBuf_.Get<uint32_t>()[(blockwise ? 0 : slot) * j.cap];
+        AscendC::LocalTensor<uint32_t> table = scratchBuf_.Get<uint32_t>()[slot * j.cap]; // slot 0 when blockwise
         if (build) {
             // The offset table (bytes into the UB source tile) is rebuilt only for a tile shape that neither
             // table holds. Entry (c, q) = entry (0, q) + c*e*srcElt: the scalar unit writes output row c = 0,
