@@ -67,12 +67,22 @@ __aicore__ inline void TransDataTo5HD(
     auto at = [&](uint32_t r, uint16_t stride) { return uint64_t(repeats == 1 ? 1 : r) * stride; };
     const uint64_t dstSpan = (at(repeats - 1, params.dstRepStride) + 1) * 32;
     const uint64_t srcSpan = (at(repeats - 1, params.srcRepStride) + 1) * 32;
+    // argument names for the reports (fixed strings: no string is built per call)
+    static const char* const kDstNames[kList] = {
+        "dstLocalList[0]",  "dstLocalList[1]",  "dstLocalList[2]",  "dstLocalList[3]",
+        "dstLocalList[4]",  "dstLocalList[5]",  "dstLocalList[6]",  "dstLocalList[7]",
+        "dstLocalList[8]",  "dstLocalList[9]",  "dstLocalList[10]", "dstLocalList[11]",
+        "dstLocalList[12]", "dstLocalList[13]", "dstLocalList[14]", "dstLocalList[15]"};
+    static const char* const kSrcNames[kList] = {
+        "srcLocalList[0]",  "srcLocalList[1]",  "srcLocalList[2]",  "srcLocalList[3]",
+        "srcLocalList[4]",  "srcLocalList[5]",  "srcLocalList[6]",  "srcLocalList[7]",
+        "srcLocalList[8]",  "srcLocalList[9]",  "srcLocalList[10]", "srcLocalList[11]",
+        "srcLocalList[12]", "srcLocalList[13]", "srcLocalList[14]", "srcLocalList[15]"};
     for (uint32_t i = 0; i < kList; ++i) {
-        const std::string d = "dstLocalList[" + std::to_string(i) + "]", s = "srcLocalList[" + std::to_string(i) + "]";
-        twin::kernel::CheckUbAligned(api, c, dstLocalList[i].TwinAddr(), d.c_str());
-        twin::kernel::CheckUbAligned(api, c, srcLocalList[i].TwinAddr(), s.c_str());
-        twin::kernel::CheckLocalRange(api, c, dstLocalList[i], dstSpan / sizeof(T), d.c_str());
-        twin::kernel::CheckLocalRange(api, c, srcLocalList[i], srcSpan / sizeof(T), s.c_str());
+        twin::kernel::CheckUbAligned(api, c, dstLocalList[i].TwinAddr(), kDstNames[i]);
+        twin::kernel::CheckUbAligned(api, c, srcLocalList[i].TwinAddr(), kSrcNames[i]);
+        twin::kernel::CheckLocalRange(api, c, dstLocalList[i], dstSpan / sizeof(T), kDstNames[i]);
+        twin::kernel::CheckLocalRange(api, c, srcLocalList[i], srcSpan / sizeof(T), kSrcNames[i]);
     }
     // repeat r's src block i / dst block j
     auto srcBlock = [&](uint32_t r, uint32_t i) {
