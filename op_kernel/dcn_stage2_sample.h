@@ -137,6 +137,8 @@ constexpr int64_t CP_OUT = 12;
 constexpr int64_t CP_HB = dcn_tiling::kStage2CoordPlanes;
 // y0 of a sample point outside the whole-sample window (every real y0 is >= -1)
 constexpr float kOutsideKey = -4.0f;
+// keys (y0 + 1)*(W + 2) + x0 + 1 of points inside stay below (H + 1)*(W + 2): int16 holds them up to this product
+constexpr int64_t kQuadKeyLimit = 32767;
 
 template <typename T>
 class Stage2Sample {
@@ -350,6 +352,9 @@ public:
         // its two corner pairs are 2*LP contiguous lanes each, one repeat per pair
         pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * gb <= 255;
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
+        // int16 keys where the scalar unit binds the tiles (narrow blocks: 128-row tiles, one Add per point); wider
+        // blocks are vector-bound, where the extra Cast and barrier would cost more than the reads save
+        quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (p.h + 1) * (p.w + 2) <= kQuadKeyLimit;
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -1189,18 +1194,29 @@ private:
                 coordsPc_ = 15;
                 return true;
             case 15:
+                break;
+            case 16: // quadKeys_: the fp32 keys (gathered below) -> int16 behind them, four per scalar read
+                AscendC::Cast(
+                    QuadKeyRows(J.slot), KeyRows(J.slot), AscendC::RoundMode::CAST_RINT,
+                    static_cast<uint32_t>(RoundUp(pt * kt, 4)));
+                return false;
             default:
                 break;
         }
         AscendC::LocalTensor<float> keys = KeyRows(J.slot);
         AscendC::LocalTensor<uint32_t> rowTab = RowTable(kt);
-        // an even count: the Loads read the rows in pairs (rowTab has rs_ entries, rs_ even)
-        const uint32_t rowCnt = static_cast<uint32_t>(RoundUp(pt * kt, 2));
+        // whole scalar reads: the Loads read the rows in pairs, or in fours as int16 (rowTab has rs_ entries, rs_ a
+        // multiple of 8)
+        const uint32_t rowCnt = static_cast<uint32_t>(RoundUp(pt * kt, quadKeys_ ? 4 : 2));
         if (keyPath_) { // the key (in ys, plane 3)
             AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(3 * plane_ * 4), rowCnt);
         } else { // y0 (plane 1), then x0 (plane 0)
             AscendC::Gather(keys, coord_, rowTab, static_cast<uint32_t>(plane_ * 4), rowCnt);
             AscendC::Gather(keys[rs_], coord_, rowTab, 0, rowCnt);
+        }
+        if (quadKeys_) { // the Cast reads the gathered keys: a level of its own
+            coordsPc_ = 16;
+            return true;
         }
         return false;
     }
@@ -1561,16 +1577,21 @@ private:
         AscendC::PipeBarrier<PIPE_V>();  // window corner copies (UB->UB, vector pipe) follow the zeroing
         RowInfo* info = rowInfo_[J.slot];
         int64_t loaded = 0; // points the window does not serve: their corners are loaded one by one
-        // two rows' keys per scalar read: the key rows start 32-B aligned (rs_ even) and Coords gathers an even
-        // count of rows
+        // two rows' keys per scalar read (quadKeys_: four int16 keys): the key rows start 32-B aligned (rs_ a multiple
+        // of 8) and Coords gathers (and casts) whole reads of rows
         const AscendC::LocalTensor<uint64_t> keyPairs = keys.template ReinterpretCast<uint64_t>();
+        const AscendC::LocalTensor<uint64_t> keyQuads = QuadKeyRows(J.slot).template ReinterpretCast<uint64_t>();
         uint64_t pair = 0, pairX = 0;
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 const int64_t row = i * kt + kk;
                 const uint32_t idx = static_cast<uint32_t>(row);
                 RowInfo& ri = info[row];
-                if ((idx & 1U) == 0) {
+                if (quadKeys_) {
+                    if ((idx & 3U) == 0) {
+                        pair = keyQuads.GetValue(idx >> 2);
+                    }
+                } else if ((idx & 1U) == 0) {
                     pair = keyPairs.GetValue(idx >> 1);
                     if (!keyPath_) {
                         pairX = keyPairs.GetValue((static_cast<uint32_t>(rs_) + idx) >> 1);
@@ -1578,7 +1599,7 @@ private:
                 }
                 const bool odd = (idx & 1U) != 0;
                 if (keyPath_) {
-                    const float fk = PairHalf(pair, odd);
+                    const float fk = quadKeys_ ? static_cast<float>(QuadPart(pair, idx & 3U)) : PairHalf(pair, odd);
                     ri.inside = fk >= 0.0f;
                     const int32_t key = ri.inside ? static_cast<int32_t>(fk) : 0, wk = static_cast<int32_t>(p.w + 2);
                     ri.y0 = key / wk - 1;
@@ -2020,6 +2041,12 @@ private:
 
     // Scalar-read rows of a slot: the key (or y0, then x0), rs_ floats each, in row order.
     __aicore__ inline AscendC::LocalTensor<float> KeyRows(int64_t slot) { return keyBuf_.Get<float>()[slot * 2 * rs_]; }
+    // quadKeys_: the slot's keys as int16 (exact integers, kOutsideKey outside) in the second half of its key rows
+    // (unused with one key per point), 32-B aligned: the Loads read four rows per 64-bit scalar access.
+    __aicore__ inline AscendC::LocalTensor<int16_t> QuadKeyRows(int64_t slot)
+    {
+        return keyBuf_.Get<float>()[slot * 2 * rs_ + rs_].template ReinterpretCast<int16_t>();
+    }
 
     // A block of eight 1.0f behind the column ramp (the broadcast operand of OneMinus; onesBlock_).
     __aicore__ inline AscendC::LocalTensor<float> Ones() { return coord_[CP_MSK * plane_ + plane_ / 2 + ptp_]; }
@@ -2057,6 +2084,12 @@ private:
         } v;
         v.u = static_cast<uint32_t>(high ? (pair >> 32) : pair);
         return v.f;
+    }
+
+    // The int16 of four key rows read as one 64-bit value: row 4j + q in bits [16q, 16q + 16).
+    __aicore__ static inline int16_t QuadPart(uint64_t quad, uint32_t q)
+    {
+        return static_cast<int16_t>(static_cast<uint16_t>(quad >> (16U * q)));
     }
 
     // Row vectors of a slot (dcn_tiling::kStage2RowVecs rows of rs_ floats).
@@ -2506,6 +2539,7 @@ private:
     // coordinate plane of V_c (WeightsAndOffsets): 0, 1, 3, 7
     __aicore__ static inline int64_t FusedPlane(int64_t c) { return c < 2 ? c : (c == 2 ? 3 : 7); }
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
+    bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit), one scalar read per four points
     // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
     __aicore__ inline bool PairAdds(int64_t cs) const { return lp_ <= dcn_tiling::kRepeatLanes && cs / 8 <= 255; }
     bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
