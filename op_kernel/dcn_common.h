@@ -115,9 +115,26 @@ __aicore__ inline bool DirectOffsetGrads(const DcnParams& p, int64_t elt)
 }
 
 // Element of the chunk's part region: image n, block b, partial j (dx, dy, mask), kernel point k, pixel q.
+// Two layouts of the same (n, b, j) slabs of K x chunkPix elements: planes [k][q] (ChunkPartAt), or, with
+// RowOrderParts, stage 2's row order [q][k] (ChunkPartRowAt: a tile's rows (pixel, kernel point) are one run),
+// which the fold transposes once per deformable group instead of every block per tile.
 __aicore__ inline int64_t ChunkPartAt(const DcnParams& p, int64_t n, int64_t b, int64_t j, int64_t k, int64_t q)
 {
     return ((((n - p.cN0) * p.numBlocks + b) * 3 + j) * p.k + k) * p.chunkPix + (q - p.cQ0);
+}
+__aicore__ inline int64_t ChunkPartRowAt(const DcnParams& p, int64_t n, int64_t b, int64_t j, int64_t q)
+{
+    return (((n - p.cN0) * p.numBlocks + b) * 3 + j) * p.k * p.chunkPix + (q - p.cQ0) * p.k;
+}
+
+// The part region in row order (ChunkPartRowAt) when the partials are folded (not DirectOffsetGrads), a stage-2
+// tile holds every kernel point (K <= kStage2MaxKt) and the blocks are wider than kNarrowBlockC: their tiles are
+// vector-bound, so the three row -> plane Gathers per tile cost more there than the fold's transposes. Narrow
+// blocks bind the scalar unit (3 of ~230 issued instructions per tile) and keep the planes: moving the transpose
+// into the fold made their fold phases slower than their tiles got faster (R50 c3 entry, EDVR, BasicVSR++ fp16).
+__aicore__ inline bool RowOrderParts(const DcnParams& p, int64_t elt)
+{
+    return !DirectOffsetGrads(p, elt) && p.k <= dcn_tiling::kStage2MaxKt && p.blockC > dcn_tiling::kNarrowBlockC;
 }
 
 // All GM views used by the stages.

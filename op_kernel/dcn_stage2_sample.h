@@ -186,6 +186,7 @@ public:
         // the partials plane per slot when every tile holds all K kernel points (K <= KT), else one
         slotParts_ = kt_ == p.k;
         directOffsets_ = DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T)));
+        rowParts_ = RowOrderParts(p, static_cast<int64_t>(sizeof(T)));
         pipe.InitBuffer(partBuf_, static_cast<uint32_t>((slotParts_ ? 2 : 1) * 3 * plane_ * 4));
         pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * rs_ * 4));
         pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
@@ -1719,24 +1720,30 @@ private:
         AscendC::Mul(gy2, q0, rLx, rc);
         AscendC::Add(ab, qa, qb, rc); // hx*s0 + lx*s1
         AscendC::Add(cd, qc, qd, rc); // hx*s2 + lx*s3
+        // rowParts_: the last level writes the partial rows [j][rs] of the slot's partials buffer (stored as they
+        // are); else the mw rows, Gathered into the [j][kk][pp] planes
+        AscendC::LocalTensor<float> part = partBuf_.Get<float>()[(slotParts_ ? J.slot : 0) * 3 * plane_];
+        AscendC::LocalTensor<float> px = rowParts_ ? part : gx, py = rowParts_ ? part[rs_] : gy;
+        AscendC::LocalTensor<float> pm = rowParts_ ? part[2 * rs_] : gm;
         BarrierBeside();
-        AscendC::Add(gx, gx, gx2, rc); // level 3
-        AscendC::Add(gy, gy, gy2, rc);
+        AscendC::Add(p.modulated ? gx : px, gx, gx2, rc); // level 3
+        AscendC::Add(p.modulated ? gy : py, gy, gy2, rc);
         AscendC::Mul(ab, ab, rHy, rc);
         AscendC::Mul(cd, cd, rLy, rc);
         BarrierBeside();
         if (p.modulated) { // level 4
-            AscendC::Mul(gx, gx, rM, rc);
-            AscendC::Mul(gy, gy, rM, rc);
+            AscendC::Mul(px, gx, rM, rc);
+            AscendC::Mul(py, gy, rM, rc);
         }
-        AscendC::Add(gm, ab, cd, rc);
+        AscendC::Add(pm, ab, cd, rc);
         BarrierBeside();
-        AscendC::LocalTensor<float> part = partBuf_.Get<float>()[(slotParts_ ? J.slot : 0) * 3 * plane_];
-        AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
-        AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                         // dx <- gx
-        AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt);     // dy <- gy
-        if (p.modulated) {
-            AscendC::Gather(part[2 * plane_], rv, planeTab, static_cast<uint32_t>(2 * rs_ * 4), planeCnt);  // mask
+        if (!rowParts_) {
+            AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
+            AscendC::Gather(part, rv, planeTab, 0, planeCnt);                                      // dx <- gx
+            AscendC::Gather(part[plane_], rv, planeTab, static_cast<uint32_t>(rs_ * 4), planeCnt); // dy <- gy
+            if (p.modulated) {
+                AscendC::Gather(part[2 * plane_], rv, planeTab, static_cast<uint32_t>(2 * rs_ * 4), planeCnt); // mask
+            }
         }
         PipeSync<AscendC::HardEvent::V_MTE3>();
         if (newGwin) { // the previous window's flush (MTE3) has read gwin
@@ -1801,7 +1808,17 @@ private:
         // DirectOffsetGrads: the block is its deformable group's only one and the output fp32, so these are the
         // finished values: grad_offset[n][j*dg*K + dgi*K + k][p] (rows of one j HoWo apart; one DMA per j)
         const bool wholeTile = kt == kt_ && kt == p.k;
-        const int64_t partDmas = wholeTile && !directOffsets_ ? 1 : p.offsetBlocks;
+        if (rowParts_) { // rows (i, kk) of partial j: one run of pt*K at part[n][b][j][p0][0]; one DMA for all j
+            AscendC::DataCopyExtParams cp;
+            cp.blockCount = static_cast<uint16_t>(p.offsetBlocks);
+            cp.blockLen = static_cast<uint32_t>(rows * 4);
+            cp.srcStride = static_cast<uint32_t>(
+                (rs_ * 4 - RoundUp(rows * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+            cp.dstStride = static_cast<uint32_t>((p.k * p.chunkPix - rows) * 4);
+            cp.rsv = 0;
+            AscendC::DataCopyPad(t.part[ChunkPartRowAt(p, J.n, J.b, 0, J.p0)], part, cp);
+        }
+        const int64_t partDmas = rowParts_ ? 0 : (wholeTile && !directOffsets_ ? 1 : p.offsetBlocks);
         for (int64_t j = 0; j < partDmas; ++j) {
             AscendC::DataCopyExtParams cp;
             cp.blockCount = static_cast<uint16_t>(partDmas == 1 ? p.offsetBlocks * kt : kt);
@@ -2513,6 +2530,7 @@ private:
     bool storePending_[2];
     bool slotParts_;                   // a partials plane per slot (K <= KT), so only the slot's stores are waited for
     bool directOffsets_;               // the partials go straight to grad_offset (DirectOffsetGrads: no fold)
+    bool rowParts_;                    // ... or to the part region in row order (RowOrderParts: no Gathers)
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue

@@ -24,6 +24,8 @@ namespace dcn_kernel {
 
 // Row pitch (elements) a grouped fold unit reserves per row: 32-B rows of fp32 and of 16-bit outputs
 constexpr int64_t kFoldPitch = 16;
+// Entries of the row-order fold's transpose table (FoldRows: K rows of roundup(pixels, kFoldPitch))
+constexpr int64_t kFoldTable = 1024;
 
 template <typename T>
 class Stage3Finalize {
@@ -37,15 +39,21 @@ public:
         pipe.InitBuffer(accBuf_, dcn_tiling::kReduceChunk * 4);
         pipe.InitBuffer(castBuf_, dcn_tiling::kReduceChunk * 4);
         pipe.InitBuffer(redBuf_, 64 * 4);
+        pipe.InitBuffer(tabBuf_, kFoldTable * 4);
 
         const int64_t offCh = p.offsetBlocks * p.dg * p.k;
         const int64_t pixPieces = CeilDiv(p.cQLen, dcn_tiling::kReduceChunk);
         const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
         const int64_t kGroup = FoldKGroup(p, blocksPerDg);
         const int64_t kGroups = CeilDiv(p.k, kGroup);
+        const bool rowParts = RowOrderParts(p, static_cast<int64_t>(sizeof(T)));
+        const int64_t foldPix = rowParts ? FoldPixels(p, blocksPerDg) : 0;
+        const int64_t foldPieces = rowParts ? CeilDiv(p.cQLen, foldPix) : 0;
+        tabPix_ = 0;                                                                     // no transpose table built yet
         const int64_t nOff = DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T))) ? 0 : // stage 2 stored them
-                                 kGroup > 1 ? p.cImgs * p.offsetBlocks * p.dg * kGroups :
-                                              p.cImgs * offCh * pixPieces;
+                                 rowParts ? p.cImgs * p.offsetBlocks * p.dg * foldPieces :
+                             kGroup > 1   ? p.cImgs * p.offsetBlocks * p.dg * kGroups :
+                                            p.cImgs * offCh * pixPieces;
         const int64_t wElems = p.cout * p.cinG * p.k;
         // grad_weight pieces of about wElems / kTargetUnits elements (at most a reduction chunk): on small weights
         // a piece's wSplitK slot rows then come several per DMA (SumRows) and the pieces fill the lanes
@@ -60,6 +68,13 @@ public:
                 AscendC::PipeBarrier<PIPE_V>(); // the previous unit's vector reads of acc precede its next writes
             }
             int64_t v = u;
+            if (v < nOff && rowParts) { // pixel piece of (image, j, deformable group), piece-major like the rows
+                const int64_t jobs = p.cImgs * p.offsetBlocks * p.dg, piece = v / jobs, jb = v % jobs;
+                const int64_t n = p.cN0 + jb / (p.offsetBlocks * p.dg), jd = jb % (p.offsetBlocks * p.dg);
+                const int64_t q = p.cQ0 + piece * foldPix;
+                FoldRows(p, t, n, jd / p.dg, jd % p.dg, blocksPerDg, q, MinI(foldPix, p.cQ0 + p.cQLen - q));
+                continue;
+            }
             if (v < nOff && kGroup > 1) { // kernel points k0 .. k0+kr-1 of (image, j, deformable group), all pixels
                 const int64_t kg = v % kGroups, jd = (v / kGroups) % (p.offsetBlocks * p.dg);
                 const int64_t n = p.cN0 + v / kGroups / (p.offsetBlocks * p.dg);
@@ -200,6 +215,85 @@ private:
 
     __aicore__ static inline AscendC::DataCopyExtParams Contig(int64_t bytes) { return RowsParams(1, bytes, 0, 0); }
 
+    // Pixels per fold piece (RowOrderParts): a piece of P pixels is one run of P*K elements in every block's slab;
+    // all blocks' runs of a piece come with one DMA when they fit a reduction chunk (blocks * roundup(P*K, 8) <=
+    // kReduceChunk), and the transposed rows [K][roundup(P, 16)] fit the table (kFoldTable entries).
+    __aicore__ static inline int64_t FoldPixels(const DcnParams& p, int64_t blocks)
+    {
+        int64_t pix = MaxI(1, MinI(p.cQLen, dcn_tiling::kReduceChunk / (blocks * p.k)));
+        while (pix > 1 && (p.k * RoundUp(pix, kFoldPitch) > kFoldTable ||
+                           (blocks * RoundUp(pix * p.k, 8) > dcn_tiling::kReduceChunk && pix * p.k > 8))) {
+            --pix;
+        }
+        return pix;
+    }
+
+    // grad_offset[n][j*dg*K + dgi*K + k][q0 + i] = T( sum over the blocks of dgi, in order, of their partial
+    // [q0 + i][k] (row order, ChunkPartRowAt) ), i < pix, k < K: the blocks' runs of pix*K elements summed like
+    // SumRows (several blocks per DMA, block order), then one Gather transposes [pix][K] -> [K][roundup(pix, 16)]
+    // (table entry (k, i) = byte offset of (i, k); padding columns read element 0, never stored) and one DMA writes
+    // the K rows.
+    __aicore__ inline void FoldRows(
+        const DcnParams& p, const DcnTensors<T>& t, int64_t n, int64_t j, int64_t dgi, int64_t blocks, int64_t q0,
+        int64_t pix)
+    {
+        const int64_t cnt = pix * p.k, pitch = RoundUp(pix, kFoldPitch), outCnt = p.k * pitch;
+        AscendC::DataCopyPadExtParams<float> noPad;
+        AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
+        const int64_t runPitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4);
+        const int64_t perDma = MaxI(1, dcn_tiling::kReduceChunk / runPitch);
+        const int64_t stride = 3 * p.k * p.chunkPix;
+        const int64_t first = ChunkPartRowAt(p, n, dgi * blocks, j, q0);
+        for (int64_t b0 = 0; b0 < blocks; b0 += perDma) {
+            const int64_t nb = MinI(perDma, blocks - b0);
+            AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
+            AscendC::DataCopyPad(
+                in, t.part[first + b0 * stride], RowsParams(nb, cnt * 4, (stride - cnt) * 4, 0), noPad);
+            inQue_.EnQue(in);
+            in = inQue_.DeQue<float>();
+            for (int64_t b = 0; b < nb; ++b) {
+                if (b0 + b == 0) {
+                    AscendC::Adds(acc, in, 0.0f, static_cast<int32_t>(cnt));
+                } else {
+                    AscendC::Add(acc, acc, in[b * runPitch], static_cast<int32_t>(cnt));
+                }
+                AscendC::PipeBarrier<PIPE_V>();
+            }
+            inQue_.FreeTensor(in);
+        }
+        AscendC::LocalTensor<uint32_t> table = tabBuf_.Get<uint32_t>();
+        if (pix != tabPix_) { // the scalar writes wait for the Gathers that read the table before
+            if (tabPix_ != 0) {
+                PipeSync<AscendC::HardEvent::V_S>();
+            }
+            for (int64_t k = 0; k < p.k; ++k) {
+                for (int64_t i = 0; i < pitch; ++i) {
+                    table.SetValue(
+                        static_cast<uint32_t>(k * pitch + i), static_cast<uint32_t>(i < pix ? (i * p.k + k) * 4 : 0));
+                }
+            }
+            PipeSync<AscendC::HardEvent::S_V>();
+            tabPix_ = pix;
+        }
+        AscendC::LocalTensor<T> out = outQue_.AllocTensor<T>();
+        if constexpr (IsSameType<T, float>::value) {
+            AscendC::Gather(out, acc, table, 0, static_cast<uint32_t>(outCnt));
+        } else {
+            AscendC::LocalTensor<float> rowsF = castBuf_.Get<float>();
+            AscendC::Gather(rowsF, acc, table, 0, static_cast<uint32_t>(outCnt));
+            AscendC::PipeBarrier<PIPE_V>();
+            AscendC::Cast(out, rowsF, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(outCnt));
+        }
+        outQue_.EnQue(out);
+        out = outQue_.DeQue<T>();
+        const int64_t elt = static_cast<int64_t>(sizeof(T));
+        AscendC::DataCopyExtParams cp = RowsParams(p.k, pix * elt, 0, (p.howo - pix) * elt);
+        cp.srcStride = static_cast<uint32_t>(
+            (pitch * elt - RoundUp(pix * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+        AscendC::DataCopyPad(t.gradOffset[((n * p.offsetBlocks + j) * p.dg * p.k + dgi * p.k) * p.howo + q0], out, cp);
+        outQue_.FreeTensor(out);
+    }
+
     // dst[dstOff + i] = D( sum_{r < rows, in order} src[first + r*stride + i] ), i < cnt (cnt <=
     // dcn_tiling::kReduceChunk)
     template <typename D>
@@ -312,7 +406,8 @@ private:
     TransposeRunner runner_;
     AscendC::TQue<AscendC::TPosition::VECIN, 2> inQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> outQue_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> accBuf_, castBuf_, redBuf_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> accBuf_, castBuf_, redBuf_, tabBuf_;
+    int64_t tabPix_; // pixels of the fold pieces the transpose table in tabBuf_ was built for (0: none)
 };
 
 }  // namespace dcn_kernel

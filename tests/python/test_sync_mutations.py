@@ -70,6 +70,9 @@ MATRIX = [
     # 8 images on 2 cores: a core runs several stage-2 units back to back, each a full tile pipeline (the
     # next unit's window load follows the previous unit's tiles)
     ("float16", Case("f16_8imgs_2cores", 8, 8, 8, 12, 10), 2),
+    # 32-channel blocks (vector-bound tiles): stage 2 stores its partials in row order and stage 3 folds them
+    # (FoldRows) in pieces of two sizes (112 + 32 pixels), so a core rebuilds its transpose table
+    ("float16", Case("f16_row_fold", 4, 64, 8, 12, 12), 2),
 ]
 
 HAZARD_RULES = ("UB hazard", "GM hazard")
