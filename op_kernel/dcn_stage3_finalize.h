@@ -233,8 +233,8 @@ private:
     // grad_offset[n][j*dg*K + dgi*K + k][q0 + i] = T( sum over the blocks of dgi, in order, of their partial
     // [q0 + i][k] (row order, ChunkPartRowAt) ), i < pix, k < K: the blocks' runs of pix*K elements summed like
     // SumRows (several blocks per DMA, block order), then one Gather transposes [pix][K] -> [K][roundup(pix, 16)]
-    // (table entry (k, i) = byte offset of (i, k); padding columns read element 0, never stored) and one DMA writes
-    // the K rows.
+    // (table entry (k, i) = byte offset of (i, k); padding columns read element k, never stored) and one DMA writes
+    // the K rows. The table's row 0 comes from the scalar unit, the other rows by doubling (ExtendByDoubling).
     __aicore__ inline void FoldRows(
         const DcnParams& p, const DcnTensors<T>& t, int64_t n, int64_t j, int64_t dgi, int64_t blocks, int64_t q0,
         int64_t pix)
@@ -268,13 +268,11 @@ private:
             if (tabPix_ != 0) {
                 PipeSync<AscendC::HardEvent::V_S>();
             }
-            for (int64_t k = 0; k < p.k; ++k) {
-                for (int64_t i = 0; i < pitch; ++i) {
-                    table.SetValue(
-                        static_cast<uint32_t>(k * pitch + i), static_cast<uint32_t>(i < pix ? (i * p.k + k) * 4 : 0));
-                }
+            for (int64_t i = 0; i < pitch; ++i) { // row k = 0; row k = row 0 + 4k (vector doubling)
+                table.SetValue(static_cast<uint32_t>(i), static_cast<uint32_t>(i < pix ? i * p.k * 4 : 0));
             }
             PipeSync<AscendC::HardEvent::S_V>();
+            ExtendByDoubling(table.template ReinterpretCast<int32_t>(), pitch, p.k, 4);
             tabPix_ = pix;
         }
         AscendC::LocalTensor<T> out = outQue_.AllocTensor<T>();
