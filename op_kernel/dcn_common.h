@@ -128,13 +128,13 @@ __aicore__ inline int64_t ChunkPartRowAt(const DcnParams& p, int64_t n, int64_t 
 }
 
 // The part region in row order (ChunkPartRowAt) when the partials are folded (not DirectOffsetGrads), a stage-2
-// tile holds every kernel point (K <= kStage2MaxKt) and the blocks are wider than kNarrowBlockC: their tiles are
-// vector-bound, so the three row -> plane Gathers per tile cost more there than the fold's transposes. Narrow
-// blocks bind the scalar unit (3 of ~230 issued instructions per tile) and keep the planes: moving the transpose
-// into the fold made their fold phases slower than their tiles got faster (R50 c3 entry, EDVR, BasicVSR++ fp16).
+// tile holds every kernel point (K <= kStage2MaxKt) and a deformable group has several channel blocks: the fold
+// then transposes each group's sum once instead of three row -> plane Gathers per tile in every block. With one
+// block per group the fold only moves the rows, and the Gathers cost the scalar-bound tiles of those rows less than
+// the fold's transposes (EDVR / BasicVSR++ fp16 +1.1 / +1.4 % when taken).
 __aicore__ inline bool RowOrderParts(const DcnParams& p, int64_t elt)
 {
-    return !DirectOffsetGrads(p, elt) && p.k <= dcn_tiling::kStage2MaxKt && p.blockC > dcn_tiling::kNarrowBlockC;
+    return !DirectOffsetGrads(p, elt) && p.k <= dcn_tiling::kStage2MaxKt && (p.cinDg / p.segLen) * p.blocksPerSeg > 1;
 }
 
 // All GM views used by the stages.
