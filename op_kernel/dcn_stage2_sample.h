@@ -138,6 +138,9 @@ constexpr int64_t CP_OUT = 12;
 constexpr int64_t CP_HB = dcn_tiling::kStage2CoordPlanes;
 // y0 of a sample point outside the whole-sample window (every real y0 is >= -1)
 constexpr float kOutsideKey = -4.0f;
+// e of a point the UB window does not serve (selectOnce_): above every corner plane's window offset; exact in fp32
+// (the window offsets are integers below 2^22), and e + delta_c stays above the zero area's offset
+constexpr float kFarOffset = 8388608.0f;
 // keys (y0 + 1)*(W + 2) + x0 + 1 of points inside stay below (H + 1)*(W + 2): int16 holds them up to this product
 constexpr int64_t kQuadKeyLimit = 32767;
 
@@ -357,6 +360,10 @@ public:
         // int16 keys where the scalar unit binds the tiles (narrow blocks: 128-row tiles, one Add per point); wider
         // blocks are vector-bound, where the extra Cast and barrier would cost more than the reads save
         quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (p.h + 1) * (p.w + 2) <= kQuadKeyLimit;
+        // 8-channel blocks (the most scalar-bound tiles): a Select costs three issued instructions (vsel, its scalar's
+        // Duplicate and set_cmpmask), so one Select and one Mins replace four Selects for one more vector level (on
+        // 16-channel blocks the extra level cost more: R50 c3 body, X101 fp32 +0.8 / +0.9 %)
+        selectOnce_ = lp_ <= 8;
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -1387,6 +1394,19 @@ private:
     // they are never scattered or stored.
     // The levels are issued one at a time (IssueFusedLevel: level L+1 only after a PipeBarrier<PIPE_V> that
     // follows level L): by Weights, or inside the previous tile's scatter rounds (FusedLevelsInRounds).
+    // The corner planes V_c = e + (delta_c - winXLo - winLo*winW)*pixBytes, delta = 0, 1, winW, winW + 1: corner c's
+    // pixel after (y0, x0) in the window (in FusedPlane(c); x0, y0 are read by then).
+    __aicore__ inline void CornerPlanes(const AscendC::LocalTensor<float>& e)
+    {
+        const int64_t delta[4] = {0, 1, winW_, winW_ + 1};
+        for (int c = 0; c < 4; ++c) {
+            AscendC::Adds(
+                coord_[FusedPlane(c) * plane_], e,
+                static_cast<float>((delta[c] - winXLo_ - winLo_ * winW_) * lp_ * winElt_),
+                static_cast<int32_t>(plane_));
+        }
+    }
+
     __aicore__ inline void WeightsAndOffsets(const TileJob& J, int level)
     {
         const DcnParams& p = *p_;
@@ -1443,28 +1463,45 @@ private:
             AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
             if (offsets) {
                 AndMasks(2);
-                const int64_t delta[4] = {0, 1, winW_, winW_ + 1}; // corner c's pixel after (y0, x0) in the window
-                for (int c = 0; c < 4; ++c) {
-                    AscendC::Adds(
-                        coord_[FusedPlane(c) * plane_], e,
-                        static_cast<float>((delta[c] - winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
+                if (!selectOnce_) {
+                    CornerPlanes(e);
                 }
             }
             return;
         }
-        // level 4 (after m*hy and the corner planes): w_0, w_1; the zero area where the rule fails
+        // level 4 (after m*hy and the corner planes): w_0, w_1; the zero area where the rule fails (selectOnce_: e of
+        // the points not served -> kFarOffset, whose corner entries the Mins after the Gather turn into the zero area)
         if (level == 4) {
             AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
             AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
-            for (int c = 0; c < 4 && offsets; ++c) {
+            if (offsets && selectOnce_) {
+                AscendC::Select(
+                    e, MaskAt(0), e, kFarOffset, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                    static_cast<uint32_t>(plane_));
+            }
+            for (int c = 0; c < 4 && offsets && !selectOnce_; ++c) {
                 AscendC::LocalTensor<float> v = coord_[FusedPlane(c) * plane_];
                 AscendC::Select(
                     v, MaskAt(0), v, zero, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
             }
             return;
         }
-        // levels 5..7 (open window only): the table entries (c, row, j), + 32*j (more than one block per pixel), as
-        // int32
+        // selectOnce_: level 5 = the corner planes from the selected e; the table's levels follow one later, with the
+        // Mins after the Gather (OffsetLevel)
+        if (selectOnce_) {
+            if (level == 5) {
+                CornerPlanes(e);
+                return;
+            }
+            if (level == 7) {
+                AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
+                AscendC::Mins(work, work, zero, static_cast<int32_t>(4 * cornerRows_ * winNb_));
+                return;
+            }
+            level = level == 6 ? 5 : level - 2; // 6: the Gather, 8: the pattern, 9: the Cast
+        }
+        // levels 5..7 (open window only; selectOnce_: 6, 8, 9): the table entries (c, row, j), + 32*j (more than one
+        // block per pixel), as int32
         AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
         const int64_t entries = 4 * cornerRows_ * winNb_;
         if (level == 5) {
@@ -1500,14 +1537,15 @@ private:
         fusedStarted_ = fusedPending_ = true;
         fusedUnfenced_ = false;
         UseWindow(J.win);
-        fusedLast_ = winHi_ > winLo_ ? 7 : 4;
+        fusedLast_ = winHi_ > winLo_ ? (selectOnce_ ? 9 : 7) : 4;
     }
     // The next level (the previous one is fenced by a PipeBarrier<PIPE_V> since); then unfenced.
     __aicore__ inline void IssueFusedLevel()
     {
         WeightsAndOffsets(fusedJob_, fusedLevel_);
         fusedUnfenced_ = true;
-        fusedLevel_ = fusedLevel_ == 5 && winNb_ == 1 ? 7 : fusedLevel_ + 1;
+        const int beforePattern = selectOnce_ ? 7 : 5; // the level before the pattern Add, skipped for one block
+        fusedLevel_ = fusedLevel_ == beforePattern && winNb_ == 1 ? fusedLevel_ + 2 : fusedLevel_ + 1;
         fusedPending_ = fusedLevel_ <= fusedLast_;
     }
     // Weights(c) after Back(b) in the same Step may run its first fused levels (kRoundLevels) inside b's scatter
@@ -2452,7 +2490,7 @@ private:
                 CoordsStep();
             } else if (
                 fusedPending_ && !fusedUnfenced_ && !coordsPending_ && !coordsUnfenced_ &&
-                fusedLevel_ <= kRoundLevels) {
+                fusedLevel_ <= (selectOnce_ ? kRoundLevels + 1 : kRoundLevels)) {
                 IssueFusedLevel();
             }
             for (; e < start[r]; ++e) {
@@ -2559,6 +2597,7 @@ private:
     __aicore__ static inline int64_t FusedPlane(int64_t c) { return c < 2 ? c : (c == 2 ? 3 : 7); }
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit), one scalar read per four points
+    bool selectOnce_; // the gather offsets' served rule by one Select on e and one Mins on the table (not 4 Selects)
     // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
     __aicore__ inline bool PairAdds(int64_t cs) const { return lp_ <= dcn_tiling::kRepeatLanes && cs / 8 <= 255; }
     bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
