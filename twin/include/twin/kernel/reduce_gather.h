@@ -154,13 +154,17 @@ inline void BlockReduceSumImpl(
         // Prefix plans (continuous mask, counter mode): the enabled elements of block b are its first
         // ones, contiguous in UB; the shadow is checked once per block (as BinaryMasked does; the reads
         // come before this instruction's writes). Same elements, same order, same sums as below.
+        // With the hazard checker off and every source block already written (PrefixBlocksWritten),
+        // the per-block checks would all pass: the loop runs without them.
+        const bool checked = c.hz != nullptr || !twin::kernel::PrefixBlocksWritten(
+                                                    c, twin::kernel::PrefixBlocks(c, m, R, per, perBlk, ops[0]));
         for (uint64_t r = 0; r < R; ++r) {
             const uint32_t enabled = twin::kernel::PrefixCount(m, r, per);
             const T* sr = src.TwinAddr() + r * ops[0].repStride * perBlk;
             const uint32_t blocks = (enabled + perBlk - 1) / perBlk;
             for (uint32_t b = 0; b < blocks; ++b) {
                 const T* p = sr + static_cast<uint64_t>(b) * ops[0].blkStride * perBlk;
-                if (!twin::kernel::ShadowWritten(c, p))
+                if (checked && !twin::kernel::ShadowWritten(c, p))
                     twin::kernel::UbCheckRead(api, c, p, sizeof(T));
                 cnt[b] = std::min(perBlk, enabled - b * perBlk);
                 for (uint32_t k = 0; k < cnt[b]; ++k)
@@ -311,10 +315,10 @@ __aicore__ inline void Gatherb(
                 twin::kernel::Violation(
                     api, "src0 and dst must not share memory: offset[" + std::to_string(8 * i + j) +
                              "] reads a block inside the dst range");
-            twin::kernel::UbCheckRead(api, c, sb + o, 32);
+            twin::kernel::UbCheckReadBlock(api, c, sb + o); // o % 32 == 0: one block
             uint8_t* d = db + (uint64_t(i) * p.dstRepStride + j * blk) * 32;
             std::memcpy(d, sb + o, 32);
-            twin::kernel::UbMarkWritten(c, d, 32);
+            twin::kernel::UbMarkWrittenBlock(c, d);
         }
     }
     c.counters.vecElemOps += uint64_t(blocks) * (32 / sizeof(T));

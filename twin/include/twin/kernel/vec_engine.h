@@ -76,9 +76,24 @@ __aicore__ inline void SetMaskNorm() { twin::kernel::Core("SetMaskNorm").maskCou
 namespace twin {
 namespace kernel {
 
-// PIPE_V cost of one instruction (twin/kernel/cost_table.h): `elems` elements of `elemBytes` issued.
+// The cost-table entry of (api, elemBytes), looked up once per core and key (CoreContext::rateCache;
+// a Fibonacci hash of the name pointer, as every call site passes a string literal).
+inline const cost::VecRate* CoreRate(CoreContext& c, const char* api, uint32_t elemBytes)
+{
+    const uint64_t h = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(api)) * 0x9E3779B97F4A7C15ull;
+    CoreContext::RateSlot& s = c.rateCache[((h >> 58) ^ elemBytes) % CoreContext::kRateSlots];
+    if (s.api != api || s.elemBytes != elemBytes) {
+        s.api = api;
+        s.elemBytes = elemBytes;
+        s.rate = cost::FindVectorRate(api, elemBytes);
+    }
+    return s.rate;
+}
+
+// PIPE_V cost of one instruction (twin/kernel/cost_table.h): `elems` elements of `elemBytes` issued;
+// the same as cost::VectorCost(api, elemBytes, elems).
 inline void ChargeVector(CoreContext &c, const char *api, uint32_t elemBytes, uint64_t elems) {
-    const cost::VecCost v = cost::VectorCost(api, elemBytes, elems);
+    const cost::VecCost v = cost::VectorCostFor(CoreRate(c, api, elemBytes), elemBytes, elems);
     if (ApiTallyOn())
         ApiTallyAdd(c.counters.syncAllCount, api, v.cycles);
     c.counters.vecCycles += v.cycles;
