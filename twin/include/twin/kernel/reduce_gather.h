@@ -21,9 +21,32 @@
 namespace twin {
 namespace kernel {
 
+// A sum rounded to T (a level of the tree below), carried on in float.
+template <typename T>
+inline float RoundedSum(float a, float b)
+{
+    return static_cast<float>(static_cast<T>(a + b));
+}
+// The tree below for n == 8 (a float DataBlock), unrolled: the same three levels, the same roundings.
+template <typename T>
+inline T TreeSum8(const float* v)
+{
+    const float a0 = RoundedSum<T>(v[0], v[1]), a1 = RoundedSum<T>(v[2], v[3]);
+    const float a2 = RoundedSum<T>(v[4], v[5]), a3 = RoundedSum<T>(v[6], v[7]);
+    return static_cast<T>(RoundedSum<T>(a0, a1) + RoundedSum<T>(a2, a3));
+}
+
 // Pairwise (adjacent pairs) tree sum of v[0..n), in place; each level rounds to T.
 template <typename T>
 inline T TreeSum(float *v, size_t n) {
+    if (n == 8)
+        return TreeSum8<T>(v);
+    if (n == 16) { // a half DataBlock: its first level, then the n == 8 tree
+        float w[8];
+        for (size_t i = 0; i < 8; ++i)
+            w[i] = RoundedSum<T>(v[2 * i], v[2 * i + 1]);
+        return TreeSum8<T>(w);
+    }
     if (n == 0) return static_cast<T>(0);
     while (n > 1) {
         const size_t half = n / 2;
@@ -245,7 +268,22 @@ __aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &s
     const uint8_t *sb = reinterpret_cast<const uint8_t *>(src.TwinAddr());
     const uint32_t *off = srcOffset.TwinAddr();
     T *d = dst.TwinAddr();
-    for (uint32_t i = 0; i < count; ++i) {
+    // Hazard checker off: the elements that pass every check are copied by a loop that reads the
+    // shadow pointers once (its stores could alias the core's state for the compiler); the first that
+    // does not, and all after it, go through the checked loop below (same order, same reports).
+    const uint8_t *ub = c.ubBase, *shadow = c.shadow;
+    const uint32_t unchecked = c.hz == nullptr ? count : 0;
+    uint32_t first = 0;
+    for (; first < unchecked; ++first) {
+        const uint64_t byteOff = uint64_t(srcBaseOffset) + off[first];
+        if (byteOff % sizeof(T) != 0 || byteOff + sizeof(T) > srcBytes ||
+            shadow[static_cast<size_t>(sb + byteOff - ub) >> 5] == 0)
+            break;
+        T v;
+        std::memcpy(&v, sb + byteOff, sizeof(T));
+        d[first] = v;
+    }
+    for (uint32_t i = first; i < count; ++i) {
         const uint64_t byteOff = uint64_t(srcBaseOffset) + off[i];
         if (byteOff % sizeof(T) != 0)
             twin::kernel::Violation(api, "srcBaseOffset + srcOffset[" + std::to_string(i) + "] = " + std::to_string(byteOff) +
