@@ -148,16 +148,20 @@ inline MaskPlan PlanBitMask(const char *api, CoreContext &c, bool isSetMask, con
 // One operand of a mask-form instruction.
 struct VecOperand {
     uint8_t *base;
-    uint32_t elemSize;
+    uint32_t elemSize;    // sizeof an element type: 1, 2, 4 or 8
     uint32_t blkStride;   // in DataBlocks
     uint32_t repStride;   // in DataBlocks
     uint64_t capElems;
     const char *name;
 };
 
+// log2 of the elements per 32-B DataBlock (32 / elemSize, a power of two): shifts and masks
+// instead of divisions on the per-instruction path.
+inline uint32_t PerBlkShift(const VecOperand& o) { return 5u - static_cast<uint32_t>(__builtin_ctz(o.elemSize)); }
+
 inline uint64_t ElemOffset(const VecOperand &o, uint64_t r, uint32_t e) {
-    const uint32_t perBlk = 32 / o.elemSize;
-    return r * o.repStride * perBlk + uint64_t(e / perBlk) * o.blkStride * perBlk + e % perBlk;
+    const uint32_t shift = PerBlkShift(o), perBlk = 1u << shift;
+    return r * o.repStride * perBlk + uint64_t(e >> shift) * o.blkStride * perBlk + (e & (perBlk - 1));
 }
 
 // Highest ElemOffset over the elements 0..lastE of repeat r. With blkStride >= 1 the offset grows
@@ -168,7 +172,7 @@ inline uint64_t MaxElemOffset(const VecOperand& o, uint64_t r, uint32_t lastE)
 {
     if (o.blkStride != 0)
         return ElemOffset(o, r, lastE);
-    const uint32_t perBlk = 32 / o.elemSize;
+    const uint32_t perBlk = 1u << PerBlkShift(o);
     return r * o.repStride * perBlk + std::min(lastE, perBlk - 1);
 }
 
