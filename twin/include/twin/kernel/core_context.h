@@ -106,6 +106,8 @@ constexpr uint32_t kYieldPolls = 1024;         // GM accesses between yields of 
 // Records a complete report (already naming API and core) and unwinds the current core.
 [[noreturn]] void ViolationText(const std::string &report);
 [[noreturn]] void OutsideLaunch(const char *api);
+// LocalTensor::operator[]'s violation: "offset <offset> is beyond the buffer (<cap> elements)".
+[[noreturn]] void LocalOffsetBeyond(uint32_t offset, uint32_t cap);
 std::string CoreName(const CoreContext &c);     // "AIV 3" / "AIC 1"
 const char *HardEventName(AscendC::HardEvent e); // "MTE2_V"
 

@@ -113,21 +113,18 @@ inline bool PrefixBlocksWritten(const CoreContext& c, const PrefixBlocks& pb)
     const uint8_t* sh = c.shadow + pb.first;
     if (pb.OneRun())
         return ShadowRunWritten(sh, pb.RunLength());
-    for (uint64_t r = 0; r < pb.R; ++r) {
-        const uint32_t blocks = r + 1 == pb.R ? pb.lastBlocks : pb.blocks;
-        const uint8_t* s = sh + r * pb.repStride;
-        if (pb.blkStride == 1) {
-            if (!ShadowRunWritten(s, blocks))
-                return false;
-            continue;
-        }
+    const uint64_t R = pb.R, repStride = pb.repStride, blkStride = pb.blkStride;
+    for (uint64_t r = 0; r < R; ++r) {
+        const uint32_t blocks = r + 1 == R ? pb.lastBlocks : pb.blocks;
+        const uint8_t* s = sh + r * repStride;
         for (uint32_t b = 0; b < blocks; ++b)
-            if (s[uint64_t(b) * pb.blkStride] == 0)
+            if (s[b * blkStride] == 0)
                 return false;
     }
     return true;
 }
-// Marks the blocks of the operand's enabled elements written (the instruction's destination).
+// Marks the blocks of the operand's enabled elements written (the instruction's destination). The
+// geometry is read into locals first: the byte stores could alias it for the compiler.
 inline void PrefixMarkWritten(CoreContext& c, const PrefixBlocks& pb)
 {
     uint8_t* sh = c.shadow + pb.first;
@@ -135,11 +132,13 @@ inline void PrefixMarkWritten(CoreContext& c, const PrefixBlocks& pb)
         std::memset(sh, 1, pb.RunLength());
         return;
     }
-    for (uint64_t r = 0; r < pb.R; ++r) {
-        const uint32_t blocks = r + 1 == pb.R ? pb.lastBlocks : pb.blocks;
-        uint8_t* s = sh + r * pb.repStride;
-        for (uint32_t b = 0; b < blocks; ++b)
-            s[uint64_t(b) * pb.blkStride] = 1;
+    const uint64_t R = pb.R, repStride = pb.repStride, blkStride = pb.blkStride;
+    const uint32_t blocks = pb.blocks, lastBlocks = pb.lastBlocks;
+    for (uint64_t r = 0; r < R; ++r) {
+        const uint32_t n = r + 1 == R ? lastBlocks : blocks;
+        uint8_t* s = sh + r * repStride;
+        for (uint32_t b = 0; b < n; ++b)
+            s[b * blkStride] = 1;
     }
 }
 
