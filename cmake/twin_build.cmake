@@ -4,6 +4,14 @@ enable_testing()
 find_package(Threads REQUIRED)
 
 set(ASCEND_DCN_WARN -Wall -Wextra -Werror)
+# The twin's shared libraries (libnnopbase, libcust_opapi, the extension) call their own functions
+# directly: the per-instruction helpers inlined from twin/include that the compiler emits out of line
+# (LocalTensor::operator[], UbCheckRead, ...) bind inside the library at link time instead of going
+# through the PLT, and global functions may be inlined within their translation unit. Nothing in the
+# twin relies on interposing a function of these libraries (data symbols are unaffected).
+add_compile_options(-fno-semantic-interposition)
+string(APPEND CMAKE_SHARED_LINKER_FLAGS " -Wl,-Bsymbolic-functions")
+string(APPEND CMAKE_MODULE_LINKER_FLAGS " -Wl,-Bsymbolic-functions")
 if(ASCEND_DCN_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

@@ -147,12 +147,6 @@ const PipeTerm kPipeTerms[] = {
 const char *const kPipes[] = {"MTE2", "V", "S", "MTE3", "MTE1", "M", "FIX"};
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-// CeilDiv with a shift when b is a power of two (every repeat width and most table rates): the same
-// value, without a 64-bit division on the per-instruction path.
-uint64_t CeilDivFast(uint64_t a, uint64_t b)
-{
-    return (b & (b - 1)) == 0 ? (a + b - 1) >> __builtin_ctzll(b) : (a + b - 1) / b;
-}
 
 // Sum over the blocks of one dimension of the block size rounded up to `align` (the Mmad formula's
 // ceil_m / ceil_n / ceil_k): full blocks of `base` plus the tail.
@@ -171,17 +165,23 @@ struct RateCacheEntry {
 constexpr size_t kRateCacheSlots = 32;
 thread_local RateCacheEntry t_rateCache[kRateCacheSlots];
 
+const VecRate* LookUpRate(const char* api, uint32_t elemBytes)
+{
+    for (const VecRate& r : kVecRates)
+        if ((r.elemBytes == 0 || r.elemBytes == elemBytes) && std::strcmp(r.api, api) == 0)
+            return &r;
+    return nullptr;
+}
+
 const VecRate *FindRate(const char *api, uint32_t elemBytes) {
     const size_t slot = ((reinterpret_cast<uintptr_t>(api) >> 3) ^ elemBytes) % kRateCacheSlots;
     RateCacheEntry& rc = t_rateCache[slot];
-    if (rc.api == api && rc.elemBytes == elemBytes) return rc.rate;
-    const VecRate *found = nullptr;
-    for (const VecRate &r : kVecRates)
-        if ((r.elemBytes == 0 || r.elemBytes == elemBytes) && std::strcmp(r.api, api) == 0) { found = &r; break; }
+    if (rc.api == api && rc.elemBytes == elemBytes)
+        return rc.rate;
     rc.api = api;
     rc.elemBytes = elemBytes;
-    rc.rate = found;
-    return found;
+    rc.rate = LookUpRate(api, elemBytes);
+    return rc.rate;
 }
 
 }  // namespace
@@ -290,18 +290,12 @@ double TransferLatencyCycles(const PipeCounters& c)
     return static_cast<double>(calls) * ConstantValue("dma_latency_cycles");
 }
 
+const VecRate* FindVectorRate(const char* api, uint32_t elemBytes) { return LookUpRate(api, elemBytes); }
+
 VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {
-    VecCost cost;
-    if (elems == 0 || elemBytes == 0) return cost;
-    const uint64_t perRepeat = 256 / elemBytes;
-    const VecRate *r = FindRate(api, elemBytes);
-    if (r == nullptr) {
-        cost.unlistedRepeats = CeilDivFast(elems, perRepeat);
-        return cost;
-    }
-    const uint64_t issued = r->perElement ? elems : CeilDivFast(elems, perRepeat) * perRepeat;
-    cost.cycles = CeilDivFast(issued * r->cycles, r->elems);
-    return cost;
+    if (elems == 0 || elemBytes == 0)
+        return VecCost();
+    return VectorCostFor(FindRate(api, elemBytes), elemBytes, elems);
 }
 
 namespace {

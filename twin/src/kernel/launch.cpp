@@ -252,6 +252,13 @@ static void Record(LaunchState &ls, const std::string &msg) {
     throw std::logic_error(std::string(api) + ": AscendC kernel API called outside twin::Launch (no virtual core on this thread)");
 }
 
+void LocalOffsetBeyond(uint32_t offset, uint32_t cap)
+{
+    Violation(
+        "LocalTensor::operator[]",
+        "offset " + std::to_string(offset) + " is beyond the buffer (" + std::to_string(cap) + " elements)");
+}
+
 void UbNotOwned(const char *api, const void *p) {
     (void)p;
     Violation(api, "operand is not inside this core's Unified Buffer (tensor from another core, a freed TPipe, or uninitialised)");

@@ -68,7 +68,7 @@ __aicore__ inline void Brcb(
                 dst.TwinAddr() + (r * repeatParams.dstRepStride + uint64_t(i) * repeatParams.dstBlkStride) * perBlk;
             for (uint32_t k = 0; k < perBlk; ++k)
                 blk[k] = v;
-            twin::kernel::UbMarkWritten(c, blk, 32);
+            twin::kernel::UbMarkWrittenBlock(c, blk); // dst and its strides are whole blocks
         }
     }
     c.counters.vecElemOps += R * 8 * perBlk;

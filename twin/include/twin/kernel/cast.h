@@ -120,6 +120,39 @@ inline D CastElem(S s, fp::Round r) {
     }
 }
 
+// d[i] = CastElem(s[i], r) for i < n, with r a template argument in the loop (same values).
+template <typename D, typename S, fp::Round R>
+inline void CastRun(D* d, const S* s, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i)
+        d[i] = CastElem<D, S>(s[i], R);
+}
+template <typename D, typename S>
+inline void CastRun(D* d, const S* s, uint32_t n, fp::Round r)
+{
+    switch (r) {
+        case fp::Round::NearestEven:
+            CastRun<D, S, fp::Round::NearestEven>(d, s, n);
+            break;
+        case fp::Round::Floor:
+            CastRun<D, S, fp::Round::Floor>(d, s, n);
+            break;
+        case fp::Round::Ceil:
+            CastRun<D, S, fp::Round::Ceil>(d, s, n);
+            break;
+        case fp::Round::AwayFromZero:
+            CastRun<D, S, fp::Round::AwayFromZero>(d, s, n);
+            break;
+        case fp::Round::TowardZero:
+            CastRun<D, S, fp::Round::TowardZero>(d, s, n);
+            break;
+        default:
+            for (uint32_t i = 0; i < n; ++i)
+                d[i] = CastElem<D, S>(s[i], r);
+            break;
+    }
+}
+
 template <typename D, typename S>
 inline fp::Round CheckCastMode(const char *api, AscendC::RoundMode mode) {
     constexpr uint32_t allowed = CastModesA2<D, S>();
@@ -153,7 +186,7 @@ __aicore__ inline void Cast(const LocalTensor<T> &dst, const LocalTensor<U> &src
     }
     T *d = dst.TwinAddr();
     const U *s = src.TwinAddr();
-    for (uint32_t i = 0; i < count; ++i) d[i] = twin::kernel::CastElem<T, U>(s[i], r);
+    twin::kernel::CastRun<T, U>(d, s, count, r);
     twin::kernel::CountDone(c, dst, count, sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
 }
 

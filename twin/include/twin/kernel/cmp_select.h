@@ -31,9 +31,25 @@ inline bool CmpEval(AscendC::CMPMODE m, T a, T b) {
     return false;
 }
 
-template <typename T, typename U, typename Rhs>
-inline void CompareCount(const char *api, const AscendC::LocalTensor<U> &dst, const AscendC::LocalTensor<T> &src0, Rhs rhs,
-                         AscendC::CMPMODE mode, uint32_t count) {
+// Bits of n elements (n % 8 == 0) into whole bytes: bit k of d[i / 8] = cmp(a[i], b ? b[i] : scalar).
+template <typename T, typename Cmp>
+inline void CompareBytes(uint8_t* d, const T* a, const T* b, T scalar, uint32_t n, Cmp cmp)
+{
+    using A = std::conditional_t<std::is_integral<T>::value, int64_t, float>;
+    for (uint32_t i0 = 0; i0 < n; i0 += 8) {
+        uint32_t byte = 0;
+        for (uint32_t k = 0; k < 8; ++k)
+            byte |= static_cast<uint32_t>(cmp(static_cast<A>(a[i0 + k]), static_cast<A>(b ? b[i0 + k] : scalar))) << k;
+        d[i0 / 8] = static_cast<uint8_t>(byte);
+    }
+}
+
+// src1 = b (tensor) or, when b is nullptr, the scalar.
+template <typename T, typename U>
+inline void CompareCount(
+    const char* api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0, const T* b, T scalar,
+    AscendC::CMPMODE mode, uint32_t count)
+{
     static_assert(std::is_same<U, uint8_t>::value || std::is_same<U, int8_t>::value, "Compare dst must be uint8_t/int8_t");
     auto &c = Core(api);
     if (CountNop(api, c, count)) return;
@@ -42,11 +58,44 @@ inline void CompareCount(const char *api, const AscendC::LocalTensor<U> &dst, co
     CountOperand(api, c, src0, n, "src0", true);
     CheckUbAligned(api, c, dst.TwinAddr(), "dst");
     CheckLocalRange(api, c, dst, (n + 7) / 8, "dst");
-    uint8_t *d = reinterpret_cast<uint8_t *>(dst.TwinAddr());
-    std::memset(d, 0, (n + 7) / 8);
+    uint8_t* d = reinterpret_cast<uint8_t*>(dst.TwinAddr());
     const T *a = src0.TwinAddr();
-    for (uint32_t i = 0; i < n; ++i)
-        if (CmpEval<T>(mode, a[i], rhs(i))) d[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    const auto overlaps = [&](const T* p) {
+        return p != nullptr && d < reinterpret_cast<const uint8_t*>(p + n) &&
+               reinterpret_cast<const uint8_t*>(p) < d + (n + 7) / 8;
+    };
+    if (!overlaps(a) && !overlaps(b)) {
+        // n is a whole number of 256-B repeats (a multiple of 8): every byte of d gets 8 bits at once,
+        // with the comparison chosen once per instruction. The same bits as the loop below.
+        switch (mode) {
+            case AscendC::CMPMODE::LT:
+                CompareBytes(d, a, b, scalar, n, [](auto x, auto y) { return x < y; });
+                break;
+            case AscendC::CMPMODE::GT:
+                CompareBytes(d, a, b, scalar, n, [](auto x, auto y) { return x > y; });
+                break;
+            case AscendC::CMPMODE::EQ:
+                CompareBytes(d, a, b, scalar, n, [](auto x, auto y) { return x == y; });
+                break;
+            case AscendC::CMPMODE::LE:
+                CompareBytes(d, a, b, scalar, n, [](auto x, auto y) { return x <= y; });
+                break;
+            case AscendC::CMPMODE::GE:
+                CompareBytes(d, a, b, scalar, n, [](auto x, auto y) { return x >= y; });
+                break;
+            case AscendC::CMPMODE::NE:
+                CompareBytes(d, a, b, scalar, n, [](auto x, auto y) { return x != y; });
+                break;
+            default:
+                std::memset(d, 0, (n + 7) / 8);
+                break; // CmpEval: false
+        }
+    } else { // dst shares memory with a source: element order as written
+        std::memset(d, 0, (n + 7) / 8);
+        for (uint32_t i = 0; i < n; ++i)
+            if (CmpEval<T>(mode, a[i], b ? b[i] : scalar))
+                d[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    }
     UbMarkWritten(c, d, (n + 7) / 8);
     c.counters.vecElemOps += n;
     c.counters.vecInstrs += uint64_t(n) * sizeof(T) / 256;
@@ -63,13 +112,12 @@ __aicore__ inline void Compare(const LocalTensor<U> &dst, const LocalTensor<T> &
     auto &c = twin::kernel::Core("Compare");
     const uint32_t n = static_cast<uint32_t>(uint64_t(count) * sizeof(T) / 256 * 256 / sizeof(T));
     if (n > 0) twin::kernel::CountOperand("Compare", c, src1, n, "src1", true);
-    const T *b = src1.TwinAddr();
-    twin::kernel::CompareCount<T, U>("Compare", dst, src0, [b](uint32_t i) { return b[i]; }, cmpMode, count);
+    twin::kernel::CompareCount<T, U>("Compare", dst, src0, src1.TwinAddr(), T(), cmpMode, count);
 }
 
 template <typename T, typename U>
 __aicore__ inline void CompareScalar(const LocalTensor<U> &dst, const LocalTensor<T> &src0, const T src1Scalar, CMPMODE cmpMode, uint32_t count) {
-    twin::kernel::CompareCount<T, U>("CompareScalar", dst, src0, [src1Scalar](uint32_t) { return src1Scalar; }, cmpMode, count);
+    twin::kernel::CompareCount<T, U>("CompareScalar", dst, src0, nullptr, src1Scalar, cmpMode, count);
 }
 // No `Compares`: asc-devkit declares it (tensor-scalar compare under its newer name), CANN 8.1.RC1
 // does not (interface/kernel_operator_vec_cmpsel_intf.h has Compare, CompareScalar, Select only), so

@@ -73,6 +73,15 @@ struct CoreContext {
     bool sharesThread = false;             // other cores run on this core's OS thread
     mutable uint32_t pollsSinceYield = 0;  // GM accesses since this core last yielded
     const char *costApi = "";      // API of the count-form vector instruction in flight (set by CountNop)
+    // Cost-table entries of the vector APIs this core issued (ChargeVector, vec_engine.h): direct-mapped
+    // by (API name pointer, element bytes); an entry holds cost::FindVectorRate of its key.
+    struct RateSlot {
+        const char* api = nullptr;
+        uint32_t elemBytes = 0;
+        const cost::VecRate* rate = nullptr;
+    };
+    static constexpr size_t kRateSlots = 64;
+    RateSlot rateCache[kRateSlots];
     // hazard checker (twin/kernel/hazard.h): nullptr when off; the API last entered (for its reports)
     HazardCore *hz = nullptr;
     const char *lastApi = nullptr;
@@ -97,6 +106,8 @@ constexpr uint32_t kYieldPolls = 1024;         // GM accesses between yields of 
 // Records a complete report (already naming API and core) and unwinds the current core.
 [[noreturn]] void ViolationText(const std::string &report);
 [[noreturn]] void OutsideLaunch(const char *api);
+// LocalTensor::operator[]'s violation: "offset <offset> is beyond the buffer (<cap> elements)".
+[[noreturn]] void LocalOffsetBeyond(uint32_t offset, uint32_t cap);
 std::string CoreName(const CoreContext &c);     // "AIV 3" / "AIC 1"
 const char *HardEventName(AscendC::HardEvent e); // "MTE2_V"
 
@@ -176,6 +187,23 @@ inline void UbCheckRead(const char *api, const CoreContext &c, const void *p, si
     }
     const void *bad = std::memchr(c.shadow + b0, 0, n);
     if (bad != nullptr) UbUnwritten(api, p, bytes, static_cast<size_t>(static_cast<const uint8_t *>(bad) - c.shadow));
+}
+
+// UbCheckRead / UbMarkWritten of one 32-B aligned block (p at a 32-B offset of UB): the same checks,
+// reports and hazard calls, small enough to inline into per-block loops.
+inline void UbCheckReadBlock(const char* api, const CoreContext& c, const void* p)
+{
+    if (c.hz != nullptr)
+        HzUbAccess(c, p, 32, false);
+    const size_t b = static_cast<size_t>(static_cast<const uint8_t*>(p) - c.ubBase) >> 5;
+    if (c.shadow[b] == 0)
+        UbUnwritten(api, p, 32, b);
+}
+inline void UbMarkWrittenBlock(CoreContext& c, const void* p)
+{
+    c.shadow[static_cast<size_t>(static_cast<const uint8_t*>(p) - c.ubBase) >> 5] = 1;
+    if (c.hz != nullptr)
+        HzUbAccess(c, p, 32, true);
 }
 
 // ---- GM checks -------------------------------------------------------------------------------

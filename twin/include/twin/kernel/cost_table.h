@@ -69,6 +69,30 @@ struct VecRate {
 };
 const VecRate *VectorRates(size_t &count);
 
+// The table entry VectorCost uses for (api, elemBytes); nullptr when the api has none (unlisted).
+const VecRate* FindVectorRate(const char* api, uint32_t elemBytes);
+// a / b rounded up, with a shift when b is a power of two (every repeat width and most rates).
+inline uint64_t CeilDivFast(uint64_t a, uint64_t b)
+{
+    return (b & (b - 1)) == 0 ? (a + b - 1) >> __builtin_ctzll(b) : (a + b - 1) / b;
+}
+// VectorCost given the entry, so that a caller may cache the lookup (ChargeVector does, per core):
+// VectorCost(api, b, n) == VectorCostFor(FindVectorRate(api, b), b, n).
+inline VecCost VectorCostFor(const VecRate* r, uint32_t elemBytes, uint64_t elems)
+{
+    VecCost cost;
+    if (elems == 0 || elemBytes == 0)
+        return cost;
+    const uint64_t perRepeat = 256 / elemBytes;
+    if (r == nullptr) {
+        cost.unlistedRepeats = CeilDivFast(elems, perRepeat);
+        return cost;
+    }
+    const uint64_t issued = r->perElement ? elems : CeilDivFast(elems, perRepeat) * perRepeat;
+    cost.cycles = CeilDivFast(issued * r->cycles, r->elems);
+    return cost;
+}
+
 // ---- cube (AIC: PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_FIX) ---------------------------------------
 // One Matmul IterateAll of M x N x K split into base blocks baseM x baseN x baseK (TCubeTiling), one
 // Mmad per block, A and B elements of elemBytes (fp32: 4, half/bf16: 2).

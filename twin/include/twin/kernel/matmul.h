@@ -176,24 +176,53 @@ inline void ReferenceGemm(const char *api, CoreContext &c, const MatmulShape &s,
             }
         }
     }
-    std::vector<float> bf(static_cast<size_t>(K) * N);
-    for (int k = 0; k < K; ++k)
-        for (int j = 0; j < N; ++j)
-            bf[size_t(k) * N + j] = static_cast<float>(tb ? b[int64_t(j) * s.orgKb + k] : b[int64_t(k) * s.orgN + j]);
+    // Staging buffers (float copies of A and B, the tile), kept per thread so that a call neither
+    // allocates nor clears them; every element used is written below before it is read. Nothing
+    // from here to the write-back yields the core's fiber (no GM check, no wait), so no other core
+    // on this thread uses them in between.
+    static thread_local std::vector<float> bf, tile, af;
+    const auto grow = [](std::vector<float>& v, size_t n) {
+        if (v.size() < n)
+            v.resize(n);
+    };
+    grow(tile, static_cast<size_t>(M) * N);
+    const auto stageB = [&] {
+        grow(bf, static_cast<size_t>(K) * N);
+        for (int k = 0; k < K; ++k)
+            for (int j = 0; j < N; ++j)
+                bf[size_t(k) * N + j] =
+                    static_cast<float>(tb ? b[int64_t(j) * s.orgKb + k] : b[int64_t(k) * s.orgN + j]);
+    };
     // Compute the whole tile first; only the write-back is serialised when atomic. Default path:
     // blocked over 4 rows x 64 columns for cache reuse, every element summing k = 0..K-1 in order;
-    // opt-in BLAS path (TWIN_BLAS_LIB) otherwise.
-    std::vector<float> tile(static_cast<size_t>(M) * N);
+    // opt-in BLAS path (TWIN_BLAS_LIB) otherwise: C = bias + A' B' with A' (M x K) and B' (K x N) row-major,
+    // both untransposed; a float B without transpose is passed in place (its row stride as ldb: the
+    // same GEMM on the same values).
     bool done = false;
     if (M > 0 && N > 0 && K > 0 && BlasAvailable()) {
-        std::vector<float> af(static_cast<size_t>(M) * K);
-        for (int i = 0; i < M; ++i)
-            for (int k = 0; k < K; ++k) af[size_t(i) * K + k] = static_cast<float>(ta ? a[int64_t(k) * s.orgM + i] : a[int64_t(i) * s.orgKa + k]);
+        grow(af, static_cast<size_t>(M) * K);
+        if (ta) { // A stored K x M: read along its rows
+            for (int k = 0; k < K; ++k)
+                for (int i = 0; i < M; ++i)
+                    af[size_t(i) * K + k] = static_cast<float>(a[int64_t(k) * s.orgM + i]);
+        } else {
+            for (int i = 0; i < M; ++i)
+                for (int k = 0; k < K; ++k)
+                    af[size_t(i) * K + k] = static_cast<float>(a[int64_t(i) * s.orgKa + k]);
+        }
         for (int i = 0; i < M; ++i)
             for (int j = 0; j < N; ++j) tile[size_t(i) * N + j] = bias ? static_cast<float>(bias[j]) : 0.0f;
-        done = BlasSgemmRowMajor(M, N, K, af.data(), bf.data(), tile.data());
+        if constexpr (std::is_same<BT, float>::value) {
+            if (!tb)
+                done = BlasSgemmStrided(false, false, M, N, K, af.data(), K, b, s.orgN, tile.data(), N);
+        }
+        if (!done) {
+            stageB();
+            done = BlasSgemmRowMajor(M, N, K, af.data(), bf.data(), tile.data());
+        }
     }
     if (!done) {
+        stageB();
         std::vector<float> arow(static_cast<size_t>(4) * K);
         constexpr int kJB = 64;
         for (int i0 = 0; i0 < M; i0 += 4) {

@@ -21,9 +21,32 @@
 namespace twin {
 namespace kernel {
 
+// A sum rounded to T (a level of the tree below), carried on in float.
+template <typename T>
+inline float RoundedSum(float a, float b)
+{
+    return static_cast<float>(static_cast<T>(a + b));
+}
+// The tree below for n == 8 (a float DataBlock), unrolled: the same three levels, the same roundings.
+template <typename T>
+inline T TreeSum8(const float* v)
+{
+    const float a0 = RoundedSum<T>(v[0], v[1]), a1 = RoundedSum<T>(v[2], v[3]);
+    const float a2 = RoundedSum<T>(v[4], v[5]), a3 = RoundedSum<T>(v[6], v[7]);
+    return static_cast<T>(RoundedSum<T>(a0, a1) + RoundedSum<T>(a2, a3));
+}
+
 // Pairwise (adjacent pairs) tree sum of v[0..n), in place; each level rounds to T.
 template <typename T>
 inline T TreeSum(float *v, size_t n) {
+    if (n == 8)
+        return TreeSum8<T>(v);
+    if (n == 16) { // a half DataBlock: its first level, then the n == 8 tree
+        float w[8];
+        for (size_t i = 0; i < 8; ++i)
+            w[i] = RoundedSum<T>(v[2 * i], v[2 * i + 1]);
+        return TreeSum8<T>(w);
+    }
     if (n == 0) return static_cast<T>(0);
     while (n > 1) {
         const size_t half = n / 2;
@@ -154,13 +177,17 @@ inline void BlockReduceSumImpl(
         // Prefix plans (continuous mask, counter mode): the enabled elements of block b are its first
         // ones, contiguous in UB; the shadow is checked once per block (as BinaryMasked does; the reads
         // come before this instruction's writes). Same elements, same order, same sums as below.
+        // With the hazard checker off and every source block already written (PrefixBlocksWritten),
+        // the per-block checks would all pass: the loop runs without them.
+        const bool checked = c.hz != nullptr || !twin::kernel::PrefixBlocksWritten(
+                                                    c, twin::kernel::PrefixBlocks(c, m, R, per, perBlk, ops[0]));
         for (uint64_t r = 0; r < R; ++r) {
             const uint32_t enabled = twin::kernel::PrefixCount(m, r, per);
             const T* sr = src.TwinAddr() + r * ops[0].repStride * perBlk;
             const uint32_t blocks = (enabled + perBlk - 1) / perBlk;
             for (uint32_t b = 0; b < blocks; ++b) {
                 const T* p = sr + static_cast<uint64_t>(b) * ops[0].blkStride * perBlk;
-                if (!twin::kernel::ShadowWritten(c, p))
+                if (checked && !twin::kernel::ShadowWritten(c, p))
                     twin::kernel::UbCheckRead(api, c, p, sizeof(T));
                 cnt[b] = std::min(perBlk, enabled - b * perBlk);
                 for (uint32_t k = 0; k < cnt[b]; ++k)
@@ -241,7 +268,22 @@ __aicore__ inline void Gather(const LocalTensor<T> &dst, const LocalTensor<T> &s
     const uint8_t *sb = reinterpret_cast<const uint8_t *>(src.TwinAddr());
     const uint32_t *off = srcOffset.TwinAddr();
     T *d = dst.TwinAddr();
-    for (uint32_t i = 0; i < count; ++i) {
+    // Hazard checker off: the elements that pass every check are copied by a loop that reads the
+    // shadow pointers once (its stores could alias the core's state for the compiler); the first that
+    // does not, and all after it, go through the checked loop below (same order, same reports).
+    const uint8_t *ub = c.ubBase, *shadow = c.shadow;
+    const uint32_t unchecked = c.hz == nullptr ? count : 0;
+    uint32_t first = 0;
+    for (; first < unchecked; ++first) {
+        const uint64_t byteOff = uint64_t(srcBaseOffset) + off[first];
+        if (byteOff % sizeof(T) != 0 || byteOff + sizeof(T) > srcBytes ||
+            shadow[static_cast<size_t>(sb + byteOff - ub) >> 5] == 0)
+            break;
+        T v;
+        std::memcpy(&v, sb + byteOff, sizeof(T));
+        d[first] = v;
+    }
+    for (uint32_t i = first; i < count; ++i) {
         const uint64_t byteOff = uint64_t(srcBaseOffset) + off[i];
         if (byteOff % sizeof(T) != 0)
             twin::kernel::Violation(api, "srcBaseOffset + srcOffset[" + std::to_string(i) + "] = " + std::to_string(byteOff) +
@@ -311,10 +353,10 @@ __aicore__ inline void Gatherb(
                 twin::kernel::Violation(
                     api, "src0 and dst must not share memory: offset[" + std::to_string(8 * i + j) +
                              "] reads a block inside the dst range");
-            twin::kernel::UbCheckRead(api, c, sb + o, 32);
+            twin::kernel::UbCheckReadBlock(api, c, sb + o); // o % 32 == 0: one block
             uint8_t* d = db + (uint64_t(i) * p.dstRepStride + j * blk) * 32;
             std::memcpy(d, sb + o, 32);
-            twin::kernel::UbMarkWritten(c, d, 32);
+            twin::kernel::UbMarkWrittenBlock(c, d);
         }
     }
     c.counters.vecElemOps += uint64_t(blocks) * (32 / sizeof(T));

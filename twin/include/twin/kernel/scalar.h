@@ -17,11 +17,7 @@ __aicore__ inline int64_t ScalarGetSFFValue(uint64_t valueIn)
     if (bits == 0) {
         return -1;
     }
-    int64_t pos = 0;
-    while (((bits >> pos) & 1U) == 0) {
-        ++pos;
-    }
-    return pos;
+    return __builtin_ctzll(bits); // the lowest set bit of bits (nonzero here)
 }
 
 } // namespace AscendC

@@ -101,10 +101,8 @@ public:
     LocalTensor(T *addr, uint32_t size, uint32_t cap, TPosition pos) : addr_(addr), size_(size), cap_(cap), pos_(pos) {}
 
     __aicore__ inline LocalTensor operator[](const uint32_t offset) const {
-        if (offset > cap_) {
-            twin::kernel::Violation("LocalTensor::operator[]", "offset " + std::to_string(offset) +
-                                    " is beyond the buffer (" + std::to_string(cap_) + " elements)");
-        }
+        if (offset > cap_)
+            twin::kernel::LocalOffsetBeyond(offset, cap_); // out of line: this stays inlinable
         return LocalTensor(addr_ + offset, size_ > offset ? size_ - offset : 0, cap_ - offset, pos_);
     }
     __aicore__ inline T GetValue(const uint32_t index) const {

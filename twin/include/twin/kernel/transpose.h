@@ -118,7 +118,7 @@ __aicore__ inline void TransDataTo5HD(
     }
     for (uint32_t r = 0; r < repeats; ++r)
         for (uint32_t i = 0; i < kList; ++i)
-            twin::kernel::UbCheckRead(api, c, srcBlock(r, i), 32);
+            twin::kernel::UbCheckReadBlock(api, c, srcBlock(r, i)); // aligned (checked above): one block
     T in[kList][perBlk];
     for (uint32_t r = 0; r < repeats; ++r) {
         for (uint32_t i = 0; i < kList; ++i)
@@ -132,7 +132,7 @@ __aicore__ inline void TransDataTo5HD(
             }
             uint8_t* db = dstBlock(r, j);
             std::memcpy(db, out, 32);
-            twin::kernel::UbMarkWritten(c, db, 32);
+            twin::kernel::UbMarkWrittenBlock(c, db);
         }
     }
     const uint64_t elems = uint64_t(repeats) * kList * perBlk;

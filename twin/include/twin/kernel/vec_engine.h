@@ -76,9 +76,24 @@ __aicore__ inline void SetMaskNorm() { twin::kernel::Core("SetMaskNorm").maskCou
 namespace twin {
 namespace kernel {
 
-// PIPE_V cost of one instruction (twin/kernel/cost_table.h): `elems` elements of `elemBytes` issued.
+// The cost-table entry of (api, elemBytes), looked up once per core and key (CoreContext::rateCache;
+// a Fibonacci hash of the name pointer, as every call site passes a string literal).
+inline const cost::VecRate* CoreRate(CoreContext& c, const char* api, uint32_t elemBytes)
+{
+    const uint64_t h = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(api)) * 0x9E3779B97F4A7C15ull;
+    CoreContext::RateSlot& s = c.rateCache[((h >> 58) ^ elemBytes) % CoreContext::kRateSlots];
+    if (s.api != api || s.elemBytes != elemBytes) {
+        s.api = api;
+        s.elemBytes = elemBytes;
+        s.rate = cost::FindVectorRate(api, elemBytes);
+    }
+    return s.rate;
+}
+
+// PIPE_V cost of one instruction (twin/kernel/cost_table.h): `elems` elements of `elemBytes` issued;
+// the same as cost::VectorCost(api, elemBytes, elems).
 inline void ChargeVector(CoreContext &c, const char *api, uint32_t elemBytes, uint64_t elems) {
-    const cost::VecCost v = cost::VectorCost(api, elemBytes, elems);
+    const cost::VecCost v = cost::VectorCostFor(CoreRate(c, api, elemBytes), elemBytes, elems);
     if (ApiTallyOn())
         ApiTallyAdd(c.counters.syncAllCount, api, v.cycles);
     c.counters.vecCycles += v.cycles;
@@ -133,16 +148,20 @@ inline MaskPlan PlanBitMask(const char *api, CoreContext &c, bool isSetMask, con
 // One operand of a mask-form instruction.
 struct VecOperand {
     uint8_t *base;
-    uint32_t elemSize;
+    uint32_t elemSize;    // sizeof an element type: 1, 2, 4 or 8
     uint32_t blkStride;   // in DataBlocks
     uint32_t repStride;   // in DataBlocks
     uint64_t capElems;
     const char *name;
 };
 
+// log2 of the elements per 32-B DataBlock (32 / elemSize, a power of two): shifts and masks
+// instead of divisions on the per-instruction path.
+inline uint32_t PerBlkShift(const VecOperand& o) { return 5u - static_cast<uint32_t>(__builtin_ctz(o.elemSize)); }
+
 inline uint64_t ElemOffset(const VecOperand &o, uint64_t r, uint32_t e) {
-    const uint32_t perBlk = 32 / o.elemSize;
-    return r * o.repStride * perBlk + uint64_t(e / perBlk) * o.blkStride * perBlk + e % perBlk;
+    const uint32_t shift = PerBlkShift(o), perBlk = 1u << shift;
+    return r * o.repStride * perBlk + uint64_t(e >> shift) * o.blkStride * perBlk + (e & (perBlk - 1));
 }
 
 // Highest ElemOffset over the elements 0..lastE of repeat r. With blkStride >= 1 the offset grows
@@ -153,7 +172,7 @@ inline uint64_t MaxElemOffset(const VecOperand& o, uint64_t r, uint32_t lastE)
 {
     if (o.blkStride != 0)
         return ElemOffset(o, r, lastE);
-    const uint32_t perBlk = 32 / o.elemSize;
+    const uint32_t perBlk = 1u << PerBlkShift(o);
     return r * o.repStride * perBlk + std::min(lastE, perBlk - 1);
 }
 

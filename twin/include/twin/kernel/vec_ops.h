@@ -4,6 +4,7 @@
 // half/bfloat16_t is computed in float and rounded once (RNE) per instruction.
 #pragma once
 #include <cmath>
+#include <cstring>
 #include "twin/kernel/vec_engine.h"
 
 namespace AscendC {
@@ -71,6 +72,83 @@ inline uint32_t PrefixCount(const MaskPlan &m, uint64_t r, uint32_t per) {
     return left < per ? static_cast<uint32_t>(left) : per;
 }
 
+// Shadow blocks of a prefix plan on one operand (hazard checker off). The block of element e of repeat
+// r has shadow index base/32 + r*repStride + (e/perBlk)*blkStride (base is 32-B aligned and inside UB:
+// PrepareMasked checked it). Every repeat but the last has `blocks` blocks, the last `lastBlocks`
+// (counter mode); with blkStride 1 a repeat's blocks are one run, and with repStride == blocks too the
+// whole instruction's blocks are one run.
+struct PrefixBlocks {
+    size_t first; // shadow index of block 0 of repeat 0
+    uint64_t R;
+    uint32_t blocks, lastBlocks, blkStride, repStride;
+    PrefixBlocks(
+        const CoreContext& c, const MaskPlan& m, uint64_t repeats, uint32_t per, uint32_t perBlk, const VecOperand& o)
+        : first(static_cast<size_t>(o.base - c.ubBase) >> 5), R(repeats), blkStride(o.blkStride), repStride(o.repStride)
+    {
+        const uint32_t shift = static_cast<uint32_t>(__builtin_ctz(perBlk)); // perBlk: 32 / sizeof(T)
+        blocks = (PrefixCount(m, 0, per) + perBlk - 1) >> shift;
+        lastBlocks = (PrefixCount(m, R - 1, per) + perBlk - 1) >> shift;
+    }
+    bool OneRun() const { return blkStride == 1 && (R == 1 || repStride == blocks); }
+    uint64_t RunLength() const { return (R - 1) * blocks + lastBlocks; }
+};
+
+// True if every shadow byte of n from s is nonzero (written).
+inline bool ShadowRunWritten(const uint8_t* s, uint64_t n)
+{
+    if (n > 8)
+        return std::memchr(s, 0, n) == nullptr;
+    for (uint64_t i = 0; i < n; ++i)
+        if (s[i] == 0)
+            return false;
+    return true;
+}
+
+// True if every block the operand's enabled elements read is already written. The shadow only turns
+// "written" while an instruction runs, so then every per-block check of the element loop would pass
+// and the loop may run without them; if not, the caller runs the checked loop, which reports exactly
+// as before.
+inline bool PrefixBlocksWritten(const CoreContext& c, const PrefixBlocks& pb)
+{
+    const uint8_t* sh = c.shadow + pb.first;
+    if (pb.OneRun())
+        return ShadowRunWritten(sh, pb.RunLength());
+    const uint64_t R = pb.R, repStride = pb.repStride, blkStride = pb.blkStride;
+    // Every shadow byte from the first block to the last one touched written: so is every touched
+    // block (a superset; one memchr instead of a strided loop). Else the exact test decides.
+    const uint64_t lastRel = std::max(
+        R >= 2 ? (R - 2) * repStride + (pb.blocks - 1) * blkStride : 0,
+        (R - 1) * repStride + (pb.lastBlocks - 1) * blkStride);
+    if (ShadowRunWritten(sh, lastRel + 1))
+        return true;
+    for (uint64_t r = 0; r < R; ++r) {
+        const uint32_t blocks = r + 1 == R ? pb.lastBlocks : pb.blocks;
+        const uint8_t* s = sh + r * repStride;
+        for (uint32_t b = 0; b < blocks; ++b)
+            if (s[b * blkStride] == 0)
+                return false;
+    }
+    return true;
+}
+// Marks the blocks of the operand's enabled elements written (the instruction's destination). The
+// geometry is read into locals first: the byte stores could alias it for the compiler.
+inline void PrefixMarkWritten(CoreContext& c, const PrefixBlocks& pb)
+{
+    uint8_t* sh = c.shadow + pb.first;
+    if (pb.OneRun()) {
+        std::memset(sh, 1, pb.RunLength());
+        return;
+    }
+    const uint64_t R = pb.R, repStride = pb.repStride, blkStride = pb.blkStride;
+    const uint32_t blocks = pb.blocks, lastBlocks = pb.lastBlocks;
+    for (uint64_t r = 0; r < R; ++r) {
+        const uint32_t n = r + 1 == R ? lastBlocks : blocks;
+        uint8_t* s = sh + r * repStride;
+        for (uint32_t b = 0; b < n; ++b)
+            s[b * blkStride] = 1;
+    }
+}
+
 template <typename T, typename F>
 inline void BinaryMasked(const char *api, bool isSetMask, const MaskPlan &m, int64_t repeat, const AscendC::LocalTensor<T> &dst,
                          const AscendC::LocalTensor<T> &src0, const AscendC::LocalTensor<T> &src1,
@@ -86,6 +164,32 @@ inline void BinaryMasked(const char *api, bool isSetMask, const MaskPlan &m, int
     T *d = dst.TwinAddr();
     const T *a = src0.TwinAddr(), *b = src1.TwinAddr();
     uint64_t n = 0;
+    if (PrefixPlan(m) && c.hz == nullptr && PrefixBlocksWritten(c, PrefixBlocks(c, m, R, per, perBlk, ops[1])) &&
+        PrefixBlocksWritten(c, PrefixBlocks(c, m, R, per, perBlk, ops[2]))) {
+        // Sources initialised: the same element loop as below without its per-block checks.
+        const bool dense = p.dstBlkStride == 1 && p.src0BlkStride == 1 && p.src1BlkStride == 1;
+        for (uint64_t r = 0; r < R; ++r) {
+            const uint32_t cnt = PrefixCount(m, r, per);
+            T* dr = d + r * p.dstRepStride * perBlk;
+            const T *ar = a + r * p.src0RepStride * perBlk, *br = b + r * p.src1RepStride * perBlk;
+            if (dense) { // the repeat's blocks are adjacent in every operand: one run, same order
+                for (uint32_t k = 0; k < cnt; ++k)
+                    dr[k] = static_cast<T>(f(ar[k], br[k]));
+            } else {
+                for (uint32_t e0 = 0, blk = 0; e0 < cnt; e0 += perBlk, ++blk) {
+                    const uint32_t len = std::min(perBlk, cnt - e0);
+                    T* pd = dr + blk * p.dstBlkStride * perBlk;
+                    const T *pa = ar + blk * p.src0BlkStride * perBlk, *pb = br + blk * p.src1BlkStride * perBlk;
+                    for (uint32_t k = 0; k < len; ++k)
+                        pd[k] = static_cast<T>(f(pa[k], pb[k]));
+                }
+            }
+            n += cnt;
+        }
+        PrefixMarkWritten(c, PrefixBlocks(c, m, R, per, perBlk, ops[0]));
+        c.counters.vecElemOps += n;
+        return;
+    }
     if (PrefixPlan(m)) {
         for (uint64_t r = 0; r < R; ++r) {
             const uint32_t cnt = PrefixCount(m, r, per);
@@ -149,6 +253,31 @@ inline void UnaryMasked(const char *api, const MaskPlan &m, int64_t repeat, cons
     T *d = dst.TwinAddr();
     const T *s = src.TwinAddr();
     uint64_t n = 0;
+    if (PrefixPlan(m) && c.hz == nullptr && PrefixBlocksWritten(c, PrefixBlocks(c, m, R, per, perBlk, ops[1]))) {
+        // Source initialised: the same element loop as below without its per-block checks.
+        const bool dense = p.dstBlkStride == 1 && p.srcBlkStride == 1;
+        for (uint64_t r = 0; r < R; ++r) {
+            const uint32_t cnt = PrefixCount(m, r, per);
+            T* dr = d + r * p.dstRepStride * perBlk;
+            const T* sr = s + r * p.srcRepStride * perBlk;
+            if (dense) { // the repeat's blocks are adjacent in both operands: one run, same order
+                for (uint32_t k = 0; k < cnt; ++k)
+                    dr[k] = static_cast<T>(f(sr[k]));
+            } else {
+                for (uint32_t e0 = 0, blk = 0; e0 < cnt; e0 += perBlk, ++blk) {
+                    const uint32_t len = std::min(perBlk, cnt - e0);
+                    T* pd = dr + blk * p.dstBlkStride * perBlk;
+                    const T* ps = sr + blk * p.srcBlkStride * perBlk;
+                    for (uint32_t k = 0; k < len; ++k)
+                        pd[k] = static_cast<T>(f(ps[k]));
+                }
+            }
+            n += cnt;
+        }
+        PrefixMarkWritten(c, PrefixBlocks(c, m, R, per, perBlk, ops[0]));
+        c.counters.vecElemOps += n;
+        return;
+    }
     if (PrefixPlan(m)) {
         for (uint64_t r = 0; r < R; ++r) {
             const uint32_t cnt = PrefixCount(m, r, per);
