@@ -31,7 +31,8 @@
 //     transfer;
 //                                              only this unit writes there, in program order)
 //     gx += (m*wdx_c)*s_c, gy += (m*wdy_c)*s_c, gm += w_c*s_c   (scalar, valid corners in order c = 0..3)
-//   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image)
+//   part[n][b][0|1|2][k][p] = gx | gy | gm  (every slot written, zero outside the image; RowOrderParts: [p][k],
+//                                           the tile's rows as they are, ChunkPartRowAt)
 // Per tile: one G DMA (every kernel point in the tile), one offset DMA (one deformable group; else one per
 // offset block), one partials store (every kernel point in the tile; else one per offset block).
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).

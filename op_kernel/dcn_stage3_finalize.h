@@ -3,7 +3,9 @@
 //   fold (every chunk; for chunk c it runs in the first phase of chunk c+1, for the last chunk in the final
 //   call):
 //   grad_offset[n][j*dg*K + dgi*K + k][q] = sum over the blocks b of deformable group dgi, in block order,
-//                                           of part[n][b][j][k][q]     (j = dx, dy[, mask]; q in the chunk)
+//                                           of part[n][b][j][k][q]     (j = dx, dy[, mask]; q in the chunk;
+//                                           RowOrderParts: part[n][b][j][q][k], summed per pixel piece, then
+//                                           transposed: FoldRows)
 //   final call only:
 //   grad_weight = sum over the wSplitK slots s, in order, of gw[s] (slot s holds Ka chunk s summed over the
 //                 pixel chunks in chunk order by stage 1; chunk 0 has every Ka chunk), cast
