@@ -2082,7 +2082,7 @@ private:
             const int64_t i = e / kt, kk = e - i * kt;
             rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));
         }
-        for (int64_t e = 0; e < plane_; ++e) {
+        for (int64_t e = 0; e < plane_ && !rowParts_; ++e) { // (row-order partials need no planes)
             const int64_t kk = e / ptp_, i = e - kk * ptp_;
             planeTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(i < pt_ && kk < kt ? (i * kt + kk) * 4 : 0));
         }

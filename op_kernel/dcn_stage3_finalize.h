@@ -231,38 +231,17 @@ private:
     }
 
     // grad_offset[n][j*dg*K + dgi*K + k][q0 + i] = T( sum over the blocks of dgi, in order, of their partial
-    // [q0 + i][k] (row order, ChunkPartRowAt) ), i < pix, k < K: the blocks' runs of pix*K elements summed like
-    // SumRows (several blocks per DMA, block order), then one Gather transposes [pix][K] -> [K][roundup(pix, 16)]
+    // [q0 + i][k] (row order, ChunkPartRowAt) ), i < pix, k < K: the blocks' runs of pix*K elements summed by
+    // SumInto (several blocks per DMA, block order), then one Gather transposes [pix][K] -> [K][roundup(pix, 16)]
     // (table entry (k, i) = byte offset of (i, k); padding columns read element k, never stored) and one DMA writes
     // the K rows. The table's row 0 comes from the scalar unit, the other rows by doubling (ExtendByDoubling).
     __aicore__ inline void FoldRows(
         const DcnParams& p, const DcnTensors<T>& t, int64_t n, int64_t j, int64_t dgi, int64_t blocks, int64_t q0,
         int64_t pix)
     {
-        const int64_t cnt = pix * p.k, pitch = RoundUp(pix, kFoldPitch), outCnt = p.k * pitch;
-        AscendC::DataCopyPadExtParams<float> noPad;
+        const int64_t pitch = RoundUp(pix, kFoldPitch), outCnt = p.k * pitch;
+        SumInto(t.part, ChunkPartRowAt(p, n, dgi * blocks, j, q0), 3 * p.k * p.chunkPix, blocks, pix * p.k);
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
-        const int64_t runPitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4);
-        const int64_t perDma = MaxI(1, dcn_tiling::kReduceChunk / runPitch);
-        const int64_t stride = 3 * p.k * p.chunkPix;
-        const int64_t first = ChunkPartRowAt(p, n, dgi * blocks, j, q0);
-        for (int64_t b0 = 0; b0 < blocks; b0 += perDma) {
-            const int64_t nb = MinI(perDma, blocks - b0);
-            AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
-            AscendC::DataCopyPad(
-                in, t.part[first + b0 * stride], RowsParams(nb, cnt * 4, (stride - cnt) * 4, 0), noPad);
-            inQue_.EnQue(in);
-            in = inQue_.DeQue<float>();
-            for (int64_t b = 0; b < nb; ++b) {
-                if (b0 + b == 0) {
-                    AscendC::Adds(acc, in, 0.0f, static_cast<int32_t>(cnt));
-                } else {
-                    AscendC::Add(acc, acc, in[b * runPitch], static_cast<int32_t>(cnt));
-                }
-                AscendC::PipeBarrier<PIPE_V>();
-            }
-            inQue_.FreeTensor(in);
-        }
         AscendC::LocalTensor<uint32_t> table = tabBuf_.Get<uint32_t>();
         if (pix != tabPix_) { // the scalar writes wait for the Gathers that read the table before
             if (tabPix_ != 0) {
@@ -301,6 +280,14 @@ private:
         const AscendC::GlobalTensor<float>& src, int64_t first, int64_t stride, int64_t rows, int64_t cnt,
         const AscendC::GlobalTensor<D>& dst, int64_t dstOff)
     {
+        SumInto(src, first, stride, rows, cnt);
+        WriteOut(accBuf_.Get<float>(), cnt, dst, dstOff);
+    }
+
+    // acc[i] = sum_{r < rows, in order} src[first + r*stride + i], i < cnt (cnt <= dcn_tiling::kReduceChunk)
+    __aicore__ inline void SumInto(
+        const AscendC::GlobalTensor<float>& src, int64_t first, int64_t stride, int64_t rows, int64_t cnt)
+    {
         AscendC::DataCopyPadExtParams<float> noPad;
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         const int32_t n32 = static_cast<int32_t>(cnt);
@@ -323,7 +310,6 @@ private:
             }
             inQue_.FreeTensor(in);
         }
-        WriteOut(acc, cnt, dst, dstOff);
     }
 
     template <typename D>
