@@ -155,33 +155,14 @@ uint64_t AlignedBlockSum(uint64_t total, uint64_t base, uint64_t align) {
     return full * CeilDiv(base, align) * align + (tail ? CeilDiv(tail, align) * align : 0);
 }
 
-// Looked-up rates per thread, by API name pointer (every call site passes a string literal) and
-// element size: a small direct-mapped cache, as kernels interleave a few APIs (Mul, Add, ...).
-struct RateCacheEntry {
-    const char *api = nullptr;
-    uint32_t elemBytes = 0;
-    const VecRate *rate = nullptr;
-};
-constexpr size_t kRateCacheSlots = 32;
-thread_local RateCacheEntry t_rateCache[kRateCacheSlots];
-
+// The table entry of (api, elemBytes): the first whose element size matches (0: any). The hot path caches it per
+// core (vec_engine.h ChargeVector).
 const VecRate* LookUpRate(const char* api, uint32_t elemBytes)
 {
     for (const VecRate& r : kVecRates)
         if ((r.elemBytes == 0 || r.elemBytes == elemBytes) && std::strcmp(r.api, api) == 0)
             return &r;
     return nullptr;
-}
-
-const VecRate *FindRate(const char *api, uint32_t elemBytes) {
-    const size_t slot = ((reinterpret_cast<uintptr_t>(api) >> 3) ^ elemBytes) % kRateCacheSlots;
-    RateCacheEntry& rc = t_rateCache[slot];
-    if (rc.api == api && rc.elemBytes == elemBytes)
-        return rc.rate;
-    rc.api = api;
-    rc.elemBytes = elemBytes;
-    rc.rate = LookUpRate(api, elemBytes);
-    return rc.rate;
 }
 
 }  // namespace
@@ -293,9 +274,7 @@ double TransferLatencyCycles(const PipeCounters& c)
 const VecRate* FindVectorRate(const char* api, uint32_t elemBytes) { return LookUpRate(api, elemBytes); }
 
 VecCost VectorCost(const char *api, uint32_t elemBytes, uint64_t elems) {
-    if (elems == 0 || elemBytes == 0)
-        return VecCost();
-    return VectorCostFor(FindRate(api, elemBytes), elemBytes, elems);
+    return VectorCostFor(LookUpRate(api, elemBytes), elemBytes, elems);
 }
 
 namespace {
