@@ -1732,49 +1732,49 @@ private:
         // written over the mw rows (their broadcast is done), then Gathered into the [j][kk][pp] planes
         AscendC::LocalTensor<float> rLy = rv[RV_LY * rs_], rLx = rv[RV_LX * rs_], rHy = rv[RV_HY * rs_];
         AscendC::LocalTensor<float> rHx = rv[RV_HX * rs_], rM = rv[RV_M * rs_];
-        AscendC::LocalTensor<float> rT1 = rv[RV_T1 * rs_], rT2 = rv[RV_T2 * rs_];
-        const int32_t rc = static_cast<int32_t>(rows);
-        AscendC::LocalTensor<float> s0 = red[0], s1 = red[rs_], s2 = red[2 * rs_], s3 = red[3 * rs_];
-        AscendC::LocalTensor<float> gx = rv[0], gy = rv[rs_], gm = rv[2 * rs_], tmp = rv[3 * rs_];
+        // Every row vector below is rs_ long (whole vectors: the padding rows past the tile are defined and never
+        // stored), so operations on adjacent vectors merge into one instruction of 2 or 3 vectors: the sums
+        // s0..s3 are adjacent in red, and the scratch rows of the broadcast buffer (free after the contributions;
+        // the next tile's gather offsets are written there after this Back) are laid out so that the pairs of the
+        // three expressions are adjacent too: D = s[1..3] - s[0..2] (s1 - s0, -, s3 - s2), E = s[2..3] - s[0..1]
+        // (s2 - s0, s3 - s1), Q = (hx*s2, lx*s3, hx*s0, lx*s1), then Q[0..2] + Q[1..3] = (cd, -, ab) and
+        // (cd, -, ab) * (ly, lx, hy) (rows RV_LY, RV_LX, RV_HY). 11 instructions instead of 16 (each issued by the
+        // scalar unit), each element computed by the same operations as one vector at a time.
+        const int32_t rv1 = static_cast<int32_t>(rs_), rv2 = static_cast<int32_t>(2 * rs_);
+        const int32_t rv3 = static_cast<int32_t>(3 * rs_);
+        AscendC::LocalTensor<float> gx = rv[0], gy = rv[rs_], gm = rv[2 * rs_];
+        AscendC::LocalTensor<float> d = brc[0], e = brc[3 * rs_], qv = brc[5 * rs_], gx2 = brc[9 * rs_];
+        AscendC::LocalTensor<float> gy2 = brc[10 * rs_], cdab = brc[11 * rs_];
         // In 4 levels separated by PipeBarrier<PIPE_V> (the depth of the three expressions); no instruction of a
         // level writes a row another instruction of the same level reads (the vector pipe may start one before the
-        // previous finishes). Temporaries: the mw3, T1, T2 rows and rows of the broadcast buffer (free after the
-        // contributions; the next tile's gather offsets are written there after this Back).
-        AscendC::LocalTensor<float> q0 = brc[0], qa = brc[rs_], qb = brc[2 * rs_], qc = brc[3 * rs_];
-        AscendC::LocalTensor<float> qd = brc[4 * rs_], gy2 = brc[5 * rs_], ab = brc[6 * rs_], cd = brc[7 * rs_];
-        AscendC::LocalTensor<float> gx2 = brc[8 * rs_];
-        BarrierBeside();                // the contributions' reads of brc are done
-        AscendC::Sub(tmp, s1, s0, rc);  // level 1: differences and weighted sums
-        AscendC::Sub(rT1, s3, s2, rc);
-        AscendC::Sub(rT2, s2, s0, rc);
-        AscendC::Sub(q0, s3, s1, rc);
-        AscendC::Mul(qa, rHx, s0, rc);
-        AscendC::Mul(qb, rLx, s1, rc);
-        AscendC::Mul(qc, rHx, s2, rc);
-        AscendC::Mul(qd, rLx, s3, rc);
+        // previous finishes).
+        BarrierBeside();                               // the contributions' reads of brc are done
+        AscendC::Sub(d, red[rs_], red[0], rv3);        // level 1: s1 - s0, (s2 - s1), s3 - s2
+        AscendC::Sub(e, red[2 * rs_], red[0], rv2);    // s2 - s0, s3 - s1
+        AscendC::Mul(qv, rHx, red[2 * rs_], rv1);      // hx*s2
+        AscendC::Mul(qv[rs_], rLx, red[3 * rs_], rv1); // lx*s3
+        AscendC::Mul(qv[2 * rs_], rHx, red[0], rv1);   // hx*s0
+        AscendC::Mul(qv[3 * rs_], rLx, red[rs_], rv1); // lx*s1
         BarrierBeside();
-        AscendC::Mul(gx, tmp, rHy, rc); // level 2
-        AscendC::Mul(gx2, rT1, rLy, rc);
-        AscendC::Mul(gy, rT2, rHx, rc);
-        AscendC::Mul(gy2, q0, rLx, rc);
-        AscendC::Add(ab, qa, qb, rc); // hx*s0 + lx*s1
-        AscendC::Add(cd, qc, qd, rc); // hx*s2 + lx*s3
+        AscendC::Mul(gx, d, rHy, rv1); // level 2
+        AscendC::Mul(gx2, d[2 * rs_], rLy, rv1);
+        AscendC::Mul(gy, e, rHx, rv1);
+        AscendC::Mul(gy2, e[rs_], rLx, rv1);
+        AscendC::Add(cdab, qv, qv[rs_], rv3); // hx*s2 + lx*s3, (-), hx*s0 + lx*s1
         // rowParts_: the last level writes the partial rows [j][rs] of the slot's partials buffer (stored as they
         // are); else the mw rows, Gathered into the [j][kk][pp] planes
         AscendC::LocalTensor<float> part = partBuf_.Get<float>()[(slotParts_ ? J.slot : 0) * 3 * plane_];
         AscendC::LocalTensor<float> px = rowParts_ ? part : gx, py = rowParts_ ? part[rs_] : gy;
         AscendC::LocalTensor<float> pm = rowParts_ ? part[2 * rs_] : gm;
         BarrierBeside();
-        AscendC::Add(p.modulated ? gx : px, gx, gx2, rc); // level 3
-        AscendC::Add(p.modulated ? gy : py, gy, gy2, rc);
-        AscendC::Mul(ab, ab, rHy, rc);
-        AscendC::Mul(cd, cd, rLy, rc);
+        AscendC::Add(p.modulated ? gx : px, gx, gx2, rv2); // level 3: gx, gy (px, py adjacent like them)
+        AscendC::Mul(cdab, cdab, rLy, rv3);                // cd*ly, (-), ab*hy
         BarrierBeside();
         if (p.modulated) { // level 4
-            AscendC::Mul(px, gx, rM, rc);
-            AscendC::Mul(py, gy, rM, rc);
+            AscendC::Mul(px, gx, rM, rv1);
+            AscendC::Mul(py, gy, rM, rv1);
         }
-        AscendC::Add(pm, ab, cd, rc);
+        AscendC::Add(pm, cdab[2 * rs_], cdab, rv1);
         BarrierBeside();
         if (!rowParts_) {
             AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[TableSet(J.kt) * plane_];
