@@ -73,8 +73,9 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     const int64_t gTiles = 2 * rs * lp * 4;
     const int64_t rawOffsets = 2 * OffsetRows(k, dg, elt) * ptp * elt;
     const int64_t cornerPlanes = 2 * 4 * rs * lp * 4;
-    // xs ys x0 y0 lx ly hx hy, 3 fp32 offset planes (16-bit I/O), mask, outside key; hb, wb
-    const int64_t coords = (kStage2CoordPlanes * plane + 2 * ptp) * 4;
+    // xs ys x0 y0 lx ly hx hy, 3 fp32 offset planes (16-bit I/O), mask, outside key (16-bit I/O: 1 base plane more);
+    // hb, wb
+    const int64_t coords = (DCN_STAGE2_COORD_PLANES(elt) * plane + 2 * ptp) * 4;
     const int64_t partials = (kt == k ? 2 : 1) * 3 * plane * 4; // per slot when K <= KT
     const int64_t keyPlanes = 2 * 2 * rs * 4; // per slot: the scalar-read key (or y0, x0) rows
     const int64_t sums = 4 * rs * 4;

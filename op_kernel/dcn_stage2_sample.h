@@ -125,17 +125,21 @@ constexpr int64_t RV_T2 = 10;
 // dx, dy blocks: an x/y pair of planes is one instruction of 2*plane_ elements; Coords swaps the first two pairs'
 // roles once the sample bases are consumed: x0, y0 = base + floor in planes 0, 1 from then on, the compares'
 // v0 + ceil, then the key, in 2, 3), CP_OFF..+2 the offsets
-// in fp32 (16-bit I/O; 32-bit I/O: CP_XB / CP_YB, the sample bases of a one-row tile at output (0, 0):
-// i*sW + kw*dW, kh*dH, fixed), CP_MSK the compare mask (then the column ramp, a block of ones and the gather
-// offsets' block pattern in its unused half), CP_OUT the kOutsideKey plane, then at CP_HB the pixel bases hb[PTP],
-// wb[PTP]. Planes 6, 7 (hx, hy) are scratch when hy, hx are rows (onesBlock_): ceil(d) + base (Coords'
-// ceilRule), the window index and a corner plane (WeightsAndOffsets).
+// in fp32 (16-bit I/O), CP_MSK the compare mask (then the column ramp, a block of ones and the gather offsets'
+// block pattern in its unused half), CP_OUT the kOutsideKey plane (only without mask slots: MarkOutside); the base
+// planes xb, yb (the sample bases of a one-row tile at output (0, 0): i*sW + kw*dW, kh*dH, fixed): 32-bit I/O in
+// CP_OFF, CP_OFF + 1 (free: its offsets stay in the raw queue), 16-bit I/O in CP_OUT and one plane more (BasePlaneX);
+// then the pixel bases hb[PTP], wb[PTP] (PixelBasePlane: plane DCN_STAGE2_COORD_PLANES(sizeof(T))). Planes 6, 7 (hx,
+// hy) are scratch when hy, hx are rows (onesBlock_): ceil(d) + base (Coords' ceilRule), the window index and a corner
+// plane (WeightsAndOffsets).
 constexpr int64_t CP_OFF = 8;
-constexpr int64_t CP_XB = CP_OFF; // x before y, like the other plane pairs
-constexpr int64_t CP_YB = CP_OFF + 1;
 constexpr int64_t CP_MSK = 11;
 constexpr int64_t CP_OUT = 12;
-constexpr int64_t CP_HB = dcn_tiling::kStage2CoordPlanes;
+// The x base plane (y: the next one): CP_OFF for 32-bit I/O, CP_OUT for 16-bit I/O (CP_OFF..+2 hold its offsets; the
+// base planes then need the mask slots, which leave CP_OUT unused).
+__aicore__ constexpr inline int64_t BasePlaneX(int64_t elt) { return elt == 4 ? CP_OFF : CP_OUT; }
+// The plane of the pixel bases hb, wb (the last rows of the coordinate buffer).
+__aicore__ constexpr inline int64_t PixelBasePlane(int64_t elt) { return DCN_STAGE2_COORD_PLANES(elt); }
 // y0 of a sample point outside the whole-sample window (every real y0 is >= -1)
 constexpr float kOutsideKey = -4.0f;
 // e of a point the UB window does not serve (selectOnce_): above every corner plane's window offset; exact in fp32
@@ -186,7 +190,9 @@ public:
             AscendC::Duplicate(
                 xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
         }
-        pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((CP_HB * plane_ + 2 * ptp_) * 4));
+        cpXb_ = BasePlaneX(static_cast<int64_t>(sizeof(T)));
+        cpHb_ = PixelBasePlane(static_cast<int64_t>(sizeof(T)));
+        pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((cpHb_ * plane_ + 2 * ptp_) * 4));
         // the partials plane per slot when every tile holds all K kernel points (K <= KT), else one
         slotParts_ = kt_ == p.k;
         directOffsets_ = DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T)));
@@ -222,7 +228,7 @@ public:
 
         // Defined contents in the padding columns of the coordinate planes.
         coord_ = coordBuf_.Get<float>();
-        AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(CP_HB * plane_ + 2 * ptp_));
+        AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(cpHb_ * plane_ + 2 * ptp_));
         outside_ = coord_[CP_OUT * plane_]; // a plane of kOutsideKey (Select's tensor form), never written again
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
@@ -339,13 +345,14 @@ public:
         ExtendByDoubling(table.template ReinterpretCast<int32_t>(), hpr_ * dcn_tiling::kBrcLanes, rows_, 4);
         // one-row tiles with every kernel point: the sample bases of output (0, 0), once per kernel point row
         // (a tile adds its row's and column's offsets, Coords); the ramp is never written again
-        basePlanes_ = IsSameType<T, float>::value && rampRow_ && kt_ == p.k; // CP_YB/CP_XB: the 16-bit offsets' planes
+        basePlanes_ = rampRow_ && kt_ == p.k && (IsSameType<T, float>::value || maskSlots_);
         for (int64_t k = 0; basePlanes_ && k < p.k; ++k) {
             const int64_t khi = k / p.kw, kwi = k - khi * p.kw;
             AscendC::Duplicate(
-                coord_[CP_YB * plane_ + k * ptp_], static_cast<float>(khi * p.dilationH), static_cast<int32_t>(ptp_));
+                coord_[(cpXb_ + 1) * plane_ + k * ptp_], static_cast<float>(khi * p.dilationH),
+                static_cast<int32_t>(ptp_));
             AscendC::Adds(
-                coord_[CP_XB * plane_ + k * ptp_], Ramp(), static_cast<float>(kwi * p.dilationW),
+                coord_[cpXb_ * plane_ + k * ptp_], Ramp(), static_cast<float>(kwi * p.dilationW),
                 static_cast<int32_t>(ptp_));
         }
         if (basePlanes_) {
@@ -974,9 +981,9 @@ private:
         const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
         const int64_t oh0 = J.p0 / p.wo, ow0 = J.p0 - oh0 * p.wo;
         const bool vectorBases = k0 == 0 && rampRow_ && ow0 + pt <= p.wo; // a new pixel tile in one output row
-        const bool planeBases = vectorBases && basePlanes_; // ... with every kernel point: from CP_YB / CP_XB
-        AscendC::LocalTensor<float> hb = coord_[CP_HB * plane_];
-        AscendC::LocalTensor<float> wb = coord_[CP_HB * plane_ + ptp_];
+        const bool planeBases = vectorBases && basePlanes_; // ... with every kernel point: from the base planes
+        AscendC::LocalTensor<float> hb = coord_[cpHb_ * plane_];
+        AscendC::LocalTensor<float> wb = coord_[cpHb_ * plane_ + ptp_];
         // the planes 0..3: xs, ys (sample bases, then base + floor) and x0, y0 (floors) until the roles swap
         // (from level 4 on): x0, y0 (base + floor) in planes 0, 1 and xs, ys (v0 + ceil) in 2, 3
         AscendC::LocalTensor<float> pl0 = coord_[0], pl1 = coord_[plane_], pl2 = coord_[2 * plane_],
@@ -1039,10 +1046,10 @@ private:
                 // part is base + floor(dy) (exact integers), so no rounding of base + dy enters the weights.
                 if (planeBases) { // ys = kh*dH + oh*sH - padTop, xs = i*sW + kw*dW + ow0*sW - padLeft
                     AscendC::Adds(
-                        pl1, coord_[CP_YB * plane_], static_cast<float>(oh0 * p.strideH - p.padTop),
+                        pl1, coord_[(cpXb_ + 1) * plane_], static_cast<float>(oh0 * p.strideH - p.padTop),
                         static_cast<int32_t>(planeCnt));
                     AscendC::Adds(
-                        pl0, coord_[CP_XB * plane_], static_cast<float>(ow0 * p.strideW - p.padLeft),
+                        pl0, coord_[cpXb_ * plane_], static_cast<float>(ow0 * p.strideW - p.padLeft),
                         static_cast<int32_t>(planeCnt));
                 } else {
                     if (vectorBases) { // the pixel bases written by vector are complete
@@ -1054,8 +1061,9 @@ private:
                 }
                 // floor in fp32 (Cast float -> float, CAST_FLOOR: exact; NaN and +-inf stay non-finite, so ly is NaN),
                 // beside the bases for 32-bit I/O (the offsets came by DMA), after the conversion for 16-bit (with
-                // vector pixel bases the barrier before KernelPointBases, issued after the conversion, orders it)
-                if (!IsSameType<T, float>::value && !vectorBases) { // off (converted above) is complete
+                // vector pixel bases from the ramp the barrier before KernelPointBases, issued after the conversion,
+                // orders it; with the base planes, a level of its own)
+                if (!IsSameType<T, float>::value && (planeBases || !vectorBases)) { // off (converted above) is complete
                     coordsPc_ = 2;
                     return true;
                     case 2:;
@@ -1081,8 +1089,8 @@ private:
                     AscendC::Sub(ly, off[hop], pl3, static_cast<int32_t>(planeCnt)); // frac(dy)
                 }
                 AscendC::Add(pl0, pl0, pl2, pairCnt); // base + floor(dx), base + floor(dy): planes 0, 1 from here
-                if (ceilRule) { // the base planes' part of base + ceil (CP_XB, CP_YB: a pair like cx, cy)
-                    AscendC::Add(cx, cx, coord_[CP_XB * plane_], pairCnt);
+                if (ceilRule) {                       // the base planes' part of base + ceil (x, y: a pair like cx, cy)
+                    AscendC::Add(cx, cx, coord_[cpXb_ * plane_], pairCnt);
                 }
                 coordsPc_ = 4;
                 return true;
@@ -2573,7 +2581,9 @@ private:
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue
-    bool basePlanes_;   // ... with every kernel point (32-bit I/O): sample bases from CP_YB / CP_XB
+    bool basePlanes_;   // ... with every kernel point: sample bases from the base planes (cpXb_, cpXb_ + 1)
+    int64_t cpXb_;      // the x base plane (BasePlaneX)
+    int64_t cpHb_;      // the pixel bases' plane (PixelBasePlane)
     bool onesBlock_;    // the mask plane holds a block of ones behind the ramp (hy, hx by one OneMinus)
     bool maskSlots_;    // four compare masks fit the mask plane's first half: conditions ANDed, then Selects
     int64_t maskBytes_; // bytes of one compare mask slot (a plane's bits, whole 32-B blocks)

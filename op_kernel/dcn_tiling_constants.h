@@ -43,7 +43,11 @@ constexpr int64_t kOffsetSpanMaxBytes = 640; // dg > 1: a tile's offsets (3 bloc
                                              // its sampling was bound by 3 offset + 1 G DMA per tile)
 constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
 constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
-constexpr int64_t kStage2CoordPlanes = 13; // coordinate planes of a tile (UB; then 2 pixel-base rows)
+constexpr int64_t kStage2CoordPlanes = 13; // coordinate planes of a tile (UB; then 2 pixel-base rows) ...
+// ... and for 16-bit I/O one more (the sample base planes: 32-bit I/O keeps them in two offset planes, 16-bit I/O in
+// the outside-key plane, unused with mask slots, and this one); a macro like
+// DCN_WINDOW_ELEM_BYTES, shared by the kernel and the host
+#define DCN_STAGE2_COORD_PLANES(elt) (dcn_tiling::kStage2CoordPlanes + ((elt) < 4 ? 1 : 0))
 constexpr int64_t kRedAlign = 8;          // per-corner sum rows padded to 8 fp32 (32 B)
 constexpr int64_t kTargetUnits = 48;      // stage-2 units aimed at by the pixel bands (shape-only constant)
 constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input accumulator planes)

@@ -177,7 +177,7 @@ def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     win_elt = _window_elt(block_c, elt)
     # two tiles in flight (tile pipeline): offsets, G tiles, corner planes (G tiles and corner planes: whole 8-row
     # repeats), weight rows and order tables x 2
-    return (2 * rs * lp * 4 + 2 * _offset_rows(k, dg, elt) * ptp * elt + 2 * 4 * rs * lp * 4 + (13 * plane + 2 * ptp) * 4 + 4 * rs * 4
+    return (2 * rs * lp * 4 + 2 * _offset_rows(k, dg, elt) * ptp * elt + 2 * 4 * rs * lp * 4 + ((13 + (1 if elt < 4 else 0)) * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
             + lp * win_elt + (4 * rs * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # window zero area, gather indices
