@@ -319,7 +319,13 @@ public:
         // block pattern of the +32*j offsets behind the ones block)
         fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k &&
                         plane_ / 2 + ptp_ + 2 * dcn_tiling::kBrcLanes <= plane_;
-        if (gatherCorners_) { // Gather indices of the offset table, entry (c, row, j) <-
+        // expandTable_ (2 or 4 blocks per window pixel): the table is built from e in row order (one Gather of the
+        // rows) by Adds, block column by block column (ExpandTable), instead of one Gather per table entry (5 per
+        // cycle, Vector table 12); the rows behind the table in the broadcast buffer
+        const int64_t entries = 4 * cornerRows_ * nb;
+        expandTable_ =
+            fusedOffsets_ && 4 * cornerRows_ / 8 <= 255 && 8 * nb <= 255 && entries + cornerRows_ <= 4 * brcStride_;
+        if (gatherCorners_ && !expandTable_) { // Gather indices of the offset table, entry (c, row, j) <-
             // fused: element pos(row) = kk*PTP + i of corner plane FusedPlane(c) (coord_; +32*j added after);
             // else: element row of S row c*nb + j (GatherOffsets)
             AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
@@ -335,10 +341,10 @@ public:
                     }
                 }
             }
-            // the pattern block: lane l -> the offset of block (l mod nb) of a window pixel
-            for (int64_t l = 0; fusedOffsets_ && l < dcn_tiling::kBrcLanes; ++l) {
-                Pattern().SetValue(static_cast<uint32_t>(l), static_cast<float>((l % nb) * dcn_tiling::kUbBlockBytes));
-            }
+        }
+        // the pattern block: lane l -> the offset of block (l mod nb) of a window pixel
+        for (int64_t l = 0; fusedOffsets_ && l < dcn_tiling::kBrcLanes; ++l) {
+            Pattern().SetValue(static_cast<uint32_t>(l), static_cast<float>((l % nb) * dcn_tiling::kUbBlockBytes));
         }
         // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
         PipeSync<AscendC::HardEvent::S_V>();
@@ -1471,7 +1477,10 @@ private:
             AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
             if (offsets) {
                 AndMasks(2);
-                if (!selectOnce_) {
+                if (expandTable_) { // e relative to the window's first pixel (the corners' deltas come with the
+                                    // pattern)
+                    AscendC::Adds(e, e, static_cast<float>((-winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
+                } else if (!selectOnce_) {
                     CornerPlanes(e);
                 }
             }
@@ -1482,16 +1491,20 @@ private:
         if (level == 4) {
             AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
             AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
-            if (offsets && selectOnce_) {
+            if (offsets && (selectOnce_ || expandTable_)) {
                 AscendC::Select(
                     e, MaskAt(0), e, kFarOffset, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE,
                     static_cast<uint32_t>(plane_));
             }
-            for (int c = 0; c < 4 && offsets && !selectOnce_; ++c) {
+            for (int c = 0; c < 4 && offsets && !selectOnce_ && !expandTable_; ++c) {
                 AscendC::LocalTensor<float> v = coord_[FusedPlane(c) * plane_];
                 AscendC::Select(
                     v, MaskAt(0), v, zero, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
             }
+            return;
+        }
+        if (expandTable_) {
+            ExpandTable(J, level);
             return;
         }
         // selectOnce_: level 5 = the corner planes from the selected e; the table's levels follow one later, with the
@@ -1536,6 +1549,48 @@ private:
             static_cast<uint32_t>(entries));
     }
 
+    // expandTable_: levels 5..9 of the gather offsets (after level 4's Select: e = the point's window offset, or
+    // kFarOffset where the window does not serve it), the table in block-column-major order: entry (j, c, row) =
+    // e[row] + delta_c*pixBytes + 32*j, delta = 0, 1, winW, winW + 1 (the values of CornerPlanes + the pattern Add), so
+    // that the Loads gather block column j of all 4 corner planes with one Gatherb (destination block stride nb):
+    //   5: the rows of e (row order, every corner row: padding rows read plane element 0 or a padding pixel, whose e
+    //      is a served offset or kFarOffset like every other) -> R;  6: column 0 = R + delta_c*pixBytes (4 Adds);
+    //   7: columns j > 0 = column 0 + 32*j;  8: Mins with the zero area's offset (entries of points not served are
+    //   >= 2^23);  9: Cast to int32.
+    // Exact: every value is an integer multiple of 32 below 2^24 except the kFarOffset ones, which the Mins replaces.
+    __aicore__ inline void ExpandTable(const TileJob& J, int level)
+    {
+        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
+        const int64_t nb = winNb_, column = 4 * cornerRows_, entries = nb * column;
+        AscendC::LocalTensor<float> rr = work[entries];
+        const int32_t rowCnt = static_cast<int32_t>(cornerRows_), colCnt = static_cast<int32_t>(column);
+        if (level == 5) {
+            AscendC::Gather(
+                rr, coord_, RowTable(J.kt), static_cast<uint32_t>(6 * plane_ * 4), static_cast<uint32_t>(cornerRows_));
+            return;
+        }
+        if (level == 6) {
+            const int64_t delta[4] = {0, 1, winW_, winW_ + 1};
+            for (int c = 0; c < 4; ++c) {
+                AscendC::Adds(work[c * cornerRows_], rr, static_cast<float>(delta[c] * lp_ * winElt_), rowCnt);
+            }
+            return;
+        }
+        if (level == 7) {
+            for (int64_t j = 1; j < nb; ++j) {
+                AscendC::Adds(work[j * column], work, static_cast<float>(j * dcn_tiling::kUbBlockBytes), colCnt);
+            }
+            return;
+        }
+        if (level == 8) {
+            AscendC::Mins(work, work, static_cast<float>(zeroOff_), static_cast<int32_t>(entries));
+            return;
+        }
+        AscendC::Cast(
+            work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT,
+            static_cast<uint32_t>(entries));
+    }
+
     // The fused levels of tile J from the first: levels 1..4, with an open window 5, 6 (more than one block per
     // pixel) and 7.
     __aicore__ inline void BeginFusedLevels(const TileJob& J)
@@ -1545,14 +1600,15 @@ private:
         fusedStarted_ = fusedPending_ = true;
         fusedUnfenced_ = false;
         UseWindow(J.win);
-        fusedLast_ = winHi_ > winLo_ ? (selectOnce_ ? 9 : 7) : 4;
+        fusedLast_ = winHi_ > winLo_ ? (selectOnce_ || expandTable_ ? 9 : 7) : 4;
     }
     // The next level (the previous one is fenced by a PipeBarrier<PIPE_V> since); then unfenced.
     __aicore__ inline void IssueFusedLevel()
     {
         WeightsAndOffsets(fusedJob_, fusedLevel_);
         fusedUnfenced_ = true;
-        const int beforePattern = selectOnce_ ? 7 : 5; // the level before the pattern Add, skipped for one block
+        // the level before the pattern Add (ExpandTable: the columns j > 0), skipped for one block
+        const int beforePattern = expandTable_ ? 6 : (selectOnce_ ? 7 : 5);
         fusedLevel_ = fusedLevel_ == beforePattern && winNb_ == 1 ? fusedLevel_ + 2 : fusedLevel_ + 1;
         fusedPending_ = fusedLevel_ <= fusedLast_;
     }
@@ -1615,9 +1671,19 @@ private:
             AscendC::PipeBarrier<PIPE_V>(); // the offsets (and a 16-bit window's casts) are complete
             AscendC::LocalTensor<uint32_t> dst =
                 winT_ ? xs_.template ReinterpretCast<uint32_t>() : xp.template ReinterpretCast<uint32_t>();
-            AscendC::Gatherb(
-                dst, xwin_.template ReinterpretCast<uint32_t>(), brcBuf_.Get<uint32_t>(),
-                static_cast<uint8_t>(4 * cornerRows_ * winNb_ / 8), AscendC::GatherRepeatParams(1, 8));
+            if (expandTable_) { // block column j of the 4 corner planes per Gatherb (ExpandTable's order)
+                const int64_t column = 4 * cornerRows_;
+                for (int64_t j = 0; j < winNb_; ++j) {
+                    AscendC::Gatherb(
+                        dst[j * dcn_tiling::kBrcLanes], xwin_.template ReinterpretCast<uint32_t>(),
+                        brcBuf_.Get<uint32_t>()[j * column], static_cast<uint8_t>(column / 8),
+                        AscendC::GatherRepeatParams(static_cast<uint8_t>(winNb_), static_cast<uint8_t>(8 * winNb_)));
+                }
+            } else {
+                AscendC::Gatherb(
+                    dst, xwin_.template ReinterpretCast<uint32_t>(), brcBuf_.Get<uint32_t>(),
+                    static_cast<uint8_t>(4 * cornerRows_ * winNb_ / 8), AscendC::GatherRepeatParams(1, 8));
+            }
         }
         if (!gather) {
             AscendC::Duplicate(xp, 0.0f, static_cast<int32_t>(4 * cornerRows_ * lp_));
@@ -2607,6 +2673,7 @@ private:
     __aicore__ static inline int64_t FusedPlane(int64_t c) { return c < 2 ? c : (c == 2 ? 3 : 7); }
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit), one scalar read per four points
+    bool expandTable_; // the gather offsets' table by Brcb and masked Adds from e in row order (ExpandTable)
     bool selectOnce_; // the gather offsets' served rule by one Select on e and one Mins on the table (not 4 Selects)
     // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
     __aicore__ inline bool PairAdds(int64_t cs) const { return lp_ <= dcn_tiling::kRepeatLanes && cs / 8 <= 255; }
