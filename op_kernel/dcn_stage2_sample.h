@@ -142,8 +142,8 @@ __aicore__ constexpr inline int64_t BasePlaneX(int64_t elt) { return elt == 4 ? 
 __aicore__ constexpr inline int64_t PixelBasePlane(int64_t elt) { return DCN_STAGE2_COORD_PLANES(elt); }
 // y0 of a sample point outside the whole-sample window (every real y0 is >= -1)
 constexpr float kOutsideKey = -4.0f;
-// e of a point the UB window does not serve (selectOnce_): above every corner plane's window offset; exact in fp32
-// (the window offsets are integers below 2^22), and e + delta_c stays above the zero area's offset
+// e of a point the UB window does not serve (the fused gather offsets, ExpandTable): above every window offset; exact
+// in fp32 (the window offsets are integers below 2^22), and e + delta_c + 32*j stays above the zero area's offset
 constexpr float kFarOffset = 8388608.0f;
 // keys (y0 + 1)*(W + 2) + x0 + 1 of points inside stay below (H + 1)*(W + 2): int16 holds them up to this product
 constexpr int64_t kQuadKeyLimit = 32767;
@@ -314,37 +314,23 @@ public:
             pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
         }
         axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
-        // WeightsAndOffsets: the gather offsets in the levels of the weights, from 4 corner planes (every tile
-        // holds all K kernel points, so one row order; hy, hx by OneMinus; the mask slots; the Axpy index; the
-        // block pattern of the +32*j offsets behind the ones block)
-        fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k &&
-                        plane_ / 2 + ptp_ + 2 * dcn_tiling::kBrcLanes <= plane_;
-        // expandTable_ (2 or 4 blocks per window pixel): the table is built from e in row order (one Gather of the
-        // rows) by Adds, block column by block column (ExpandTable), instead of one Gather per table entry (5 per
-        // cycle, Vector table 12); the rows behind the table in the broadcast buffer
-        const int64_t entries = 4 * cornerRows_ * nb;
-        expandTable_ =
-            fusedOffsets_ && 4 * cornerRows_ / 8 <= 255 && 8 * nb <= 255 && entries + cornerRows_ <= 4 * brcStride_;
-        if (gatherCorners_ && !expandTable_) { // Gather indices of the offset table, entry (c, row, j) <-
-            // fused: element pos(row) = kk*PTP + i of corner plane FusedPlane(c) (coord_; +32*j added after);
-            // else: element row of S row c*nb + j (GatherOffsets)
+        // WeightsAndOffsets: the gather offsets in the levels of the weights (every tile holds all K kernel points,
+        // so one row order; hy, hx by OneMinus; the mask slots; the Axpy index)
+        fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k;
+        // fusedOffsets_: the table from e in row order (ExpandTable; its row vector behind the table in the broadcast
+        // buffer: fits, as the table and GatherOffsets' work area do)
+        if (gatherCorners_ && !fusedOffsets_) { // Gather indices of the offset table (GatherOffsets), entry (c, row, j)
+            // <- element row of S row c*nb + j
             AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
             for (int64_t c = 0; c < 4; ++c) {
                 for (int64_t row = 0; row < cornerRows_; ++row) {
-                    // padding rows (past rows_) gather row 0's corners: defined, never scattered or stored
-                    const int64_t i = row < rows_ ? row / kt_ : 0, kk = row < rows_ ? row - i * kt_ : 0;
                     for (int64_t j = 0; j < nb; ++j) {
-                        const int64_t at =
-                            fusedOffsets_ ? FusedPlane(c) * plane_ + kk * ptp_ + i : (c * nb + j) * rs_ + row;
+                        const int64_t at = (c * nb + j) * rs_ + row;
                         idx.SetValue(
                             static_cast<uint32_t>((c * cornerRows_ + row) * nb + j), static_cast<uint32_t>(at * 4));
                     }
                 }
             }
-        }
-        // the pattern block: lane l -> the offset of block (l mod nb) of a window pixel
-        for (int64_t l = 0; fusedOffsets_ && l < dcn_tiling::kBrcLanes; ++l) {
-            Pattern().SetValue(static_cast<uint32_t>(l), static_cast<float>((l % nb) * dcn_tiling::kUbBlockBytes));
         }
         // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
         PipeSync<AscendC::HardEvent::S_V>();
@@ -373,10 +359,8 @@ public:
         // int16 keys where the scalar unit binds the tiles (narrow blocks: 128-row tiles, one Add per point); wider
         // blocks are vector-bound, where the extra Cast and barrier would cost more than the reads save
         quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (p.h + 1) * (p.w + 2) <= kQuadKeyLimit;
-        // 8-channel blocks (the most scalar-bound tiles): a Select costs three issued instructions (vsel, its scalar's
-        // Duplicate and set_cmpmask), so one Select and one Mins replace four Selects for one more vector level (on
-        // 16-channel blocks the extra level cost more: R50 c3 body, X101 fp32 +0.8 / +0.9 %)
-        selectOnce_ = lp_ <= 8;
+        // 8-channel blocks (the most scalar-bound tiles): the scatter rounds carry one fused level more
+        narrowRounds_ = lp_ <= 8;
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -1399,28 +1383,13 @@ private:
 
     // Weights (above) and, when the tile's window is open, its gather offsets (GatherOffsets) in one chain of
     // vector levels (fusedOffsets_), beside the weight rows: the served rule's 4 compares on x0, y0 directly
-    // (ANDed in 2 levels), e = (x0 + y0*winW)*pixBytes (Muls, Axpy), per corner c the plane V_c = served ? e +
-    // (delta_c - winXLo - winLo*winW)*pixBytes : zero (exact: integers below 2^24 times a power of two), one
-    // Gather of every table entry (c, row, j) from V_c (gatherIdxBuf_), the +32*j block offsets (one Add of the
-    // pattern block) and the Cast to int32: 7 levels. Planes: e in 6 (free with onesBlock_), V_c in
-    // FusedPlane(c) (x0, y0 are read by then; the compares' whole repeats read past y0 into plane 2, not
-    // written). Rows past a short tile take whatever their planes give (an in-window pixel or the zero area):
-    // they are never scattered or stored.
+    // (ANDed in 2 levels), e = (x0 + y0*winW - winXLo - winLo*winW)*pixBytes (Muls, Axpy, Adds; exact: integers
+    // below 2^24 times a power of two), e = kFarOffset where the rule fails (one Select), then the table (ExpandTable,
+    // levels 5..9). e in plane 6 (free with onesBlock_; x0, y0 are read by then; the compares' whole repeats read
+    // past y0 into plane 2, not written). Rows past a short tile take whatever their planes give (an in-window pixel
+    // or the zero area): they are never scattered or stored.
     // The levels are issued one at a time (IssueFusedLevel: level L+1 only after a PipeBarrier<PIPE_V> that
     // follows level L): by Weights, or inside the previous tile's scatter rounds (FusedLevelsInRounds).
-    // The corner planes V_c = e + (delta_c - winXLo - winLo*winW)*pixBytes, delta = 0, 1, winW, winW + 1: corner c's
-    // pixel after (y0, x0) in the window (in FusedPlane(c); x0, y0 are read by then).
-    __aicore__ inline void CornerPlanes(const AscendC::LocalTensor<float>& e)
-    {
-        const int64_t delta[4] = {0, 1, winW_, winW_ + 1};
-        for (int c = 0; c < 4; ++c) {
-            AscendC::Adds(
-                coord_[FusedPlane(c) * plane_], e,
-                static_cast<float>((delta[c] - winXLo_ - winLo_ * winW_) * lp_ * winElt_),
-                static_cast<int32_t>(plane_));
-        }
-    }
-
     __aicore__ inline void WeightsAndOffsets(const TileJob& J, int level)
     {
         const DcnParams& p = *p_;
@@ -1437,7 +1406,7 @@ private:
         const bool offsets = winHi_ > winLo_;
         const int32_t planeCnt = static_cast<int32_t>(plane_);
         AscendC::LocalTensor<float> x0 = coord_[0], y0 = coord_[plane_], e = coord_[6 * plane_];
-        const float pixBytes = static_cast<float>(lp_ * winElt_), zero = static_cast<float>(zeroOff_);
+        const float pixBytes = static_cast<float>(lp_ * winElt_);
         // level 1: the weights' rows; the served rule's compares (on x0, y0: whole repeats, they read into the
         // planes after y0, not written here); e = x0*pixBytes
         if (level == 1) {
@@ -1475,84 +1444,31 @@ private:
             }
             AscendC::Mul(rv[2 * rs_], mly, rHx, rc);
             AscendC::Mul(rv[3 * rs_], mly, rLx, rc);
-            if (offsets) {
+            if (offsets) { // e relative to the window's first pixel (the corners' deltas come with the table)
                 AndMasks(2);
-                if (expandTable_) { // e relative to the window's first pixel (the corners' deltas come with the
-                                    // pattern)
-                    AscendC::Adds(e, e, static_cast<float>((-winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
-                } else if (!selectOnce_) {
-                    CornerPlanes(e);
-                }
+                AscendC::Adds(e, e, static_cast<float>((-winXLo_ - winLo_ * winW_) * lp_ * winElt_), planeCnt);
             }
             return;
         }
-        // level 4 (after m*hy and the corner planes): w_0, w_1; the zero area where the rule fails (selectOnce_: e of
-        // the points not served -> kFarOffset, whose corner entries the Mins after the Gather turn into the zero area)
+        // level 4 (after m*hy and e): w_0, w_1; e of the points not served -> kFarOffset (the table's Mins turns their
+        // entries into the zero area)
         if (level == 4) {
             AscendC::Mul(rv[0 * rs_], mhy, rHx, rc);
             AscendC::Mul(rv[1 * rs_], mhy, rLx, rc);
-            if (offsets && (selectOnce_ || expandTable_)) {
+            if (offsets) {
                 AscendC::Select(
                     e, MaskAt(0), e, kFarOffset, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE,
                     static_cast<uint32_t>(plane_));
             }
-            for (int c = 0; c < 4 && offsets && !selectOnce_ && !expandTable_; ++c) {
-                AscendC::LocalTensor<float> v = coord_[FusedPlane(c) * plane_];
-                AscendC::Select(
-                    v, MaskAt(0), v, zero, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
-            }
             return;
         }
-        if (expandTable_) {
-            ExpandTable(J, level);
-            return;
-        }
-        // selectOnce_: level 5 = the corner planes from the selected e; the table's levels follow one later, with the
-        // Mins after the Gather (OffsetLevel)
-        if (selectOnce_) {
-            if (level == 5) {
-                CornerPlanes(e);
-                return;
-            }
-            if (level == 7) {
-                AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
-                AscendC::Mins(work, work, zero, static_cast<int32_t>(4 * cornerRows_ * winNb_));
-                return;
-            }
-            level = level == 6 ? 5 : level - 2; // 6: the Gather, 8: the pattern, 9: the Cast
-        }
-        // levels 5..7 (open window only; selectOnce_: 6, 8, 9): the table entries (c, row, j), + 32*j (more than one
-        // block per pixel), as int32
-        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
-        const int64_t entries = 4 * cornerRows_ * winNb_;
-        if (level == 5) {
-            AscendC::Gather(work, coord_, gatherIdxBuf_.Get<uint32_t>(), 0, static_cast<uint32_t>(entries));
-            return;
-        }
-        if (level == 6) {
-            const int64_t full = entries / dcn_tiling::kRepeatLanes, tail = entries - full * dcn_tiling::kRepeatLanes;
-            const AscendC::BinaryRepeatParams patRep(1, 1, 0, 8, 8, 0);
-            if (full > 0) {
-                AscendC::Add(
-                    work, work, Pattern(), static_cast<uint64_t>(dcn_tiling::kRepeatLanes), static_cast<uint8_t>(full),
-                    patRep);
-            }
-            if (tail > 0) {
-                AscendC::Add(
-                    work[full * dcn_tiling::kRepeatLanes], work[full * dcn_tiling::kRepeatLanes], Pattern(),
-                    static_cast<uint64_t>(tail), 1, patRep);
-            }
-            return;
-        }
-        AscendC::Cast(
-            work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT,
-            static_cast<uint32_t>(entries));
+        ExpandTable(J, level); // levels 5..9 (open window only)
     }
 
-    // expandTable_: levels 5..9 of the gather offsets (after level 4's Select: e = the point's window offset, or
+    // Levels 5..9 of the fused gather offsets (after level 4's Select: e = the point's window offset, or
     // kFarOffset where the window does not serve it), the table in block-column-major order: entry (j, c, row) =
-    // e[row] + delta_c*pixBytes + 32*j, delta = 0, 1, winW, winW + 1 (the values of CornerPlanes + the pattern Add), so
-    // that the Loads gather block column j of all 4 corner planes with one Gatherb (destination block stride nb):
+    // e[row] + delta_c*pixBytes + 32*j, delta = 0, 1, winW, winW + 1 (corner c's pixel after (y0, x0) in the window),
+    // so that the Loads gather block column j of all 4 corner planes with one Gatherb (destination block stride nb):
     //   5: the rows of e (row order, every corner row: padding rows read plane element 0 or a padding pixel, whose e
     //      is a served offset or kFarOffset like every other) -> R;  6: column 0 = R + delta_c*pixBytes (4 Adds);
     //   7: columns j > 0 = column 0 + 32*j;  8: Mins with the zero area's offset (entries of points not served are
@@ -1600,16 +1516,15 @@ private:
         fusedStarted_ = fusedPending_ = true;
         fusedUnfenced_ = false;
         UseWindow(J.win);
-        fusedLast_ = winHi_ > winLo_ ? (selectOnce_ || expandTable_ ? 9 : 7) : 4;
+        fusedLast_ = winHi_ > winLo_ ? 9 : 4;
     }
     // The next level (the previous one is fenced by a PipeBarrier<PIPE_V> since); then unfenced.
     __aicore__ inline void IssueFusedLevel()
     {
         WeightsAndOffsets(fusedJob_, fusedLevel_);
         fusedUnfenced_ = true;
-        // the level before the pattern Add (ExpandTable: the columns j > 0), skipped for one block
-        const int beforePattern = expandTable_ ? 6 : (selectOnce_ ? 7 : 5);
-        fusedLevel_ = fusedLevel_ == beforePattern && winNb_ == 1 ? fusedLevel_ + 2 : fusedLevel_ + 1;
+        // level 7 (ExpandTable: the block columns j > 0) is skipped for one block per pixel
+        fusedLevel_ = fusedLevel_ == 6 && winNb_ == 1 ? fusedLevel_ + 2 : fusedLevel_ + 1;
         fusedPending_ = fusedLevel_ <= fusedLast_;
     }
     // Weights(c) after Back(b) in the same Step may run its first fused levels (kRoundLevels) inside b's scatter
@@ -1671,7 +1586,7 @@ private:
             AscendC::PipeBarrier<PIPE_V>(); // the offsets (and a 16-bit window's casts) are complete
             AscendC::LocalTensor<uint32_t> dst =
                 winT_ ? xs_.template ReinterpretCast<uint32_t>() : xp.template ReinterpretCast<uint32_t>();
-            if (expandTable_) { // block column j of the 4 corner planes per Gatherb (ExpandTable's order)
+            if (fusedOffsets_) { // block column j of the 4 corner planes per Gatherb (ExpandTable's order)
                 const int64_t column = 4 * cornerRows_;
                 for (int64_t j = 0; j < winNb_; ++j) {
                     AscendC::Gatherb(
@@ -2180,11 +2095,6 @@ private:
 
     // A block of eight 1.0f behind the column ramp (the broadcast operand of OneMinus; onesBlock_).
     __aicore__ inline AscendC::LocalTensor<float> Ones() { return coord_[CP_MSK * plane_ + plane_ / 2 + ptp_]; }
-    // fusedOffsets_: the block offsets (l mod nb)*32 of lane l, one block behind the ones block, never written again
-    __aicore__ inline AscendC::LocalTensor<float> Pattern()
-    {
-        return coord_[CP_MSK * plane_ + plane_ / 2 + ptp_ + dcn_tiling::kBrcLanes];
-    }
 
     // dst[i] = 1 - src[i] for i < count: Sub from the ones block read with block and repeat stride 0 (the same
     // value as -src + 1); whole repeats, then the tail.
@@ -2564,7 +2474,7 @@ private:
                 CoordsStep();
             } else if (
                 fusedPending_ && !fusedUnfenced_ && !coordsPending_ && !coordsUnfenced_ &&
-                fusedLevel_ <= (selectOnce_ ? kRoundLevels + 1 : kRoundLevels)) {
+                fusedLevel_ <= (narrowRounds_ ? kRoundLevels + 1 : kRoundLevels)) {
                 IssueFusedLevel();
             }
             for (; e < start[r]; ++e) {
@@ -2670,11 +2580,9 @@ private:
     bool fusedPending_;  // levels of fusedJob_ remain
     bool fusedUnfenced_; // its last issued level has no PipeBarrier<PIPE_V> after it yet
     // coordinate plane of V_c (WeightsAndOffsets): 0, 1, 3, 7
-    __aicore__ static inline int64_t FusedPlane(int64_t c) { return c < 2 ? c : (c == 2 ? 3 : 7); }
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit), one scalar read per four points
-    bool expandTable_; // the gather offsets' table by Brcb and masked Adds from e in row order (ExpandTable)
-    bool selectOnce_; // the gather offsets' served rule by one Select on e and one Mins on the table (not 4 Selects)
+    bool narrowRounds_; // 8-channel blocks: the scatter rounds also carry fused level 5 (the rows of e, ExpandTable)
     // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
     __aicore__ inline bool PairAdds(int64_t cs) const { return lp_ <= dcn_tiling::kRepeatLanes && cs / 8 <= 255; }
     bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
