@@ -359,8 +359,6 @@ public:
         // int16 keys where the scalar unit binds the tiles (narrow blocks: 128-row tiles, one Add per point); wider
         // blocks are vector-bound, where the extra Cast and barrier would cost more than the reads save
         quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (p.h + 1) * (p.w + 2) <= kQuadKeyLimit;
-        // 8-channel blocks (the most scalar-bound tiles): the scatter rounds carry one fused level more
-        narrowRounds_ = lp_ <= 8;
 
         const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
@@ -1527,12 +1525,13 @@ private:
         fusedLevel_ = fusedLevel_ == 6 && winNb_ == 1 ? fusedLevel_ + 2 : fusedLevel_ + 1;
         fusedPending_ = fusedLevel_ <= fusedLast_;
     }
-    // Weights(c) after Back(b) in the same Step may run its first fused levels (kRoundLevels) inside b's scatter
-    // rounds (one level per round, between the round barriers, so each level is fenced by the round barrier after
-    // it instead of a barrier of its own), when nothing in those rounds touches what the levels access: c's
-    // coordinate planes, weight rows (c's slot is b's: b's contributions and partials have read them before
-    // its rounds), the broadcast buffer (b's partials' scratch, done) and offsets; the window must be b's (the
-    // levels read its geometry) and the Back not a draining one.
+    // Weights(c) after Back(b) in the same Step may run its fused levels inside b's scatter rounds (any of them
+    // since the table is built from rows (ExpandTable): the element Gather of ~200 vector cycles that held the
+    // rounds' adds up is gone; R50 c4 fp32 -0.7 %, CenterNet up3 -1.1 %) (one level per round, between the round
+    // barriers, so each level is fenced by the round barrier after it instead of a barrier of its own), when nothing in
+    // those rounds touches what the levels access: c's coordinate planes, weight rows (c's slot is b's: b's
+    // contributions and partials have read them before its rounds), the broadcast buffer (b's partials' scratch, done)
+    // and offsets; the window must be b's (the levels read its geometry) and the Back not a draining one.
     __aicore__ inline void FusedLevelsInRounds()
     {
         if (fusedOffsets_ && hasCoord_ && hasFront_ && jobCoord_.win == jobBack_.win) {
@@ -2473,8 +2472,7 @@ private:
             if (coordsPending_ && !coordsUnfenced_) {
                 CoordsStep();
             } else if (
-                fusedPending_ && !fusedUnfenced_ && !coordsPending_ && !coordsUnfenced_ &&
-                fusedLevel_ <= (narrowRounds_ ? kRoundLevels + 1 : kRoundLevels)) {
+                fusedPending_ && !fusedUnfenced_ && !coordsPending_ && !coordsUnfenced_ && fusedLevel_ <= fusedLast_) {
                 IssueFusedLevel();
             }
             for (; e < start[r]; ++e) {
@@ -2572,17 +2570,12 @@ private:
     bool coordsInBack_;   // a tile's coordinates may run beside the Back before them (Step)
     TileJob fusedJob_;  // the tile whose fused levels are under way (BeginFusedLevels)
     int fusedLevel_, fusedLast_; // its next level and last level
-    // fused levels a Back's scatter rounds may take: the weight rows' 4; the table Gather (level 5, ~200 vector
-    // cycles for 32 fp32 channels) held up the rounds' adds behind it in the vector pipe (R50 c4 fp32 582 -> 587
-    // us with it; 588 with all 7 levels)
-    static constexpr int kRoundLevels = 4;
     bool fusedStarted_;  // fusedJob_'s levels have begun (in the rounds of the Back before its Weights)
     bool fusedPending_;  // levels of fusedJob_ remain
     bool fusedUnfenced_; // its last issued level has no PipeBarrier<PIPE_V> after it yet
     // coordinate plane of V_c (WeightsAndOffsets): 0, 1, 3, 7
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit), one scalar read per four points
-    bool narrowRounds_; // 8-channel blocks: the scatter rounds also carry fused level 5 (the rows of e, ExpandTable)
     // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
     __aicore__ inline bool PairAdds(int64_t cs) const { return lp_ <= dcn_tiling::kRepeatLanes && cs / 8 <= 255; }
     bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
