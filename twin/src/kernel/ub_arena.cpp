@@ -46,6 +46,8 @@ uint64_t Load8(const uint8_t* p)
     std::memcpy(&v, p, sizeof v);
     return v;
 }
+// True if a byte of v is 0.
+bool HasZeroByte(uint64_t v) { return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0; }
 } // namespace
 
 void UbArenaAttach(CoreContext& c)
@@ -109,6 +111,8 @@ void UbPoisonRegion(CoreContext& c, uint8_t* p, uint64_t bytes)
         while (i < n && (sh[i] | dt[i]) == 0)
             ++i;
         size_t j = i;
+        while (j + 8 <= n && !HasZeroByte(Load8(sh + j) | Load8(dt + j))) // 8 blocks to poison at a time
+            j += 8;
         while (j < n && (sh[j] | dt[j]) != 0)
             ++j;
         if (j > i)
