@@ -5,8 +5,6 @@
 // deadlock report when every unfinished core waits and none can proceed.
 #include "twin/launch.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,6 +15,7 @@
 #include <stdexcept>
 
 #include "cross_core_launch.h"
+#include "ub_arena.h"
 #include "twin/kernel/api_tally.h"
 #include "twin/kernel/core_context.h"
 #include "twin/kernel/core_scheduler.h"
@@ -473,6 +472,7 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
         entry();
         EndOfKernelChecks(c);
         TlKernelEnd(c);
+        c.ranToEnd = true;
     } catch (const KernelAbort &) {
     } catch (const std::exception &e) {
         Record(ls, "kernel: core " + CoreName(c) + ": C++ exception: " + e.what());
@@ -503,39 +503,6 @@ static void RunCore(LaunchState &ls, CoreContext &c, const std::function<void()>
     }
 }
 
-// Recycled UB arenas (and their shadows): a launch at 48 vector cores needs ~9.4 MB of arena; taking
-// it from freed heap memory every time costs page faults. Shadows are cleared on reuse and InitBuffer
-// poisons every UB byte it hands out, so a recycled arena is indistinguishable from a fresh one. At most kMaxPooledArenas are kept.
-namespace {
-constexpr size_t kMaxPooledArenas = 96;
-std::mutex g_arenaMu;
-std::vector<std::vector<uint8_t>> g_ubArenas, g_shadowArenas;
-
-// Held across fork() so a forked child never inherits it locked by another thread.
-void ArenaLockForFork() { g_arenaMu.lock(); }
-void ArenaUnlockAfterFork() { g_arenaMu.unlock(); }
-const int g_arenaAtFork = pthread_atfork(ArenaLockForFork, ArenaUnlockAfterFork, ArenaUnlockAfterFork);
-
-std::vector<uint8_t> TakeArena(std::vector<std::vector<uint8_t>> &pool) {
-    (void)g_arenaAtFork;
-    std::lock_guard<std::mutex> lk(g_arenaMu);
-    if (pool.empty()) return {};
-    std::vector<uint8_t> v = std::move(pool.back());
-    pool.pop_back();
-    return v;
-}
-
-void ReturnArenas(CoreContext &c) {
-    std::lock_guard<std::mutex> lk(g_arenaMu);
-    if (!c.ubStorage.empty() && g_ubArenas.size() < kMaxPooledArenas) g_ubArenas.push_back(std::move(c.ubStorage));
-    if (!c.shadowStorage.empty() && g_shadowArenas.size() < kMaxPooledArenas) g_shadowArenas.push_back(std::move(c.shadowStorage));
-    c.ubStorage = std::vector<uint8_t>();
-    c.shadowStorage = std::vector<uint8_t>();
-    c.ubBase = nullptr;
-    c.shadow = nullptr;
-}
-}  // namespace
-
 static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t idx) {
     auto c = std::make_unique<CoreContext>();
     c->launch = &ls;
@@ -553,15 +520,7 @@ static std::unique_ptr<CoreContext> MakeCore(LaunchState &ls, bool aic, uint32_t
     if (!aic) {
         c->ubBytes = ls.plat.ubBytes;
         c->ubCapacity = ls.plat.ubBytes - kUbSystemReservedBytes - kUbAscReservedBytes;
-        c->ubStorage = TakeArena(g_ubArenas);
-        // A recycled arena of the same size keeps its old bytes: none of them is reachable, since
-        // every byte InitBuffer hands out is poisoned there and tensors stay inside their buffers.
-        if (c->ubStorage.size() != c->ubBytes + 64) c->ubStorage.assign(c->ubBytes + 64, kUbPoisonByte);
-        uintptr_t base = reinterpret_cast<uintptr_t>(c->ubStorage.data());
-        c->ubBase = reinterpret_cast<uint8_t *>((base + 63) / 64 * 64);
-        c->shadowStorage = TakeArena(g_shadowArenas);
-        c->shadowStorage.assign(c->ubBytes / 32, 0);
-        c->shadow = c->shadowStorage.data();
+        UbArenaAttach(*c);
     }
     if (ls.hazard) HazardCoreAttach(ls.hazard.get(), *c);
     c->tl = ls.timeline ? TlCreate(c->counters) : nullptr;
@@ -642,12 +601,13 @@ LaunchResult Launch(const LaunchOptions &opt, const std::function<void()> &entry
                 if (ls.aborted) break;
                 cores[i] = MakeCore(ls, i < ls.numAic, i < ls.numAic ? i : i - ls.numAic);
                 RunCore(ls, *cores[i], entry);
-                ReturnArenas(*cores[i]);
+                UbArenaDetach(*cores[i], cores[i]->ranToEnd);
             }
         });
     }
     for (uint32_t i = 0; i < total; ++i)
-        if (cores[i]) ReturnArenas(*cores[i]);
+        if (cores[i])
+            UbArenaDetach(*cores[i], cores[i]->ranToEnd);
     std::vector<L2CoreHits> l2Hits; // per core
     if (ls.l2Capacity != 0 && ls.firstError.empty()) {
         std::vector<const L2Log*> logs;

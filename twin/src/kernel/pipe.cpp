@@ -1,6 +1,7 @@
 // UB allocation (TPipe::InitBuffer), queue state machine and event IDs of the twin.
 #include "twin/kernel/pipe.h"
 #include "twin/kernel/sync_sys.h"
+#include "ub_arena.h"
 
 #include <algorithm>
 
@@ -47,8 +48,7 @@ uint8_t *AllocUbBuffer(const char *api, AscendC::TPosition pos, uint32_t bytes, 
     c.ubUsed += each * count;
     c.bufferCount += count;
     c.counters.ubPeakBytes = std::max<uint64_t>(c.counters.ubPeakBytes, c.ubUsed);
-    std::memset(p, kUbPoisonByte, each * count);
-    std::memset(c.shadow + (p - c.ubBase) / 32, 0, each * count / 32);
+    UbPoisonRegion(c, p, each * count); // writes only the blocks that may differ from poison
     c.initBufferCalled = true;
     return p;
 }

@@ -1,7 +1,8 @@
 // Per-virtual-core state of the twin (one thread = one AI core) and the rule-check primitives.
 // Invariants: CurrentCore() is non-null only on a launcher thread; UB of an AIV core is one arena of
 // Platform::ubBytes bytes, 64-B aligned, poison-filled (0xFF) on InitBuffer, with a shadow byte
-// per 32-B DataBlock (1 = written since InitBuffer). A violation records "API, core, rule" in the
+// per 32-B DataBlock (1 = written since InitBuffer; every UB write marks it: the lazy poisoning of
+// src/kernel/ub_arena.h relies on that). A violation records "API, core, rule" in the
 // launch and unwinds the core with KernelAbort; other cores abort at their next blocking call.
 #pragma once
 #include <cstddef>
@@ -48,6 +49,7 @@ struct CoreContext {
     uint64_t ubUsed = 0;
     uint32_t bufferCount = 0;
     uint8_t *shadow = nullptr;     // one byte per 32-B block
+    uint8_t* ubDirty = nullptr;    // per block: may differ from poison though its shadow is 0 (src/kernel/ub_arena.h)
     uint32_t liveTensors[static_cast<int>(AscendC::TPosition::MAX)] = {};
     bool initBufferCalled = false;
     uint32_t ubEpoch = 1;          // incremented by TPipe::Reset/Destroy: older queues/TBufs are stale
@@ -90,6 +92,8 @@ struct CoreContext {
     L2Log* l2 = nullptr;        // counted GM accesses for the L2 model (twin/kernel/l2_model.h); nullptr: off
     std::vector<uint8_t> ubStorage;
     std::vector<uint8_t> shadowStorage;
+    std::vector<uint8_t> dirtyStorage;
+    bool ranToEnd = false; // the kernel returned and passed its end checks (no exception)
 };
 
 // The current thread's virtual core (nullptr outside twin::Launch). Out of line on purpose: an
