@@ -125,13 +125,12 @@ constexpr int64_t RV_T2 = 10;
 // dx, dy blocks: an x/y pair of planes is one instruction of 2*plane_ elements; Coords swaps the first two pairs'
 // roles once the sample bases are consumed: x0, y0 = base + floor in planes 0, 1 from then on, the compares'
 // v0 + ceil, then the key, in 2, 3), CP_OFF..+2 the offsets
-// in fp32 (16-bit I/O), CP_MSK the compare mask (then the column ramp, a block of ones and the gather offsets'
-// block pattern in its unused half), CP_OUT the kOutsideKey plane (only without mask slots: MarkOutside); the base
-// planes xb, yb (the sample bases of a one-row tile at output (0, 0): i*sW + kw*dW, kh*dH, fixed): 32-bit I/O in
-// CP_OFF, CP_OFF + 1 (free: its offsets stay in the raw queue), 16-bit I/O in CP_OUT and one plane more (BasePlaneX);
-// then the pixel bases hb[PTP], wb[PTP] (PixelBasePlane: plane DCN_STAGE2_COORD_PLANES(sizeof(T))). Planes 6, 7 (hx,
-// hy) are scratch when hy, hx are rows (onesBlock_): ceil(d) + base (Coords' ceilRule), the window index and a corner
-// plane (WeightsAndOffsets).
+// in fp32 (16-bit I/O), CP_MSK the compare mask (then the column ramp and a block of ones in its unused half), CP_OUT
+// the kOutsideKey plane (only without mask slots: MarkOutside); the base planes xb, yb (the sample bases of a one-row
+// tile at output (0, 0): i*sW + kw*dW, kh*dH, fixed): 32-bit I/O in CP_OFF, CP_OFF + 1 (free: its offsets stay in the
+// raw queue), 16-bit I/O in CP_OUT and one plane more (BasePlaneX); then the pixel bases hb[PTP], wb[PTP]
+// (PixelBasePlane: plane DCN_STAGE2_COORD_PLANES(sizeof(T))). Planes 6, 7 (hx, hy) are scratch when hy, hx are rows
+// (onesBlock_): ceil(d) + base (Coords' ceilRule), the window index and a corner plane (WeightsAndOffsets).
 constexpr int64_t CP_OFF = 8;
 constexpr int64_t CP_MSK = 11;
 constexpr int64_t CP_OUT = 12;
@@ -310,17 +309,16 @@ public:
         gatherTableAt_ = RoundUp(cornerBlocks, 8);
         gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && 8 % nb == 0 && cornerBlocks % 8 == 0 &&
                          cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
-        if (gatherCorners_) {
-            pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
-        }
         axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
         // WeightsAndOffsets: the gather offsets in the levels of the weights (every tile holds all K kernel points,
         // so one row order; hy, hx by OneMinus; the mask slots; the Axpy index)
         fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k;
         // fusedOffsets_: the table from e in row order (ExpandTable; its row vector behind the table in the broadcast
-        // buffer: fits, as the table and GatherOffsets' work area do)
+        // buffer: fits, as the table and GatherOffsets' work area do); no Gather indices (the host's UB plan still
+        // reserves them: it does not decide the fused path)
         if (gatherCorners_ && !fusedOffsets_) { // Gather indices of the offset table (GatherOffsets), entry (c, row, j)
             // <- element row of S row c*nb + j
+            pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
             AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
             for (int64_t c = 0; c < 4; ++c) {
                 for (int64_t row = 0; row < cornerRows_; ++row) {
@@ -1525,13 +1523,13 @@ private:
         fusedLevel_ = fusedLevel_ == 6 && winNb_ == 1 ? fusedLevel_ + 2 : fusedLevel_ + 1;
         fusedPending_ = fusedLevel_ <= fusedLast_;
     }
-    // Weights(c) after Back(b) in the same Step may run its fused levels inside b's scatter rounds (any of them
-    // since the table is built from rows (ExpandTable): the element Gather of ~200 vector cycles that held the
-    // rounds' adds up is gone; R50 c4 fp32 -0.7 %, CenterNet up3 -1.1 %) (one level per round, between the round
-    // barriers, so each level is fenced by the round barrier after it instead of a barrier of its own), when nothing in
-    // those rounds touches what the levels access: c's coordinate planes, weight rows (c's slot is b's: b's
-    // contributions and partials have read them before its rounds), the broadcast buffer (b's partials' scratch, done)
-    // and offsets; the window must be b's (the levels read its geometry) and the Back not a draining one.
+    // Weights(c) after Back(b) in the same Step may run any of its fused levels inside b's scatter rounds (one level
+    // per round, between the round barriers, so each level is fenced by the round barrier after it instead of a
+    // barrier of its own; since ExpandTable builds the table from rows, no ~200-cycle element Gather holds the
+    // rounds' adds up), when nothing in those rounds touches what the levels access: c's coordinate planes, weight rows
+    // (c's slot is b's: b's contributions and partials have read them before its rounds), the broadcast buffer (b's
+    // partials' scratch, done) and offsets; the window must be b's (the levels read its geometry) and the Back not a
+    // draining one.
     __aicore__ inline void FusedLevelsInRounds()
     {
         if (fusedOffsets_ && hasCoord_ && hasFront_ && jobCoord_.win == jobBack_.win) {
@@ -2573,7 +2571,6 @@ private:
     bool fusedStarted_;  // fusedJob_'s levels have begun (in the rounds of the Back before its Weights)
     bool fusedPending_;  // levels of fusedJob_ remain
     bool fusedUnfenced_; // its last issued level has no PipeBarrier<PIPE_V> after it yet
-    // coordinate plane of V_c (WeightsAndOffsets): 0, 1, 3, 7
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
     bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit), one scalar read per four points
     // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
