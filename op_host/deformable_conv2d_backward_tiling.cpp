@@ -187,6 +187,7 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_winRows(w.winRows);
     td.set_winCols(w.winCols);
     td.set_chunkImgs(w.chunkImgs);
+    td.set_accImgs(w.accImgs);
     td.set_chunkOutRows(w.chunkOutRows);
     td.set_chunkOutCols(w.chunkOutCols);
     td.set_chunkPix(w.chunkPix);

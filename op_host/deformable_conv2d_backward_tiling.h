@@ -25,6 +25,14 @@
 //                bandLen = ceil(chunkPix / min(1 + extra, chunkPix)). Band j of a chunk covers its pixels
 //                [q0 + j*bandLen, ...) of each image; each band scatters into its own grad_input accumulator
 //                plane (the same plane in every chunk, chunks in order); stage 3 adds the planes in band order.
+//   accImgs      N (the planes above hold the batch), or image-local planes (accImgs = chunkImgs = 1, N > 1): each
+//                plane holds one image, the first N planes take the batch plane's room and planes beyond it come
+//                out of bandRoom (extra = max(0, b - N)*H*W*Cin*4); chunks as PlanChunks for one image, N times
+//                (numChunks = N*pixChunks), b in 1..min(8, HoWo) under the same band rules with the fewest slots =
+//                rounds*pixChunks*bandLen (rounds per image group: ceil(units/48)). Taken when its slots are
+//                < 100/115 of the batch plan's and the batch plan has < 48 units per chunk or the local plan needs
+//                no more chunks. After an image's last chunk, the fold that follows (stage 3) writes its grad_input
+//                and zeroes its planes.
 //   pixel chunks (the kernel's stage loop; PlanChunks):
 //                rowBytes = K*Cin*(4*gRegions+E) + Cout*E + numBlocks*3*K*4, rowsBudget = max(1, (B - B/4) /
 //                rowBytes). gRegions = 1; when that gives several chunks, the bands and chunks are planned
@@ -85,7 +93,8 @@
 // rows r = image-in-chunk * qLen + pixel-in-chunk). The input copy [N,H,W,Cin] in T lives in the grad_input
 // output (overwritten only by the final stage), so its region is empty:
 //   xt     0                        (kept for the layout; 16-bit stage 2 casts the T rows in UB)
-//   giacc  pixelBands*N*H*W*Cin*4   grad_input accumulator planes [band][N,H,W,Cin] fp32
+//   giacc  pixelBands*A*H*W*Cin*4   grad_input accumulator planes [band][A,H,W,Cin] fp32, A = accImgs (N, or
+//                                   chunkImgs = 1 with image-local planes: see pixelBands)
 //   g      R*K*Cin*4                dL/dD of the chunk as [image][groups][chunkPix][K][CinG] fp32 (even chunks)
 //   g2     (gRegions-1)*R*K*Cin*4   the same for odd chunks when gRegions = 2 (chunk c+1's G GEMM runs
 //                                   during chunk c's sampling), else empty
@@ -159,6 +168,7 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(int64_t, pixChunks);
     TILING_DATA_FIELD_DEF(int64_t, numChunks);
     TILING_DATA_FIELD_DEF(int64_t, gRegions); // 2: chunk c's G in region c % 2 (wsG, wsG2); 1: wsG only
+    TILING_DATA_FIELD_DEF(int64_t, accImgs);  // images of the grad_input accumulator planes: N, or chunkImgs (local)
     // ---- 64-bit: user-workspace byte offsets (from the user workspace base)
     TILING_DATA_FIELD_DEF(uint64_t, wsXt);
     TILING_DATA_FIELD_DEF(uint64_t, wsGiacc);

@@ -313,6 +313,11 @@ int64_t UnitsOf(const WorkSplit& w) { return w.chunkImgs * w.numBlocks * w.pixel
 
 namespace {
 
+uint64_t SamplingSlots(const TilingShape& s, const WorkSplit& w);
+bool PlanLocalBands(
+    const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, int64_t oneBandChunks,
+    WorkSplit& best, uint64_t& bestBudget);
+
 // Pixel bands and chunks for gRegions G regions (PlanUnits); chunkBudget: what the chunk regions get.
 WorkSplit PlanBandsAndChunks(
     const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, uint64_t& chunkBudget)
@@ -368,7 +373,75 @@ WorkSplit PlanBandsAndChunks(
     w.bandLen = CeilDiv(w.chunkPix, bands);
     w.pixelBands = CeilDiv(w.chunkPix, w.bandLen); // no empty band in a full chunk
     BalanceChunkImages(s, w);
+    w.accImgs = s.n;
+    // Image-local planes (accImgs = chunkImgs = 1): taken when their bands keep the lanes so much busier that the
+    // modelled sampling (SamplingSlots) drops by more than kBandGainPct percent, and either a chunk of the batch
+    // planes has fewer stage-2 units than lanes or the local plan needs no more chunks. (Each image's flush reads,
+    // writes and zeroes its planes once more and every chunk costs a phase: by scripts/perf_model.py the slot rule
+    // alone put PP-YOLO c5 fp16 +12 %, fp32 +3 % and EDVR L1 fp16 +1 %.)
+    uint64_t localBudget = 0;
+    WorkSplit local;
+    if (PlanLocalBands(s, wsBudget, gRegions, w0, oneBandChunks, local, localBudget) &&
+        (UnitsOf(w) < kTargetUnits || local.numChunks <= w.numChunks) &&
+        SamplingSlots(s, local) * static_cast<uint64_t>(100 + kBandGainPct) < SamplingSlots(s, w) * 100) {
+        chunkBudget = localBudget;
+        return local;
+    }
     return w;
+}
+
+// Modelled sampling of a whole run in band-pixel slots: per pixel chunk and image group, its stage-2 units (images
+// x blocks x bands) in rounds of kTargetUnits lanes, each round as long as a band (bandLen pixels).
+uint64_t SamplingSlots(const TilingShape& s, const WorkSplit& w)
+{
+    const int64_t perImage = w.numBlocks * w.pixelBands, full = s.n / w.chunkImgs, rest = s.n - full * w.chunkImgs;
+    const int64_t rounds =
+        full * CeilDiv(w.chunkImgs * perImage, kTargetUnits) + (rest > 0 ? CeilDiv(rest * perImage, kTargetUnits) : 0);
+    return static_cast<uint64_t>(rounds * w.pixChunks) * static_cast<uint64_t>(w.bandLen);
+}
+
+// Image-local grad_input planes (WorkSplit::accImgs): chunks of one image, b band planes of one image each. The
+// first N of them take the room of the batch plane (the workspace's 4 B x |grad_input|); planes beyond it come out
+// of the workspace budget like extra bands of the batch (at most bandRoom), the chunks take the rest. The band count
+// b in 1..kMaxBands with the fewest SamplingSlots (ties: fewer bands), under the batch plan's band rules (a pixel
+// per band, >= kBandMinOutRows output rows per band for whole-row chunks, at most kBandChunkGrowthPct percent of
+// the batch plan's one-band chunks). false: no image-local plan (one image, or no band count fits).
+bool PlanLocalBands(
+    const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, int64_t oneBandChunks,
+    WorkSplit& best, uint64_t& bestBudget)
+{
+    if (s.n < 2) {
+        return false;
+    }
+    const uint64_t imgPlane =
+        static_cast<uint64_t>(s.h) * static_cast<uint64_t>(s.w) * static_cast<uint64_t>(s.cin) * 4;
+    const uint64_t bandRoom = wsBudget - wsBudget / static_cast<uint64_t>(kChunkShareDiv);
+    TilingShape one = s;
+    one.n = 1;
+    uint64_t bestSlots = 0;
+    for (int64_t b = 1; b <= std::min(kMaxBands, s.ho * s.wo); ++b) {
+        const uint64_t extra = b > s.n ? static_cast<uint64_t>(b - s.n) * imgPlane : 0;
+        if (extra > bandRoom) {
+            break;
+        }
+        WorkSplit trial = w0;
+        PlanChunks(one, wsBudget - extra, gRegions, trial);
+        trial.numChunks = s.n * trial.pixChunks;
+        if (b > trial.chunkPix || (trial.chunkOutCols == s.wo && trial.chunkPix < b * kBandMinOutRows * s.wo) ||
+            trial.numChunks * 100 > oneBandChunks * kBandChunkGrowthPct) {
+            continue;
+        }
+        trial.bandLen = CeilDiv(trial.chunkPix, b);
+        trial.pixelBands = CeilDiv(trial.chunkPix, trial.bandLen);
+        trial.accImgs = 1;
+        const uint64_t slots = SamplingSlots(s, trial);
+        if (bestSlots == 0 || slots < bestSlots) {
+            best = trial;
+            bestBudget = wsBudget - extra;
+            bestSlots = slots;
+        }
+    }
+    return bestSlots > 0;
 }
 
 } // namespace
@@ -730,7 +803,7 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
         return at;
     };
     ws.xt = region({xtImages, hw, s.cin, 4});
-    ws.giacc = region({w.pixelBands, s.n, hw, s.cin, 4});
+    ws.giacc = region({w.pixelBands, w.accImgs, hw, s.cin, 4});
     ws.g = region({w.chunkRows, k, s.cin, 4});
     ws.g2 = region({w.gRegions - 1, w.chunkRows, k, s.cin, 4});
     ws.got = region({w.chunkRows, s.cout, s.elt});

@@ -69,6 +69,11 @@ struct WorkSplit {
     // sampling; 1 = one region, each chunk's G GEMM runs during its rearrangement (one chunk, or when the
     // second region would take more chunks).
     int64_t gRegions = 1;
+    // Images one set of grad_input accumulator planes covers (PlanBandsAndChunks): N (the planes hold the whole
+    // batch; stage 3 writes grad_input once, at the end) or chunkImgs (image-local planes, chunkImgs = 1: the
+    // planes of one image group are written out to grad_input and zeroed after the group's last chunk, so the
+    // band planes cost per image what a plane of the batch costs, and more bands fit the workspace).
+    int64_t accImgs = 0;
 };
 
 // User-workspace regions: byte offsets from the user workspace base, in layout order.

@@ -35,6 +35,9 @@ struct DcnParams {
     int64_t winOutRows, winOutCols, winRows, winCols;  // stage-2 UB window (0 = none)
     int64_t chunkImgs, chunkOutRows, chunkOutCols, chunkPix, chunkRows, pixChunks, numChunks; // pixel chunks
     int64_t gRegions; // 2: chunk c's G is in region c % 2 and computed during chunk c-1's sampling
+    // images of the grad_input accumulator planes (tiling accImgs): n, or chunkImgs (image-local planes: image n at
+    // n % accImgs; a group's planes go to grad_input and are zeroed after its last chunk, AccFlushAfter)
+    int64_t accImgs;
     // the current chunk (SetChunk): images [cN0, cN0+cImgs), pixels [cQ0, cQ0+cQLen) of each, output rows
     // [cRow0, cRow0+cRows) x columns [cCol0, cCol0+cCols); cR = cImgs*cQLen rows; cIdx = chunk index
     int64_t cIdx, cN0, cImgs, cQ0, cQLen, cRow0, cRows, cCol0, cCols, cR;
@@ -53,7 +56,11 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.cinDg = p.cin / p.dg; p.modulated = td.modulated != 0; p.offsetBlocks = p.modulated ? 3 : 2;
     p.segLen = td.segLen; p.blockC = td.blockC; p.blocksPerSeg = td.blocksPerSeg; p.numBlocks = td.numBlocks;
     p.pixelTile = td.pixelTile; p.pixelBands = td.pixelBands; p.bandLen = td.bandLen;
-    p.giaccPlane = p.n * p.h * p.w * p.cin; p.gTileM = td.gTileM; p.gTileN = td.gTileN; p.wTileM = td.wTileM;
+    p.accImgs = td.accImgs;
+    p.giaccPlane = p.accImgs * p.h * p.w * p.cin;
+    p.gTileM = td.gTileM;
+    p.gTileN = td.gTileN;
+    p.wTileM = td.wTileM;
     p.wTileN = td.wTileN; p.wSplitK = td.wSplitK; p.wChunkK = td.wChunkK; p.usedVecCores = td.usedVecCores;
     p.winOutRows = td.winOutRows;
     p.winOutCols = td.winOutCols;
@@ -190,6 +197,16 @@ __aicore__ inline void BlockRange(const DcnParams &p, int64_t b, int64_t &c0, in
     int64_t j = b - seg * p.blocksPerSeg;
     c0 = seg * p.segLen + j * p.blockC;
     len = MinI(p.blockC, p.segLen - j * p.blockC);
+}
+
+// Elements from BlockPixelAt(p, n, ...) to image n's place in the accumulator planes (0 unless image-local).
+__aicore__ inline int64_t AccShift(const DcnParams& p, int64_t n) { return (n - n % p.accImgs) * p.cin * p.h * p.w; }
+
+// Image-local planes: the current chunk is its image group's last, so its planes go to grad_input (and are zeroed)
+// in the phase after its sampling (stage 3's fold of the chunk).
+__aicore__ inline bool AccFlushAfter(const DcnParams& p)
+{
+    return p.accImgs < p.n && p.cIdx % p.pixChunks == p.pixChunks - 1;
 }
 
 // xt and the giacc band planes are channel-block-major: image n, channel block [c0, c0+len) is one plane of

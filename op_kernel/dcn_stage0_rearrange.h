@@ -10,7 +10,8 @@
 //   xt    [N][blocks][H,W,len] T <- input [N,Cin,H,W]           (per image and channel block [c0, c0+len):
 //                                   [len][HW] -> [HW][len] at (n*Cin + c0)*HW, BlockPixelAt; xt is the
 //                                   grad_input output, overwritten only by stage 3)
-//   giacc [pixelBands][N][blocks][H,W,len] fp32 = 0
+//   giacc [pixelBands][accImgs][blocks][H,W,len] fp32 = 0 (accImgs = N, or 1 for image-local planes; stage 3
+//                                   zeroes those again after each image)
 //   every chunk:
 //   got   [groups][chunkRows][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][qLen] -> [qLen][CoutG])
 //   dcol  [groups][chunkRows][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]

@@ -407,7 +407,7 @@ private:
         if (pBegin >= pEnd) {
             return; // a band past the end of a short (last) chunk
         }
-        giaccBase_ = band * p.giaccPlane;
+        giaccBase_ = band * p.giaccPlane - AccShift(p, n);
         TileJob unit;
         unit.n = n;
         unit.b = b;

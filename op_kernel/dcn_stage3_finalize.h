@@ -10,7 +10,9 @@
 //   grad_weight = sum over the wSplitK slots s, in order, of gw[s] (slot s holds Ka chunk s summed over the
 //                 pixel chunks in chunk order by stage 1; chunk 0 has every Ka chunk), cast
 //   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j] at BlockPixelAt(n, block of c, y, x) + c - c0
-//                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast)
+//                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast); with
+//                            image-local planes (accImgs < N) also in the fold of an image group's last chunk, for
+//                            the group's images (AccFlushAfter), each tile zeroing the plane rows it read
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
 // Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): pixel pieces x offset rows
@@ -61,7 +63,12 @@ public:
         // a piece's wSplitK slot rows then come several per DMA (SumRows) and the pieces fill the lanes
         const int64_t wPiece = MinI(dcn_tiling::kReduceChunk, RoundUp(CeilDiv(wElems, dcn_tiling::kTargetUnits), 8));
         const int64_t nW = final ? CeilDiv(wElems, wPiece) : 0;
-        const int64_t nIn = final ? p.n * BlockTilesPerImage<GradInputJobs>(p) : 0;
+        // grad_input: every image at the end, or with image-local planes the images of the chunk's group after its
+        // last chunk (then its planes are zeroed for the next group) and at the end
+        const bool flush = final || AccFlushAfter(p);
+        const bool localAcc = p.accImgs < p.n;
+        const int64_t in0 = localAcc ? p.cN0 : 0, inImgs = localAcc ? p.cImgs : p.n;
+        const int64_t nIn = flush ? inImgs * BlockTilesPerImage<GradInputJobs>(p) : 0;
         const int64_t nB = final ? p.cout : 0;
         const int64_t total = nOff + nW + nIn + nB;
 
@@ -112,8 +119,8 @@ public:
             v -= nW;
             if (v < nIn) {
                 int64_t tile = 0;
-                const TransposeJob jt = LocateBlockTile<GradInputJobs>(p, v, tile);
-                runner_.RunTile(t.giacc, t.gradInput, jt, tile);
+                const TransposeJob jt = LocateBlockTile<GradInputJobs>(p, v, tile, in0);
+                runner_.RunTile(t.giacc, t.gradInput, jt, tile, !final);
                 continue;
             }
             v -= nIn;
@@ -121,8 +128,11 @@ public:
         }
         // No PipeBarrier<PIPE_ALL>: after the final run the TPipe's Destroy ends with one. After a fold the
         // next chunk's stage 0 (no zero buffer after chunk 0) uses only the UB of its TransposeRunner (the
-        // addresses of runner_ here, which a fold does not touch) and GM this stage does not access; the
-        // SyncAll after it drains every pipe.
+        // addresses of runner_ here, which a fold does not touch unless it writes a group's grad_input: then the
+        // barrier below) and GM this stage does not access; the SyncAll after it drains every pipe.
+        if (nIn > 0 && !final) {
+            AscendC::PipeBarrier<PIPE_ALL>();
+        }
         pipe.Reset();
     }
 
@@ -132,7 +142,9 @@ private:
     struct GradInputJobs {
         __aicore__ static inline TransposeJob Make(const DcnParams& p, int64_t n, int64_t b)
         {
-            return BlockPlaneJob(p, n, b, false, static_cast<int64_t>(sizeof(T)));
+            TransposeJob j = BlockPlaneJob(p, n, b, false, static_cast<int64_t>(sizeof(T)));
+            j.srcOffset -= static_cast<uint64_t>(AccShift(p, n)); // image n's place in the (image-local) planes
+            return j;
         }
     };
 

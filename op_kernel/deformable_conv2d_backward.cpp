@@ -17,6 +17,8 @@
 // With two G regions (tiling gRegions = 2; chunk c's G in region c % 2, ChunkG) the G GEMM of chunk c+1 runs in
 // chunk c's phase C instead (it reads gradOutput and wp only and writes the region stage 2 does not read),
 // so only chunk 0's runs in phase A.
+// With image-local accumulator planes (tiling accImgs < N: one image per chunk, planes of one image) the fold of an
+// image's last chunk (phase A of the next chunk) also writes that image's grad_input from its planes and zeroes them.
 // then stage 3 (vector): fold the last chunk, sum the Ka slots in slot order, combine band planes in fixed
 // order, transpose, cast
 // (dcn_stage3_finalize.h). Every phase ends with SyncAll() over the vector cores, after each core has waited

@@ -2,7 +2,8 @@
 workspace budget (band planes + chunk regions), which follows the device memory (WsBudgetForHbm:
 min(60 MiB, HBM / 512)). The twin's
 TWIN_HBM_BYTES (a twin-only test knob, re-read by twin_set_platform) makes the device small, so the budget
-and the chunks are small. Checks: the workspace the tiling reports equals the Python formula for that
+and the chunks are small; several cases then take image-local grad_input planes (one image per chunk, its
+planes written to grad_input and zeroed after its last chunk), one keeps the batch's planes. Checks: the workspace the tiling reports equals the Python formula for that
 budget (so the chunks really are the ones test_kernel_common.chunk_plan derives), precision against the
 float64 reference, and bitwise equality across runs and 1 / 7 / 48 vector cores."""
 import os
@@ -74,7 +75,13 @@ def test_cases_are_multi_chunk():
     assert plans["rows_of_one_image"]["imgs"] == 1 and plans["rows_of_one_image"]["out_rows"] < 12
     assert plans["row_pieces_g2_dg2"]["out_rows"] == 1 and 40 % plans["row_pieces_g2_dg2"]["out_cols"] != 0
     assert plans["image_pairs_dg3"]["imgs"] == 2 and plans["image_pairs_dg3"]["out_rows"] == 6
-    assert plans["ka_slots_k1"]["w_split"] == 5 and plans["ka_slots_k1"]["w_chunk"] == 144
+    assert plans["ka_slots_k1"]["w_split"] == 3 and plans["ka_slots_k1"]["w_chunk"] == 140
+    # both kinds of grad_input accumulator planes among the batches of several images: the batch's (acc_imgs = N:
+    # grad_input written once, at the end) and image-local ones (acc_imgs = 1 < N: one image per chunk, each
+    # image's grad_input written and its planes zeroed after its last chunk)
+    multi = {c.name: c.n for c, _ in CASES if c.n > 1}
+    assert {plans[name]["acc_imgs"] == n for name, n in multi.items()} == {True, False}
+    assert plans["rows_of_one_image"]["acc_imgs"] == 1 and plans["image_pairs_dg3"]["acc_imgs"] == 5
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
@@ -98,7 +105,7 @@ def test_multi_chunk_precision(case, budget, dtype, chunk_budget):
     assert not report, f"{case.name} {dtype}:\n" + "\n".join(report)
 
 
-@pytest.mark.parametrize("index", [0, 3])
+@pytest.mark.parametrize("index", [0, 2, 3])  # image-local planes (0, 3), the batch's planes (2)
 def test_multi_chunk_bitwise_across_runs_and_core_counts(index, chunk_budget):
     require_twin()
     case, budget = CASES[index]

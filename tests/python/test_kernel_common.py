@@ -335,12 +335,12 @@ def _chunks_for(case, dtype, budget, split):
     num_blocks = (case.cin // seg) * _cdiv(seg, block_c)
     plane = case.n * case.h * case.w * case.cin * 4
 
-    def chunks(chunk_budget, g_regions):
+    def chunks(chunk_budget, g_regions, n=case.n):
         row_bytes = k * case.cin * (4 * g_regions + elt) + case.cout * elt + num_blocks * 3 * k * 4
         rows_budget = max(1, (chunk_budget - chunk_budget // 4) // row_bytes)
         pix = howo
-        if case.n * howo > rows_budget:
-            pix = min(howo, max(rows_budget // case.n, min(rows_budget, 256)))
+        if n * howo > rows_budget:
+            pix = min(howo, max(rows_budget // n, min(rows_budget, 256)))
         if pix >= howo:
             out_rows, out_cols = ho, wo
         elif pix >= wo:
@@ -348,8 +348,36 @@ def _chunks_for(case, dtype, budget, split):
         else:
             out_rows, out_cols = 1, pix
         chunk_pix = out_rows * out_cols
-        imgs = min(case.n, max(1, rows_budget // chunk_pix))
+        imgs = min(n, max(1, rows_budget // chunk_pix))
         return out_rows, out_cols, chunk_pix, imgs
+
+    def sampling_slots(imgs, bands, band_len, pix_chunks):
+        # op_host SamplingSlots: rounds of 48 lanes per image group and pixel chunk, each a band long
+        full, rest = divmod(case.n, imgs)
+        rounds = full * _cdiv(imgs * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
+        return rounds * pix_chunks * band_len
+
+    def local_bands(g_regions, one_band_chunks):
+        # op_host PlanLocalBands: image-local planes (one image per chunk), the first N planes in the batch
+        # plane's room, the rest out of the budget; the band count with the fewest sampling slots
+        img_plane = case.h * case.w * case.cin * 4
+        best = None
+        for b in range(1, min(8, howo) + 1):
+            extra = max(0, b - case.n) * img_plane
+            if extra > budget - budget // 5:
+                break
+            out_rows, out_cols, chunk_pix, _ = chunks(budget - extra, g_regions, n=1)
+            pix_chunks = _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
+            if b > chunk_pix or (out_cols == wo and chunk_pix < b * wo) or \
+                    case.n * pix_chunks * 100 > one_band_chunks * 250:
+                continue
+            band_len = _cdiv(chunk_pix, b)
+            bands = _cdiv(chunk_pix, band_len)
+            slots = sampling_slots(1, bands, band_len, pix_chunks)
+            if best is None or slots < best[0]:
+                best = (slots, budget - extra,
+                        (out_rows, out_cols, chunk_pix, 1, bands, band_len, case.n * pix_chunks, g_regions, 1))
+        return best
 
     def bands_and_chunks(g_regions):
         # bands: the count that keeps the most of 48 stage-2 lanes busy per round; more bands only for a
@@ -382,8 +410,15 @@ def _chunks_for(case, dtype, budget, split):
             full, rest = divmod(case.n, i)
             return full * _cdiv(i * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
         imgs = min(range(1, imgs + 1), key=lambda i: (rounds(i), -i))
-        num_chunks = _cdiv(case.n, imgs) * _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
-        return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions)
+        pix_chunks = _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
+        num_chunks = _cdiv(case.n, imgs) * pix_chunks
+        # image-local planes when they save > 15 % of the sampling slots and a chunk has fewer units than lanes or
+        # they need no more chunks
+        local = local_bands(g_regions, one_band_chunks) if case.n > 1 else None
+        if local and (imgs * num_blocks * bands < 48 or local[2][6] <= num_chunks) and \
+                local[0] * 115 < sampling_slots(imgs, bands, band_len, pix_chunks) * 100:
+            return local[1], local[2]
+        return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, case.n)
 
     # one G region; with several chunks, two (chunk c+1's G GEMM during chunk c's sampling) when they need
     # no more chunks
@@ -393,7 +428,7 @@ def _chunks_for(case, dtype, budget, split):
         if two[6] <= geo[6]:
             chunk_budget, geo = two_budget, two
     budget = chunk_budget  # what the chunk regions get
-    out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions = geo
+    out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, acc_imgs = geo
     chunk_rows = imgs * chunk_pix
     slot_bytes = case.cout * (case.cin // case.groups) * k * 4
     # about 48 grad_weight units (256 x 256 tiles x Ka chunks of >= 128 rows), at least 2048-row Ka chunks'
@@ -412,7 +447,7 @@ def _chunks_for(case, dtype, budget, split):
     return {"num_blocks": num_blocks, "imgs": imgs, "out_rows": out_rows, "out_cols": out_cols,
             "chunk_pix": chunk_pix, "chunk_rows": chunk_rows, "num_chunks": num_chunks, "bands": bands,
             "band_len": band_len, "w_split": w_split, "w_chunk": w_chunk, "w_splits": w_splits,
-            "g_regions": g_regions}
+            "g_regions": g_regions, "acc_imgs": acc_imgs}
 
 
 def workspace_regions(case, dtype, budget=WS_BUDGET, w_split=None):
@@ -428,7 +463,7 @@ def workspace_regions(case, dtype, budget=WS_BUDGET, w_split=None):
     rows = cp["chunk_rows"]
     hw = case.h * case.w
     xt_images = 0  # the input copy (in the I/O dtype) lives in grad_input
-    return [xt_images * hw * case.cin * 4, cp["bands"] * case.n * hw * case.cin * 4, rows * k * case.cin * 4,
+    return [xt_images * hw * case.cin * 4, cp["bands"] * cp["acc_imgs"] * hw * case.cin * 4, rows * k * case.cin * 4,
             (cp["g_regions"] - 1) * rows * k * case.cin * 4, rows * case.cout * elt, rows * case.cin * k * elt,
             cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4]
 

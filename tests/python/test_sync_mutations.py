@@ -37,6 +37,7 @@ from test_kernel_common import Case, chunk_plan, make_inputs, require_twin, run_
 # Workspace budget of the pixel-chunk case (test_chunks.py: the twin's device memory TWIN_HBM_BYTES =
 # budget * 512 makes the tiling's chunks small).
 HBM_PER_BUDGET = 512
+LOCAL_BUDGET = 80 << 10  # f16_local_planes' budget (test_matrix_has_both_chunk_loops: image-local planes)
 
 # (dtype, case, vector cores; 0 = the whole chip[, workspace budget in bytes]). Small shapes: every case
 # runs in 0.1-0.3 s.
@@ -61,12 +62,16 @@ MATRIX = [
     ("float16", Case("f16_2cores_g2", 2, 8, 8, 5, 5, groups=2, dg=2), 2),
     # consecutive input-rearrange tiles (bf16 -> fp32 casts) on one core
     ("bfloat16", Case("bf16_1core_n2", 2, 8, 8, 5, 5), 1),
-    # 4 pixel chunks (6 output rows of one image) x 6 pixel bands on 2 cores, one G region: each chunk's
-    # stage-3 fold runs on the pipe right before the next chunk's stage 0 (no SyncAll in between)
-    ("float16", Case("f16_chunks_bands", 2, 8, 8, 12, 10), 2, 82 << 10),
-    # 6 pixel chunks (4 output rows) x 3 pixel bands, two G regions: chunk c+1's G GEMM runs during chunk c's
+    # 6 pixel chunks (one image, 4 output rows each) x 3 pixel bands of the batch's grad_input planes on 2 cores, one
+    # G region: each chunk's stage-3 fold runs on the pipe right before the next chunk's stage 0 (no SyncAll between)
+    ("float16", Case("f16_chunks_bands", 2, 8, 8, 12, 10), 2, 44 << 10),
+    # 2 pixel chunks (one image each) x 8 pixel bands, two G regions: chunk c+1's G GEMM runs during chunk c's
     # sampling, into the region that sampling does not read
-    ("float16", Case("f16_g_ahead", 2, 8, 8, 12, 10), 2, 60 << 10),
+    ("float16", Case("f16_g_ahead", 2, 8, 8, 12, 10), 2, 188 << 10),
+    # image-local grad_input planes on one core (chunks of one image, several bands, two deformable groups): the fold
+    # after image 0's last chunk writes its grad_input and zeroes its planes tile by tile (one tile per channel
+    # block) before stage 0 of the next chunk and image 1's sampling
+    ("float16", Case("f16_local_planes", 2, 16, 8, 12, 10, dg=2), 1, LOCAL_BUDGET),
     # 8 images on 2 cores: a core runs several stage-2 units back to back, each a full tile pipeline (the
     # next unit's window load follows the previous unit's tiles)
     ("float16", Case("f16_8imgs_2cores", 8, 8, 8, 12, 10), 2),
@@ -92,6 +97,9 @@ def test_matrix_has_both_chunk_loops():
     assert plans["f16_chunks_bands"]["num_chunks"] > 1 and plans["f16_chunks_bands"]["g_regions"] == 1
     assert plans["f16_g_ahead"]["num_chunks"] > 1 and plans["f16_g_ahead"]["g_regions"] == 2
     assert all(p["bands"] > 1 for p in plans.values())
+    # the batch's accumulator planes and image-local ones (flushed and zeroed after image 0)
+    assert plans["f16_chunks_bands"]["acc_imgs"] == 2 and plans["f16_g_ahead"]["acc_imgs"] == 2
+    assert plans["f16_local_planes"]["acc_imgs"] == 1 and plans["f16_local_planes"]["num_chunks"] > 2
 
 
 def _run(dtype, case, cores, inputs=None, budget=0):
