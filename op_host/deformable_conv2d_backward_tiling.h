@@ -31,8 +31,8 @@
 //                (numChunks = N*pixChunks), b in 1..min(8, HoWo) under the same band rules with the fewest slots =
 //                rounds*pixChunks*bandLen (rounds per image group: ceil(units/48)). Taken when its slots are
 //                < 100/115 of the batch plan's and the batch plan has < 48 units per chunk or the local plan needs
-//                no more chunks. After an image's last chunk, the fold that follows (stage 3) writes its grad_input
-//                and zeroes its planes.
+//                at most 1.25x its chunks. After an image's last chunk, the fold that follows (stage 3) writes its
+//                grad_input and zeroes its planes.
 //   pixel chunks (the kernel's stage loop; PlanChunks):
 //                rowBytes = K*Cin*(4*gRegions+E) + Cout*E + numBlocks*3*K*4, rowsBudget = max(1, (B - B/4) /
 //                rowBytes). gRegions = 1; when that gives several chunks, the bands and chunks are planned

@@ -376,13 +376,13 @@ WorkSplit PlanBandsAndChunks(
     w.accImgs = s.n;
     // Image-local planes (accImgs = chunkImgs = 1): taken when their bands keep the lanes so much busier that the
     // modelled sampling (SamplingSlots) drops by more than kBandGainPct percent, and either a chunk of the batch
-    // planes has fewer stage-2 units than lanes or the local plan needs no more chunks. (Each image's flush reads,
-    // writes and zeroes its planes once more and every chunk costs a phase: by scripts/perf_model.py the slot rule
-    // alone put PP-YOLO c5 fp16 +12 %, fp32 +3 % and EDVR L1 fp16 +1 %.)
+    // planes has fewer stage-2 units than lanes or the local plan needs at most kBandCloseChunkPct percent of its
+    // chunks. (Each image's flush reads, writes and zeroes its planes once more and every chunk costs a phase: by
+    // scripts/perf_model.py the slot rule alone put PP-YOLO c5 fp16 +12 % (8 chunks for 4), fp32 +3 %.)
     uint64_t localBudget = 0;
     WorkSplit local;
     if (PlanLocalBands(s, wsBudget, gRegions, w0, oneBandChunks, local, localBudget) &&
-        (UnitsOf(w) < kTargetUnits || local.numChunks <= w.numChunks) &&
+        (UnitsOf(w) < kTargetUnits || local.numChunks * 100 <= w.numChunks * kBandCloseChunkPct) &&
         SamplingSlots(s, local) * static_cast<uint64_t>(100 + kBandGainPct) < SamplingSlots(s, w) * 100) {
         chunkBudget = localBudget;
         return local;

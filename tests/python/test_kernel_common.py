@@ -413,9 +413,9 @@ def _chunks_for(case, dtype, budget, split):
         pix_chunks = _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
         num_chunks = _cdiv(case.n, imgs) * pix_chunks
         # image-local planes when they save > 15 % of the sampling slots and a chunk has fewer units than lanes or
-        # they need no more chunks
+        # they need at most 1.25x the chunks
         local = local_bands(g_regions, one_band_chunks) if case.n > 1 else None
-        if local and (imgs * num_blocks * bands < 48 or local[2][6] <= num_chunks) and \
+        if local and (imgs * num_blocks * bands < 48 or local[2][6] * 100 <= num_chunks * 125) and \
                 local[0] * 115 < sampling_slots(imgs, bands, band_len, pix_chunks) * 100:
             return local[1], local[2]
         return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, case.n)
