@@ -5,7 +5,7 @@ get (the kernel works in pixel chunks; test_chunks.py runs many chunks)."""
 import pytest
 import torch
 
-from test_kernel_common import (Case, DTYPES, make_inputs, require_twin, workspace_bound, workspace_formula,
+from test_kernel_common import (Case, DTYPES, chunk_plan, make_inputs, require_twin, workspace_bound, workspace_formula,
                                 workspace_slots)
 
 CASES = [
@@ -26,6 +26,8 @@ LARGE = [
     Case("wide_weight_2048", 1, 2048, 2048, 8, 8),
     Case("grouped_dg_k5_n64", 64, 256, 256, 13, 13, kh=5, kw=5, padding=(2, 2, 2, 2), groups=4, dg=8),
     Case("v1_stride2_n32", 32, 256, 128, 96, 96, stride=(2, 2), modulated=False),
+    # suite row 1 (R50 c3 entry, stride 2) at full size: image-local accumulator planes (3 band planes of one image)
+    Case("r1_c3_entry_local_planes", 2, 128, 128, 200, 336, stride=(2, 2)),
 ]
 
 
@@ -69,6 +71,14 @@ def test_large_layers_within_the_bound(case, dtype):
     size = query_workspace(case, dtype, empty_inputs(case, dtype))
     assert workspace_slots(case, dtype, size)
     assert size <= workspace_formula(case, dtype) <= workspace_bound(case, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_large_layers_cover_image_local_planes(dtype):
+    # the bound above holds for both kinds of grad_input accumulator planes (the formula: bands x acc_imgs planes)
+    plans = {c.name: chunk_plan(c, dtype) for c in LARGE}
+    assert plans["r1_c3_entry_local_planes"]["acc_imgs"] == 1 and plans["r1_c3_entry_local_planes"]["bands"] == 3
+    assert plans["r2_c3_batch16"]["acc_imgs"] == 16
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
