@@ -2,8 +2,11 @@
 #include "twin/kernel/cost_table.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace twin {
 namespace cost {
@@ -157,12 +160,30 @@ uint64_t AlignedBlockSum(uint64_t total, uint64_t base, uint64_t align) {
 
 // The table entry of (api, elemBytes): the first whose element size matches (0: any). The hot path caches it per
 // core (vec_engine.h ChargeVector).
-const VecRate* LookUpRate(const char* api, uint32_t elemBytes)
+const VecRate* ScanRate(const char* api, uint32_t elemBytes)
 {
     for (const VecRate& r : kVecRates)
         if ((r.elemBytes == 0 || r.elemBytes == elemBytes) && std::strcmp(r.api, api) == 0)
             return &r;
     return nullptr;
+}
+
+// ScanRate by name hash: per api name, ScanRate's answer for each element size 1, 2, 4 and 8 (every core
+// misses its per-core cache once per key, so a launch on 48 cores would scan the table ~1,500 times).
+const VecRate* LookUpRate(const char* api, uint32_t elemBytes)
+{
+    using BySize = std::array<const VecRate*, 4>; // elemBytes 1, 2, 4, 8
+    static const std::unordered_map<std::string_view, BySize> byName = [] {
+        std::unordered_map<std::string_view, BySize> m;
+        for (const VecRate& r : kVecRates)
+            if (m.count(r.api) == 0)
+                m[r.api] = BySize{ScanRate(r.api, 1), ScanRate(r.api, 2), ScanRate(r.api, 4), ScanRate(r.api, 8)};
+        return m;
+    }();
+    if (elemBytes == 0 || elemBytes > 8 || (elemBytes & (elemBytes - 1)) != 0)
+        return ScanRate(api, elemBytes);
+    const auto it = byName.find(std::string_view(api));
+    return it == byName.end() ? nullptr : it->second[static_cast<size_t>(__builtin_ctz(elemBytes))];
 }
 
 }  // namespace
