@@ -313,6 +313,14 @@ int64_t UnitsOf(const WorkSplit& w) { return w.chunkImgs * w.numBlocks * w.pixel
 
 namespace {
 
+// Rounds of kTargetUnits stage-2 lanes a pixel chunk of every image group takes: N images in groups of imgs (the
+// last group the rest), perImage units per image.
+int64_t LaneRounds(int64_t n, int64_t imgs, int64_t perImage)
+{
+    const int64_t full = n / imgs, rest = n - full * imgs;
+    return full * CeilDiv(imgs * perImage, kTargetUnits) + (rest > 0 ? CeilDiv(rest * perImage, kTargetUnits) : 0);
+}
+
 uint64_t SamplingSlots(const TilingShape& s, const WorkSplit& w);
 bool PlanLocalBands(
     const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, int64_t oneBandChunks,
@@ -394,9 +402,7 @@ WorkSplit PlanBandsAndChunks(
 // x blocks x bands) in rounds of kTargetUnits lanes, each round as long as a band (bandLen pixels).
 uint64_t SamplingSlots(const TilingShape& s, const WorkSplit& w)
 {
-    const int64_t perImage = w.numBlocks * w.pixelBands, full = s.n / w.chunkImgs, rest = s.n - full * w.chunkImgs;
-    const int64_t rounds =
-        full * CeilDiv(w.chunkImgs * perImage, kTargetUnits) + (rest > 0 ? CeilDiv(rest * perImage, kTargetUnits) : 0);
+    const int64_t rounds = LaneRounds(s.n, w.chunkImgs, w.numBlocks * w.pixelBands);
     return static_cast<uint64_t>(rounds * w.pixChunks) * static_cast<uint64_t>(w.bandLen);
 }
 
@@ -491,10 +497,7 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
 void BalanceChunkImages(const TilingShape& s, WorkSplit& w)
 {
     const int64_t perImage = w.numBlocks * w.pixelBands;
-    auto rounds = [&](int64_t imgs) {
-        const int64_t full = s.n / imgs, rest = s.n - full * imgs;
-        return full * CeilDiv(imgs * perImage, kTargetUnits) + (rest > 0 ? CeilDiv(rest * perImage, kTargetUnits) : 0);
-    };
+    auto rounds = [&](int64_t imgs) { return LaneRounds(s.n, imgs, perImage); };
     int64_t best = w.chunkImgs, bestRounds = rounds(best);
     for (int64_t imgs = w.chunkImgs - 1; imgs >= 1; --imgs) {
         const int64_t r = rounds(imgs);

@@ -351,11 +351,14 @@ def _chunks_for(case, dtype, budget, split):
         imgs = min(n, max(1, rows_budget // chunk_pix))
         return out_rows, out_cols, chunk_pix, imgs
 
-    def sampling_slots(imgs, bands, band_len, pix_chunks):
-        # op_host SamplingSlots: rounds of 48 lanes per image group and pixel chunk, each a band long
+    def lane_rounds(imgs, bands):
+        # op_host LaneRounds: rounds of 48 stage-2 lanes a pixel chunk of every image group takes
         full, rest = divmod(case.n, imgs)
-        rounds = full * _cdiv(imgs * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
-        return rounds * pix_chunks * band_len
+        return full * _cdiv(imgs * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
+
+    def sampling_slots(imgs, bands, band_len, pix_chunks):
+        # op_host SamplingSlots: those rounds per pixel chunk, each a band long
+        return lane_rounds(imgs, bands) * pix_chunks * band_len
 
     def local_bands(g_regions, one_band_chunks):
         # op_host PlanLocalBands: image-local planes (one image per chunk), the first N planes in the batch
@@ -406,10 +409,7 @@ def _chunks_for(case, dtype, budget, split):
         bands = _cdiv(chunk_pix, band_len)
 
         # lane balance: fewer images per chunk when the run then needs fewer rounds of 48 stage-2 lanes
-        def rounds(i):
-            full, rest = divmod(case.n, i)
-            return full * _cdiv(i * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
-        imgs = min(range(1, imgs + 1), key=lambda i: (rounds(i), -i))
+        imgs = min(range(1, imgs + 1), key=lambda i: (lane_rounds(i, bands), -i))
         pix_chunks = _cdiv(ho, out_rows) * _cdiv(wo, out_cols)
         num_chunks = _cdiv(case.n, imgs) * pix_chunks
         # image-local planes when they save > 15 % of the sampling slots and a chunk has fewer units than lanes or

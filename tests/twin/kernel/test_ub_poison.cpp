@@ -56,6 +56,19 @@ struct Io {
         go.SetGlobalBuffer((__gm__ float*)out.addr(), 8 * kSlots);
     }
 };
+
+// A fresh one-core launch copies padded slots: its UB padding must read back as poison.
+void ExpectNextLaunchSeesPoison()
+{
+    Io io;
+    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
+        io.Bind();
+        TPipe pipe;
+        CopyPaddedSlots(pipe, io.gi, io.go);
+    });
+    EXPECT_TRUE(ktest::ExpectOk(r));
+    ExpectPoisonPadding(io.in, io.out);
+}
 } // namespace
 
 // Half of the buffer written (blocks 0..15 of 32), TPipe::Reset, InitBuffer again at the same address.
@@ -90,14 +103,7 @@ TEST(UbPoison, recycled_arena_starts_as_poison)
             Duplicate(buf.Get<float>(), 2.0f, 16 * 1024);
         });
         EXPECT_TRUE(ktest::ExpectOk(fill));
-        Io io;
-        auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
-            io.Bind();
-            TPipe pipe;
-            CopyPaddedSlots(pipe, io.gi, io.go);
-        });
-        EXPECT_TRUE(ktest::ExpectOk(r));
-        ExpectPoisonPadding(io.in, io.out);
+        ExpectNextLaunchSeesPoison();
     }
 }
 
@@ -113,12 +119,5 @@ TEST(UbPoison, arena_of_a_failed_launch_starts_as_poison)
         (void)buf.Get<float>(1024); // beyond the TBuf: a violation
     });
     EXPECT_TRUE(ktest::ExpectViolation(bad, {"TBuf::Get", "exceeds the TBuf length"}));
-    Io io;
-    auto r = ktest::Run(1, KernelType::AIV_ONLY, [&] {
-        io.Bind();
-        TPipe pipe;
-        CopyPaddedSlots(pipe, io.gi, io.go);
-    });
-    EXPECT_TRUE(ktest::ExpectOk(r));
-    ExpectPoisonPadding(io.in, io.out);
+    ExpectNextLaunchSeesPoison();
 }
