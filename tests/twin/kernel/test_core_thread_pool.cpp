@@ -2,8 +2,13 @@
 // of one launch run on distinct threads at the same time (fewer threads: test_core_scheduler.cpp),
 // later launches reuse those threads (no growth), thread-local core state starts clean
 // on a reused thread (also after a violation), and two launches from different caller threads
-// get disjoint workers and both meet their own SyncAll barriers.
+// get disjoint workers and both meet their own SyncAll barriers; the calls of one launch are placed on
+// distinct CPUs of the caller's affinity set (TWIN_PIN_THREADS=0: anywhere the caller may run).
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -144,4 +149,40 @@ TEST(CoreThreadPool, recycled_ub_arena_is_poisoned_by_init_buffer)
         std::memcpy(&bits, &out[i], sizeof(bits));
         EXPECT_EQ(bits, 0xFFFFFFFFu);
     }
+}
+
+namespace {
+// Affinity set of the calling thread, as ascending CPU numbers.
+std::vector<int> AllowedCpus(pthread_t t)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    EXPECT_EQ(pthread_getaffinity_np(t, sizeof(set), &set), 0);
+    std::vector<int> cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set))
+            cpus.push_back(c);
+    return cpus;
+}
+} // namespace
+
+TEST(CoreThreadPool, calls_of_one_launch_are_placed_on_distinct_cpus)
+{
+    const std::vector<int> caller = AllowedCpus(pthread_self());
+    const uint32_t n = 3;
+    std::vector<std::vector<int>> seen(n);
+    twin::kernel::RunOnDistinctThreads(n, [&](uint32_t i) { seen[i] = AllowedCpus(pthread_self()); });
+    for (uint32_t i = 0; i < n; ++i) {
+        if (caller.size() < 2) {
+            EXPECT_EQ(seen[i], caller) << "one CPU: nothing to spread, call " << i;
+        } else {
+            EXPECT_EQ(seen[i], std::vector<int>{caller[i % caller.size()]}) << "call " << i;
+        }
+    }
+    // placement off: the workers (the same ones, reused) may run wherever the caller may
+    setenv("TWIN_PIN_THREADS", "0", 1);
+    twin::kernel::RunOnDistinctThreads(n, [&](uint32_t i) { seen[i] = AllowedCpus(pthread_self()); });
+    unsetenv("TWIN_PIN_THREADS");
+    for (uint32_t i = 0; i < n; ++i)
+        EXPECT_EQ(seen[i], caller) << "TWIN_PIN_THREADS=0, call " << i;
 }

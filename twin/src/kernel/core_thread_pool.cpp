@@ -1,5 +1,9 @@
 // Persistent worker pool for the virtual cores (see twin/kernel/core_thread_pool.h). Saves the
 // creation and join of up to 72 threads per launch; scheduling semantics are unchanged.
+// CPU placement: the calls of one RunOnDistinctThreads go to distinct CPUs of the caller's affinity set
+// (call i on CPU i mod |set|; TWIN_PIN_THREADS=0 leaves placement to the OS). Measured on a 2-vCPU VM
+// (session 23): after the workers idled ~50 ms, the OS woke both onto one CPU and a 6 ms backward took
+// 13 ms on one CPU's worth of time; placed, 8 ms.
 // Fork safety: a forked child has none of the parent's worker threads, so the pool of the parent is
 // abandoned in the child (kept reachable, never destroyed: its destructor would join threads that do
 // not exist) and a fresh pool starts on the child's first launch. pthread_atfork holds the pool locks
@@ -7,7 +11,11 @@
 #include "twin/kernel/core_thread_pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
 
 #include <condition_variable>
 #include <memory>
@@ -45,6 +53,8 @@ public:
         cv_.notify_one();
         thread_.join();
     }
+    // Restricts this worker to the CPUs of `set` (best effort: a refused request keeps the old placement).
+    void PlaceOn(const cpu_set_t& set) { (void)pthread_setaffinity_np(thread_.native_handle(), sizeof(set), &set); }
     void Assign(std::function<void()> task) {
         {
             std::lock_guard<std::mutex> lk(mu_);
@@ -145,12 +155,49 @@ Pool &ThePool() {
     return *g_pool;
 }
 
+// Where the workers of one call may run: the calling thread's affinity set, and (placement on, >= 2 CPUs)
+// that set's CPUs in ascending order, call i going to cpus[i % size].
+struct Placement {
+    bool known = false;
+    cpu_set_t all;
+    std::vector<int> cpus;
+};
+
+Placement PlacementOfCaller()
+{
+    Placement p;
+    CPU_ZERO(&p.all);
+    if (sched_getaffinity(0, sizeof(p.all), &p.all) != 0)
+        return p;
+    p.known = true;
+    const char* env = std::getenv("TWIN_PIN_THREADS");
+    if (env != nullptr && std::strcmp(env, "0") == 0)
+        return p;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &p.all))
+            p.cpus.push_back(c);
+    if (p.cpus.size() < 2)
+        p.cpus.clear();
+    return p;
+}
+
 }  // namespace
 
 void RunOnDistinctThreads(uint32_t n, const std::function<void(uint32_t)> &fn) {
     if (n == 0) return;
     Pool &pool = ThePool();
     const std::vector<Worker *> workers = pool.Acquire(n);
+    const Placement place = PlacementOfCaller();
+    for (uint32_t i = 0; i < n && place.known; ++i) {
+        if (place.cpus.empty()) {
+            workers[i]->PlaceOn(place.all); // placement off: wherever the caller may run
+            continue;
+        }
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(place.cpus[i % place.cpus.size()], &one);
+        workers[i]->PlaceOn(one);
+    }
     Latch latch;
     latch.pending = n;
     for (uint32_t i = 0; i < n; ++i)

@@ -4,6 +4,8 @@
 // returns after every call has returned. Threads are created on demand and reused by later
 // launches; concurrent launches from different caller threads get disjoint workers. fn must not
 // throw (RunCore catches everything). Thread-local core state is reset by the caller (RunCore).
+// Placement: call i runs on CPU i mod k of the caller's k-CPU affinity set (k >= 2), so the OS cannot
+// stack the calls of one launch on one CPU; TWIN_PIN_THREADS=0 lets them run anywhere the caller may.
 #pragma once
 #include <cstdint>
 #include <functional>
