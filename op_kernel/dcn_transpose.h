@@ -19,8 +19,9 @@
 // are padded to 16 elements (32 B for 2- and 4-byte types). Requires E <= CAP (tiling guarantees KW <= 2048). In UB a
 // tile moves by block transposes (TransDataTo5HD: 16 source rows x one 32-B block per repeat; Vector table 9: 64 / 128
 // elements per cycle) when its groups are single elements and its source rows 32-B aligned (not packed) and its output
-// rows, rounded up to whole column blocks, fit the buffer; else by one Gather over an offset table (5 elements per
-// cycle, table 12). Both move the same elements.
+// rows, rounded up to whole column blocks, fit the buffer (a call's repeats step along the axis that needs fewer
+// calls: BlockTranspose); else by one Gather over an offset table (5 elements per cycle, table 12). Both move the
+// same elements.
 #ifndef DCN_TRANSPOSE_H
 #define DCN_TRANSPOSE_H
 
@@ -405,11 +406,15 @@ private:
     }
 
     // TransDataTo5HD over groups of 16 source rows and G source columns (one 32-B block: G = 8 for 4-byte, 16
-    // for 2-byte types), every column group of a row group in one call (repeats: the next block of the source
-    // rows, G output rows further). 4-byte: dst block 2j+h = output row j of the group, its elements 8h..8h+7;
-    // 2-byte: dst block j = output row j. Source rows past rt read row 0 into output lanes past rt, and the
-    // last group's columns past ct (inside the rows' 32-B DMA slots) fill output rows past ct: padding, never
-    // stored (BlockwiseFits: those rows fit the buffer).
+    // for 2-byte types). 4-byte: dst block 2j+h = output row j of the group, its elements 8h..8h+7; 2-byte: dst
+    // block j = output row j. A call's repeats step through one axis, so the tile takes the fewer calls of:
+    //   by row group: one call per 16 source rows, its repeats the column groups (the next block of the source
+    //   rows, G output rows further); source rows past rt read row 0 into output lanes past rt;
+    //   by column group (tall narrow tiles: the weight prologue, grad_input planes of narrow blocks): one call
+    //   per column group, its repeats the whole row groups (16 source rows further, 16 output lanes further),
+    //   and a tail of rt % 16 rows by row group as above.
+    // The last group's columns past ct (inside the rows' 32-B DMA slots) fill output rows past ct: padding,
+    // never stored (BlockwiseFits: those rows fit the buffer). Either way every element moves once, unchanged.
     template <typename U>
     __aicore__ inline void BlockTranspose(
         const AscendC::LocalTensor<U>& out, const AscendC::LocalTensor<U>& in, int64_t rt, int64_t ct, int64_t sin,
@@ -417,17 +422,61 @@ private:
     {
         constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE;
         constexpr int64_t kG = dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(U));
-        constexpr int64_t kHalves = kList / kG; // dst blocks per output row of a group: 2 (4-byte) or 1
         const int64_t groups = CeilDiv(ct, kG);
+        const int64_t fullRowGroups = rt / kList;
+        const int64_t byColumnCalls = groups + (rt % kList != 0 ? 1 : 0);
+        if (fullRowGroups > 1 && fullRowGroups <= 255 && byColumnCalls < CeilDiv(rt, kList)) {
+            BlockTransposeByColumns(out, in, fullRowGroups, groups, sin, sout);
+            if (rt % kList != 0) {
+                BlockTransposeByRows(out, in, fullRowGroups, rt, groups, sin, sout);
+            }
+            return;
+        }
+        BlockTransposeByRows(out, in, 0, rt, groups, sin, sout);
+    }
+
+    // Row groups g0.. of the tile (rows g*16 .. g*16 + 15 < rt; later ones read row 0), one call each.
+    template <typename U>
+    __aicore__ inline void BlockTransposeByRows(
+        const AscendC::LocalTensor<U>& out, const AscendC::LocalTensor<U>& in, int64_t g0, int64_t rt, int64_t groups,
+        int64_t sin, int64_t sout)
+    {
+        constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE;
+        constexpr int64_t kG = dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(U));
+        constexpr int64_t kHalves = kList / kG; // dst blocks per output row of a group: 2 (4-byte) or 1
         // with one repeat the strides must be 0 (the repeat starts at list + stride)
         const uint16_t dstRep = groups > 1 ? static_cast<uint16_t>(kG * sout * sizeof(U) / 32) : 0;
         const uint16_t srcRep = groups > 1 ? 1 : 0;
         const AscendC::TransDataTo5HDParams params(false, false, static_cast<uint8_t>(groups), dstRep, srcRep);
         AscendC::LocalTensor<U> sl[kList], dl[kList];
-        for (int64_t g = 0; g * kList < rt; ++g) {
+        for (int64_t g = g0; g * kList < rt; ++g) {
             for (int64_t i = 0; i < kList; ++i) {
                 sl[i] = in[(g * kList + i < rt ? g * kList + i : 0) * sin];
                 dl[i] = out[(i / kHalves) * sout + g * kList + (i % kHalves) * kG];
+            }
+            AscendC::TransDataTo5HD<U>(dl, sl, params);
+        }
+    }
+
+    // The first rowGroups (>= 2) whole row groups, one call per column group: repeat g reads source rows
+    // g*16 .. g*16 + 15 (16 * sin elements further) and writes output lanes g*16 .. g*16 + 15 of the group's G
+    // output rows (16 elements further).
+    template <typename U>
+    __aicore__ inline void BlockTransposeByColumns(
+        const AscendC::LocalTensor<U>& out, const AscendC::LocalTensor<U>& in, int64_t rowGroups, int64_t groups,
+        int64_t sin, int64_t sout)
+    {
+        constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE;
+        constexpr int64_t kG = dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(U));
+        constexpr int64_t kHalves = kList / kG;
+        const uint16_t dstRep = static_cast<uint16_t>(kList * sizeof(U) / 32);
+        const uint16_t srcRep = static_cast<uint16_t>(kList * sin * sizeof(U) / 32);
+        const AscendC::TransDataTo5HDParams params(false, false, static_cast<uint8_t>(rowGroups), dstRep, srcRep);
+        AscendC::LocalTensor<U> sl[kList], dl[kList];
+        for (int64_t c = 0; c < groups; ++c) {
+            for (int64_t i = 0; i < kList; ++i) {
+                sl[i] = in[i * sin + c * kG];
+                dl[i] = out[(c * kG + i / kHalves) * sout + (i % kHalves) * kG];
             }
             AscendC::TransDataTo5HD<U>(dl, sl, params);
         }
