@@ -209,6 +209,23 @@ __aicore__ inline bool AccFlushAfter(const DcnParams& p)
     return p.accImgs < p.n && p.cIdx % p.pixChunks == p.pixChunks - 1;
 }
 
+// dcol's columns per conv group in (kw, kh, channel) order instead of (channel, kh, kw): stage 0 then moves it by
+// plain transposes (rows (kh, channel) -> columns (wo, kw): TransDataTo5HD instead of a Gather of KW-element
+// groups), and stage 3 writes grad_weight from the slots through a transpose that restores (channel, kh, kw)
+// (WeightPiece, slower than the plain slot sum). Taken for kernels of at most kDcolKwMajorMaxK points and groups of
+// at least kDcolKwMajorMinCinG channels (a transpose tile of stage 0 holds the channels of one kh), where the
+// rearrangement can bind its phase: the G GEMM runs elsewhere (gRegions = 2) or does at most
+// kDcolKwMajorMaxCoutG MACs per dcol element (scripts/perf_model.py, session 23: the rows with CoutG 256 and 512
+// and the G GEMM beside the rearrangement gain nothing and lose 0.4-2 % to WeightPiece). A function of the plan.
+constexpr int64_t kDcolKwMajorMaxK = 64;
+constexpr int64_t kDcolKwMajorMinCinG = 16;
+constexpr int64_t kDcolKwMajorMaxCoutG = 128;
+__aicore__ inline bool DcolKwMajor(const DcnParams& p)
+{
+    return p.k <= kDcolKwMajorMaxK && p.cinG >= kDcolKwMajorMinCinG &&
+           (p.gRegions > 1 || p.coutG <= kDcolKwMajorMaxCoutG);
+}
+
 // xt and the giacc band planes are channel-block-major: image n, channel block [c0, c0+len) is one plane of
 // H*W pixels x len channels (pixel stride len) at element (n*Cin + c0)*H*W. A stage-2 window of the block is
 // then rows x (cols*len) with a fixed row stride (one DMA), and the planes tile [N][Cin][H][W] exactly.

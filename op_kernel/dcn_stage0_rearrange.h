@@ -17,7 +17,9 @@
 //   dcol  [groups][chunkRows][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]
 //                                    (per (n,g,ho) of the chunk: [CinG][KH][cols][KW] -> [cols][CinG*KH*KW] in
 //                                    rows (i*qLen + (ho-row0)*Wo); rows (cl, kh) in blocks of KH, so a tile of
-//                                    whole output rows moves several channels with one DMA each way)
+//                                    whole output rows moves several channels with one DMA each way; with
+//                                    DcolKwMajor the row's elements are in (kw, kh, cl) order:
+//                                    [CinG][KH][cols*KW] -> [cols*KW][KH*CinG], a plain transpose)
 // Work units: tiles of those transposes and 12288-element zero chunks, enumerated in that order; vector
 // core i takes units i, i+usedVecCores, ... Every unit writes a disjoint GM range, so the result is
 // independent of the assignment. Before each of its units a core gives the Matmul feed (if any) a tick.
@@ -139,6 +141,8 @@ private:
     // image n, conv group gc, output row ho of the chunk: rows (cl, kh) of the group's channels (blocks of KH
     // rows, one per channel), columns [col0, col0+cols) -> dcol rows i*qLen + (ho - row0)*Wo + (ow - col0),
     // element cl*K + kh*KW + kw
+    // (DcolKwMajor: rows (kh, cl) in blocks of CinG rows one channel stride apart, columns (ow, kw) of single
+    // elements -> dcol rows ..., element kw*KH*CinG + kh*CinG + cl: a plain transpose, by TransDataTo5HD)
     __aicore__ static inline TransposeJob DcolJob(const DcnParams& p, int64_t n, int64_t gc, int64_t ho)
     {
         const int64_t rowLen = p.cinG * p.k;
@@ -146,6 +150,17 @@ private:
         j.planes = 1; j.planeStride = 0;
         j.srcOffset = (((n * p.cin + gc * p.cinG) * p.ho + ho) * p.kh * p.wo + p.cCol0) * p.kw;
         j.dstOffset = (gc * p.chunkRows + (n - p.cN0) * p.cQLen + (ho - p.cRow0) * p.wo) * rowLen;
+        if (DcolKwMajor(p)) {
+            j.rows = p.kh * p.cinG;
+            j.cols = p.cCols * p.kw;
+            j.group = 1;
+            j.dstRowStride = p.kh * p.cinG;
+            j.cap = Cap();
+            j.rowBlock = p.cinG;
+            j.srcRowStride = p.ho * p.kh * p.wo * p.kw; // the next channel
+            j.srcBlockStride = p.wo * p.kw;             // the next kh
+            return j;
+        }
         j.rows = p.cinG * p.kh;
         j.cols = p.cCols;
         j.group = p.kw;

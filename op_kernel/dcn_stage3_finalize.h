@@ -8,7 +8,8 @@
 //                                           transposed: FoldRows)
 //   final call only:
 //   grad_weight = sum over the wSplitK slots s, in order, of gw[s] (slot s holds Ka chunk s summed over the
-//                 pixel chunks in chunk order by stage 1; chunk 0 has every Ka chunk), cast
+//                 pixel chunks in chunk order by stage 1; chunk 0 has every Ka chunk), cast; with DcolKwMajor the
+//                 slots' columns are (kw, kh, cl) and WeightPiece transposes them back to (cl, kh, kw)
 //   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j] at BlockPixelAt(n, block of c, y, x) + c - c0
 //                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast); with
 //                            image-local planes (accImgs < N) also in the fold of an image group's last chunk, for
@@ -62,7 +63,11 @@ public:
         // grad_weight pieces of about wElems / kTargetUnits elements (at most a reduction chunk): on small weights
         // a piece's wSplitK slot rows then come several per DMA (SumRows) and the pieces fill the lanes
         const int64_t wPiece = MinI(dcn_tiling::kReduceChunk, RoundUp(CeilDiv(wElems, dcn_tiling::kTargetUnits), 8));
-        const int64_t nW = final ? CeilDiv(wElems, wPiece) : 0;
+        // (DcolKwMajor: pieces of one output channel's wChans channels, each through WeightPiece's transpose)
+        const bool kwMajor = DcolKwMajor(p);
+        const int64_t wChans = kwMajor ? WeightPieceChannels(p) : 0;
+        const int64_t wPerOc = kwMajor ? CeilDiv(p.cinG, wChans) : 0;
+        const int64_t nW = !final ? 0 : kwMajor ? p.cout * wPerOc : CeilDiv(wElems, wPiece);
         // grad_input: every image at the end, or with image-local planes the images of the chunk's group after its
         // last chunk (then its planes are zeroed for the next group) and at the end
         const bool flush = final || AccFlushAfter(p);
@@ -110,6 +115,11 @@ public:
                 continue;
             }
             v -= nOff;
+            if (v < nW && kwMajor) {
+                const int64_t c0 = (v % wPerOc) * wChans;
+                WeightPiece(p, t, v / wPerOc, c0, MinI(wChans, p.cinG - c0));
+                continue;
+            }
             if (v < nW) {
                 int64_t e0 = v * wPiece;
                 const int64_t cnt = MinI(wPiece, wElems - e0);
@@ -176,25 +186,11 @@ private:
         const AscendC::GlobalTensor<float>& src, int64_t first, int64_t blockStride, int64_t blocks, int64_t rows,
         int64_t srcRowStride, int64_t cnt, const AscendC::GlobalTensor<D>& dst, int64_t dstOff, int64_t dstRowStride)
     {
-        AscendC::DataCopyPadExtParams<float> noPad;
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         const int64_t pitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4); // fp32 rows in UB
         const int64_t outPitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(D)));
         const int32_t lanes = static_cast<int32_t>(rows * pitch);
-        const AscendC::DataCopyExtParams cp = RowsParams(rows, cnt * 4, (srcRowStride - cnt) * 4, 0);
-        for (int64_t b = 0; b < blocks; ++b) {
-            AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
-            AscendC::DataCopyPad(in, src[first + b * blockStride], cp, noPad);
-            inQue_.EnQue(in);
-            in = inQue_.DeQue<float>();
-            if (b == 0) {
-                AscendC::Adds(acc, in, 0.0f, lanes);
-            } else {
-                AscendC::Add(acc, acc, in, lanes);
-            }
-            AscendC::PipeBarrier<PIPE_V>();
-            inQue_.FreeTensor(in);
-        }
+        SumBlockRows(src, first, blockStride, blocks, rows, srcRowStride, cnt);
         AscendC::LocalTensor<D> out = outQue_.AllocTensor<D>();
         if constexpr (IsSameType<D, float>::value) {
             AscendC::Adds(out, acc, 0.0f, lanes);
@@ -210,6 +206,89 @@ private:
         out = outQue_.DeQue<D>();
         const int64_t elt = static_cast<int64_t>(sizeof(D));
         AscendC::DataCopyPad(dst[dstOff], out, RowsParams(rows, cnt * elt, 0, (dstRowStride - cnt) * elt));
+        outQue_.FreeTensor(out);
+    }
+
+    // acc[i*pitch + e] = sum_{b < blocks, in order} src[first + b*blockStride + i*srcRowStride + e] for rows i < rows,
+    // e < cnt (pitch = roundup(cnt, 8); rows * pitch <= kReduceChunk): a block's rows come with one DMA (32-B aligned
+    // rows in UB, their pad lanes copies of the row's first element), the blocks are added over the whole rows.
+    __aicore__ inline void SumBlockRows(
+        const AscendC::GlobalTensor<float>& src, int64_t first, int64_t blockStride, int64_t blocks, int64_t rows,
+        int64_t srcRowStride, int64_t cnt)
+    {
+        AscendC::DataCopyPadExtParams<float> noPad;
+        AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
+        const int32_t lanes = static_cast<int32_t>(rows * RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4));
+        const AscendC::DataCopyExtParams cp = RowsParams(rows, cnt * 4, (srcRowStride - cnt) * 4, 0);
+        for (int64_t b = 0; b < blocks; ++b) {
+            AscendC::LocalTensor<float> in = inQue_.AllocTensor<float>();
+            AscendC::DataCopyPad(in, src[first + b * blockStride], cp, noPad);
+            inQue_.EnQue(in);
+            in = inQue_.DeQue<float>();
+            if (b == 0) {
+                AscendC::Adds(acc, in, 0.0f, lanes);
+            } else {
+                AscendC::Add(acc, acc, in, lanes);
+            }
+            AscendC::PipeBarrier<PIPE_V>();
+            inQue_.FreeTensor(in);
+        }
+    }
+
+    // Channels per WeightPiece: at most 128 (the transposed rows fit the cast buffer), and the K rows of the
+    // slots' piece fit a reduction chunk.
+    __aicore__ static inline int64_t WeightPieceChannels(const DcnParams& p)
+    {
+        const int64_t kOut = RoundUp(p.k, dcn_tiling::kTransposeRowAlign);
+        int64_t ch = MinI(128, dcn_tiling::kReduceChunk / kOut);
+        ch = MinI(ch, dcn_tiling::kReduceChunk / p.k) / 8 * 8;
+        return MinI(MaxI(8, ch), p.cinG);
+    }
+
+    // grad_weight[oc][c0 + i][kh][kw] = T( sum over the slots s, in order, of gw[s][oc][kw][kh][c0 + i] ) for i < cnt
+    // (DcolKwMajor): the slots' K rows (kw, kh) of cnt channels are summed (SumBlockRows, one DMA per slot), one
+    // TransDataTo5HD per 16 output lanes moves them to rows of RoundUp(K, 16) lanes in (kh, kw) order (the source
+    // list names the row of each lane; lanes past K repeat row 0, never stored), and the cnt rows of K elements
+    // (contiguous in grad_weight) go out with one DMA. Every element is the same sum as SumRows'.
+    __aicore__ inline void WeightPiece(const DcnParams& p, const DcnTensors<T>& t, int64_t oc, int64_t c0, int64_t cnt)
+    {
+        constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE; // 16 lanes; fp32: dst blocks 2j + h
+        const int64_t wElems = p.cout * p.cinG * p.k;
+        const int64_t pitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4);
+        const int64_t kOut = RoundUp(p.k, dcn_tiling::kTransposeRowAlign);
+        SumBlockRows(t.gw, oc * p.cinG * p.k + c0, wElems, p.wSplitK, p.k, p.cinG, cnt);
+        AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
+        AscendC::LocalTensor<float> tr = castBuf_.Get<float>(); // [pitch][kOut]
+        const int64_t groups = pitch / 8;                       // fp32 column groups of 8 channels
+        // with one repeat the strides must be 0 (the repeat starts at list + stride)
+        const uint16_t dstRep = groups > 1 ? static_cast<uint16_t>(8 * kOut * 4 / 32) : 0;
+        const uint16_t srcRep = groups > 1 ? 1 : 0;
+        const AscendC::TransDataTo5HDParams params(false, false, static_cast<uint8_t>(groups), dstRep, srcRep);
+        AscendC::LocalTensor<float> sl[kList], dl[kList];
+        for (int64_t g = 0; g * kList < p.k; ++g) {
+            for (int64_t i = 0; i < kList; ++i) {
+                const int64_t lane = g * kList + i; // kh * KW + kw
+                const int64_t row = lane < p.k ? (lane % p.kw) * p.kh + lane / p.kw : 0;
+                sl[i] = acc[row * pitch];
+                dl[i] = tr[(i / 2) * kOut + g * kList + (i % 2) * 8];
+            }
+            AscendC::TransDataTo5HD<float>(dl, sl, params);
+        }
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::LocalTensor<T> out = outQue_.AllocTensor<T>();
+        const int32_t lanes = static_cast<int32_t>(cnt * kOut);
+        if constexpr (IsSameType<T, float>::value) {
+            AscendC::Adds(out, tr, 0.0f, lanes);
+        } else {
+            AscendC::Cast(out, tr, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(lanes));
+        }
+        outQue_.EnQue(out);
+        out = outQue_.DeQue<T>();
+        const int64_t elt = static_cast<int64_t>(sizeof(T));
+        AscendC::DataCopyExtParams cp = RowsParams(cnt, p.k * elt, 0, 0);
+        cp.srcStride = static_cast<uint32_t>(
+            (kOut * elt - RoundUp(p.k * elt, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
+        AscendC::DataCopyPad(t.gradWeight[(oc * p.cinG + c0) * p.k], out, cp);
         outQue_.FreeTensor(out);
     }
 
