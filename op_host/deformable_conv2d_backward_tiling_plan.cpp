@@ -463,12 +463,18 @@ void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
     // The bands and chunks with one G region; with several chunks, also with two (chunk c+1's G GEMM then
     // runs during chunk c's sampling, dcn_stage1_matmul.h), taken when they need no more chunks: the second
     // region comes out of the chunk budget, and smaller chunks cost more per row than the overlap saves
-    // (scripts/perf_model.py: R50 c4 37.8 -> 35.1 %, PP-YOLO c5 46.9 -> 41.8 % when taken at 1.5x chunks).
+    // (scripts/perf_model.py: R50 c4 37.8 -> 35.1 %, PP-YOLO c5 46.9 -> 41.8 % when taken at 1.5x chunks). 16-bit
+    // I/O takes them at up to kGAheadMaxChunkPct percent of the chunks while the bands and accumulator planes stay:
+    // its cube is 4x faster, so the next chunk's G GEMM fits beside the sampling, and the phase between two
+    // samplings, no longer bound by dcol (DcolKwMajor), was bound by the G GEMM's fixpipe writes (session 23: fp16
+    // 12.6 -> 13.2 %, CenterNet up1 / up3 -10 %, no row slower; fp32 loses up to 17 % at 2x the chunks).
     uint64_t chunkBudget = 0, twoBudget = 0;
     w = PlanBandsAndChunks(s, wsBudget, 1, w, chunkBudget);
     if (w.numChunks > 1) {
         const WorkSplit two = PlanBandsAndChunks(s, wsBudget, 2, w, twoBudget);
-        if (two.numChunks <= w.numChunks) {
+        const bool sameStructure = two.accImgs == w.accImgs && two.pixelBands == w.pixelBands;
+        if (two.numChunks <= w.numChunks ||
+            (s.elt == 2 && sameStructure && two.numChunks * 100 <= kGAheadMaxChunkPct * w.numChunks)) {
             w = two;
             chunkBudget = twoBudget;
         }

@@ -54,6 +54,8 @@ constexpr int64_t kMaxBands = 8;          // at most 8 pixel bands (grad_input a
 constexpr int64_t kBandGainPct = 15;      // more bands must raise the busy share of the stage-2 lanes by > 15 %,
 constexpr int64_t kBandCloseGainPct = 5;  // ... or by > 5 % with at most kBandCloseChunkPct percent of the best
 constexpr int64_t kBandCloseChunkPct = 125; // plan's chunks so far (EDVR L1 fp16 794 -> 757 us)
+constexpr int64_t kGAheadMaxChunkPct = 200; // 16-bit I/O: two G regions (the next chunk's G GEMM beside this chunk's
+                                            // sampling) with up to 2x the chunks, same bands and accumulator planes
 constexpr int64_t kBandMinOutRows = 1;    // ... keep >= 1 output row per band (chunks of whole rows)
 constexpr int64_t kBandChunkGrowthPct = 250; // ... and at most 2.5x the one-band chunk count
 constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window above and below the kernel's

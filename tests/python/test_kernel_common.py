@@ -421,11 +421,13 @@ def _chunks_for(case, dtype, budget, split):
         return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, case.n)
 
     # one G region; with several chunks, two (chunk c+1's G GEMM during chunk c's sampling) when they need
-    # no more chunks
+    # no more chunks, or for 16-bit I/O at most 2x the chunks (kGAheadMaxChunkPct) with the same bands and
+    # accumulator planes
     chunk_budget, geo = bands_and_chunks(1)
     if geo[6] > 1:
         two_budget, two = bands_and_chunks(2)
-        if two[6] <= geo[6]:
+        same_structure = two[8] == geo[8] and two[4] == geo[4]
+        if two[6] <= geo[6] or (elt == 2 and same_structure and two[6] * 100 <= 200 * geo[6]):
             chunk_budget, geo = two_budget, two
     budget = chunk_budget  # what the chunk regions get
     out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, acc_imgs = geo
