@@ -115,12 +115,18 @@ int64_t WindowPixelBytes(int64_t blockC, int64_t elt)
     return RoundUp(blockC, 8) * (DCN_WINDOW_ELEM_BYTES(blockC, elt) + 4);
 }
 
-// Stage-2 tile pixels for a block width (shape only).
-int64_t PixelTile(const TilingShape &s, int64_t blockC)
+// Stage-2 tile pixels for a block width (shape and UB only): the tile's rows over the kernel points, and for the
+// narrowest block (8 channels, which PlanWorkSplit does not narrow further) fewer pixels while the stage-2 buffers
+// exceed the UB (K = 61..64 with 128-row tiles: two slots of partials planes; such shapes had no plan).
+int64_t PixelTile(const TilingShape& s, int64_t blockC, uint64_t ubLimit)
 {
     const int64_t k = s.kh * s.kw, kt = std::min(k, kStage2MaxKt);
     const int64_t rows = blockC == kBlockCWide ? kStage2RowsWide : (blockC <= kNarrowBlockC ? kStage2RowsNarrow : kStage2Rows);
-    return std::max<int64_t>(1, std::min(s.ho * s.wo, rows / kt));
+    int64_t pt = std::max<int64_t>(1, std::min(s.ho * s.wo, rows / kt));
+    while (blockC <= 8 && pt > 1 && Stage2UbBytes(k, s.dg, pt, blockC, s.elt) > ubLimit) {
+        --pt;
+    }
+    return pt;
 }
 
 // Whether a window of wr x wc output pixels (input columns c) can hold the zero ring of one pixel around the
@@ -255,7 +261,7 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
     w.blockC = wide ? kBlockCWide : std::min(w.segLen, kBlockCMax);
     // ... halved (rounded up to whole 32-B fp32 rows) while the stage-2 tile buffers alone exceed the UB
     // (two tiles in flight; large K, 16-bit staging) ...
-    while (Stage2UbBytes(k, s.dg, PixelTile(s, w.blockC), w.blockC, s.elt) > ubLimit && w.blockC > 8) {
+    while (Stage2UbBytes(k, s.dg, PixelTile(s, w.blockC, ubLimit), w.blockC, s.elt) > ubLimit && w.blockC > 8) {
         w.blockC = RoundUp(CeilDiv(w.blockC, 2), 8);
     }
     // ... then halved while the UB window (PlanWindow) covers fewer than kWindowMinOut output pixels and
@@ -278,7 +284,7 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
             w = cur;
         }
     }
-    PlanUnits(s, wsBudget, w);
+    PlanUnits(s, ubLimit, wsBudget, w);
     // ... and halved (not below 8 channels, whole 32-B fp32 rows) while a chunk's stage-2 units (images x
     // blocks x bands) leave more than half of the kTargetUnits lanes idle and the narrower block has more
     // units and a window as large: idle lanes cost more than the per-point work of a second block (the
@@ -290,7 +296,7 @@ WorkSplit PlanWorkSplit(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudge
         if (narrower.winOutRows * narrower.winOutCols < w.winOutRows * w.winOutCols) {
             break;
         }
-        PlanUnits(s, wsBudget, narrower);
+        PlanUnits(s, ubLimit, wsBudget, narrower);
         if (UnitsOf(narrower) <= UnitsOf(w)) {
             break;
         }
@@ -454,12 +460,12 @@ bool PlanLocalBands(
 
 // Everything of the split that follows the block width and window: blocks, pixel tile, bands, chunks and
 // the stage-1 tiles.
-void PlanUnits(const TilingShape& s, uint64_t wsBudget, WorkSplit& w)
+void PlanUnits(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudget, WorkSplit& w)
 {
     const int64_t k = s.kh * s.kw, cinG = s.cin / s.groups, coutG = s.cout / s.groups;
     w.blocksPerSeg = CeilDiv(w.segLen, w.blockC);
     w.numBlocks = (s.cin / w.segLen) * w.blocksPerSeg;
-    w.pixelTile = PixelTile(s, w.blockC);
+    w.pixelTile = PixelTile(s, w.blockC, ubLimit);
     // The bands and chunks with one G region; with several chunks, also with two (chunk c+1's G GEMM then
     // runs during chunk c's sampling, dcn_stage1_matmul.h), taken when they need no more chunks: the second
     // region comes out of the chunk budget, and smaller chunks cost more per row than the overlap saves
@@ -555,7 +561,7 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
     // The window takes the UB the stage-2 tile buffers leave free (every shape-dependent byte of the
     // stage, so a bigger tile shrinks the window); none when not even a 1 x 1 output window fits.
     w.winOutRows = w.winOutCols = w.winRows = w.winCols = 0;
-    const uint64_t base = Stage2UbBytes(s.kh * s.kw, s.dg, PixelTile(s, w.blockC), w.blockC, s.elt);
+    const uint64_t base = Stage2UbBytes(s.kh * s.kw, s.dg, PixelTile(s, w.blockC, ubLimit), w.blockC, s.elt);
     if (base >= ubLimit) {
         return;
     }
@@ -568,8 +574,8 @@ void PlanWindow(const TilingShape& s, uint64_t ubLimit, WorkSplit& w, int64_t ma
     const int64_t nb = RoundUp(w.blockC, 8) / 8;
     const int64_t ringNb = nb * 8 <= kGatherMaxLp ? nb : 0;
     if (!BestWindow(
-            s, PixelTile(s, w.blockC), fitPixels, maxOutRows, tileAware, ringNb, w.winOutRows, w.winOutCols, w.winRows,
-            w.winCols)) {
+            s, PixelTile(s, w.blockC, ubLimit), fitPixels, maxOutRows, tileAware, ringNb, w.winOutRows, w.winOutCols,
+            w.winRows, w.winCols)) {
         return;
     }
     if (RingFits(s, w.winOutRows, w.winOutCols, w.winCols, ringNb, fitPixels)) {

@@ -105,7 +105,7 @@ WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsB
 // The chunk geometry for a chunk budget with gRegions (1 or 2) G regions.
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, int64_t gRegions, WorkSplit& split);
 void BalanceChunkImages(const TilingShape& shape, WorkSplit& split);
-void PlanUnits(const TilingShape& shape, uint64_t wsBudget, WorkSplit& split);
+void PlanUnits(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
 void PlanWindow(
     const TilingShape& shape, uint64_t ubLimit, WorkSplit& split, int64_t maxOutRows = INT64_MAX,

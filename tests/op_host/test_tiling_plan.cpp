@@ -219,6 +219,44 @@ TEST(TilingPlan, plan_table_shapes_x_platforms)
     }
 }
 
+// No shape cliff over the kernel size: every 1 x K kernel (K = 1..140, across the 64-point tile limit) with 8 to 72
+// channels (deformable groups of 8) has a plan within the UB, for 32- and 16-bit I/O. K = 61..64 once had none: the
+// narrowest block's 128-row tiles with two slots of partials planes exceeded the UB (PixelTile now takes fewer pixels).
+TEST(TilingPlan, every_kernel_size_has_a_plan)
+{
+    dcn::TilingPlatform platform;
+    platform.aicNum = 24;
+    platform.aivNum = 48;
+    platform.ubBytes = kUb;
+    for (const int64_t elt : {4, 2}) {
+        for (const int64_t cin : {8, 64, 72}) {
+            for (int64_t k = 1; k <= 140; ++k) {
+                dcn::TilingShape s = kRows[0].shape;
+                s.n = 1;
+                s.cin = cin;
+                s.cout = 8;
+                s.groups = 1;
+                s.dg = cin / 8;
+                s.kh = 1;
+                s.kw = k;
+                s.h = 4;
+                s.w = 200;
+                s.ho = 4;
+                s.wo = 200 - k + 1;
+                s.strideH = s.strideW = s.dilationH = s.dilationW = 1;
+                s.padTop = s.padLeft = 0;
+                s.elt = elt;
+                s.key = elt == 4 ? DCN_TILING_KEY_FLOAT32 : DCN_TILING_KEY_FLOAT16;
+                dcn::TilingPlan plan;
+                std::string error;
+                EXPECT_TRUE(dcn::MakeTilingPlan(s, platform, plan, error))
+                    << "K " << k << " Cin " << cin << " elt " << elt << ": " << error;
+                EXPECT_LE(plan.ub.need, kUb - dcn_tiling::kUbReserved);
+            }
+        }
+    }
+}
+
 TEST(TilingPlan, keys_are_the_dtypes)
 {
     EXPECT_EQ(DCN_TILING_KEY_FLOAT32, 0);

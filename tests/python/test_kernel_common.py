@@ -245,8 +245,11 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
     seg = _gcd(case.cin // case.groups, case.cin // case.dg)
     wide = seg % 128 == 0 and k <= 32
 
-    def tile(bc):
-        return max(1, min(howo, (32 if bc == 128 else 128 if bc <= 16 else 64) // min(k, 64)))
+    def tile(bc):  # PixelTile: fewer pixels for the narrowest block while the stage-2 buffers exceed the UB
+        pt = max(1, min(howo, (32 if bc == 128 else 128 if bc <= 16 else 64) // min(k, 64)))
+        while bc <= 8 and pt > 1 and _stage2_ub(k, pt, bc, elt, case.dg) > UB_LIMIT:
+            pt -= 1
+        return pt
 
     def span_r(r):
         return (r - 1) * sh + (case.kh - 1) * dh + 1 + 2 * WINDOW_MARGIN
