@@ -257,6 +257,63 @@ TEST(TilingPlan, every_kernel_size_has_a_plan)
     }
 }
 
+// No shape cliff over a sweep of valid shapes (a fixed pseudo-random sequence): kernels up to 11 x 11 and 1 x 140,
+// conv groups, deformable groups, strides, dilations, paddings, batch sizes, 32- and 16-bit I/O each have a plan
+// within the UB (the K = 61..64 cliff was found by such a sweep).
+TEST(TilingPlan, swept_shapes_have_a_plan)
+{
+    dcn::TilingPlatform platform;
+    platform.aicNum = 24;
+    platform.aivNum = 48;
+    platform.ubBytes = kUb;
+    uint64_t state = 23;
+    auto pick = [&state](int64_t n) { // uniform in [0, n)
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(n));
+    };
+    const int64_t cinGs[] = {1, 2, 3, 4, 8, 12, 16, 20, 32, 48, 64, 72, 128, 256, 512};
+    const int64_t groupsOf[] = {1, 1, 2, 4, 32}, dgs[] = {1, 1, 2, 4, 8, 16}, coutGs[] = {1, 4, 8, 64, 128, 256};
+    int64_t planned = 0;
+    for (int64_t i = 0; i < 2000; ++i) {
+        dcn::TilingShape s = kRows[0].shape;
+        s.kh = 1 + pick(11);
+        s.kw = 1 + pick(11);
+        if (pick(5) == 0) {
+            s.kh = 1;
+            s.kw = 1 + pick(140);
+        }
+        s.groups = groupsOf[pick(5)];
+        s.dg = dgs[pick(6)];
+        s.cin = cinGs[pick(15)] * s.groups;
+        s.cout = coutGs[pick(6)] * s.groups;
+        s.strideH = 1 + pick(3);
+        s.strideW = 1 + pick(2);
+        s.dilationH = 1 + pick(2);
+        s.dilationW = pick(3) == 0 ? 3 : 1;
+        s.padTop = pick(s.kh + 1);
+        s.padLeft = pick(s.kw + 1);
+        s.h = 1 + pick(80);
+        s.w = 1 + pick(120);
+        s.n = 1 + pick(8);
+        s.elt = pick(2) == 0 ? 4 : 2;
+        s.key = s.elt == 4 ? DCN_TILING_KEY_FLOAT32 : DCN_TILING_KEY_FLOAT16;
+        s.ho = (s.h + 2 * s.padTop - s.dilationH * (s.kh - 1) - 1) / s.strideH + 1;
+        s.wo = (s.w + 2 * s.padLeft - s.dilationW * (s.kw - 1) - 1) / s.strideW + 1;
+        if (s.cin % s.dg != 0 || s.ho < 1 || s.wo < 1) {
+            continue;
+        }
+        dcn::TilingPlan plan;
+        std::string error;
+        const bool ok = dcn::MakeTilingPlan(s, platform, plan, error);
+        EXPECT_TRUE(ok) << "n " << s.n << " cin " << s.cin << " cout " << s.cout << " " << s.h << "x" << s.w << " k "
+                        << s.kh << "x" << s.kw << " groups " << s.groups << " dg " << s.dg << " elt " << s.elt << ": "
+                        << error;
+        EXPECT_LE(plan.ub.need, kUb - dcn_tiling::kUbReserved);
+        planned += ok ? 1 : 0;
+    }
+    EXPECT_GT(planned, 1000); // the sweep exercises what it claims
+}
+
 TEST(TilingPlan, keys_are_the_dtypes)
 {
     EXPECT_EQ(DCN_TILING_KEY_FLOAT32, 0);
