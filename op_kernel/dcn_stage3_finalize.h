@@ -247,33 +247,18 @@ private:
 
     // grad_weight[oc][c0 + i][kh][kw] = T( sum over the slots s, in order, of gw[s][oc][kw][kh][c0 + i] ) for i < cnt
     // (DcolKwMajor): the slots' K rows (kw, kh) of cnt channels are summed (SumBlockRows, one DMA per slot), one
-    // TransDataTo5HD per 16 output lanes moves them to rows of RoundUp(K, 16) lanes in (kh, kw) order (the source
-    // list names the row of each lane; lanes past K repeat row 0, never stored), and the cnt rows of K elements
-    // (contiguous in grad_weight) go out with one DMA. Every element is the same sum as SumRows'.
+    // TransDataTo5HD per 16 output lanes moves them to rows of RoundUp(K, 16) lanes in (kh, kw) order
+    // (BlockTransposeRowGroups with KernelAxesSwap; lanes past K repeat row 0, never stored), and the cnt rows of K
+    // elements (contiguous in grad_weight) go out with one DMA. Every element is the same sum as SumRows'.
     __aicore__ inline void WeightPiece(const DcnParams& p, const DcnTensors<T>& t, int64_t oc, int64_t c0, int64_t cnt)
     {
-        constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE; // 16 lanes; fp32: dst blocks 2j + h
         const int64_t wElems = p.cout * p.cinG * p.k;
         const int64_t pitch = RoundUp(cnt, dcn_tiling::kUbBlockBytes / 4);
         const int64_t kOut = RoundUp(p.k, dcn_tiling::kTransposeRowAlign);
         SumBlockRows(t.gw, oc * p.cinG * p.k + c0, wElems, p.wSplitK, p.k, p.cinG, cnt);
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         AscendC::LocalTensor<float> tr = castBuf_.Get<float>(); // [pitch][kOut]
-        const int64_t groups = pitch / 8;                       // fp32 column groups of 8 channels
-        // with one repeat the strides must be 0 (the repeat starts at list + stride)
-        const uint16_t dstRep = groups > 1 ? static_cast<uint16_t>(8 * kOut * 4 / 32) : 0;
-        const uint16_t srcRep = groups > 1 ? 1 : 0;
-        const AscendC::TransDataTo5HDParams params(false, false, static_cast<uint8_t>(groups), dstRep, srcRep);
-        AscendC::LocalTensor<float> sl[kList], dl[kList];
-        for (int64_t g = 0; g * kList < p.k; ++g) {
-            for (int64_t i = 0; i < kList; ++i) {
-                const int64_t lane = g * kList + i; // kh * KW + kw
-                const int64_t row = lane < p.k ? (lane % p.kw) * p.kh + lane / p.kw : 0;
-                sl[i] = acc[row * pitch];
-                dl[i] = tr[(i / 2) * kOut + g * kList + (i % 2) * 8];
-            }
-            AscendC::TransDataTo5HD<float>(dl, sl, params);
-        }
+        BlockTransposeRowGroups(tr, acc, 0, p.k, pitch / 8, pitch, kOut, KernelAxesSwap{p.kh, p.kw});
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::LocalTensor<T> out = outQue_.AllocTensor<T>();
         const int32_t lanes = static_cast<int32_t>(cnt * kOut);

@@ -161,6 +161,44 @@ __aicore__ inline TransposeJob LocateBlockTile(const DcnParams& p, int64_t v, in
     return Jobs::Make(p, n, seg * p.blocksPerSeg + j);
 }
 
+// Source rows of the output lanes of a block transpose: lane l reads source row l (SameRow), or, for a tile whose
+// K = KH*KW rows are (kw, kh) and whose output rows list them in (kh, kw) order, row (l % KW)*KH + l / KW
+// (KernelAxesSwap, stage 3's grad_weight pieces).
+struct SameRow {
+    __aicore__ inline int64_t operator()(int64_t lane) const { return lane; }
+};
+struct KernelAxesSwap {
+    int64_t kh, kw;
+    __aicore__ inline int64_t operator()(int64_t lane) const { return (lane % kw) * kh + lane / kw; }
+};
+
+// TransDataTo5HD by row groups g0.. of an rt-row tile (G = 8 for 4-byte, 16 for 2-byte types; source rows sin
+// apart, output rows sout apart): one call per 16 output lanes, its repeats the `groups` column groups (the next
+// 32-B block of the source rows, G output rows further). Output lane l of every output row comes from source row
+// rowOf(l) (lanes past rt: row 0, never stored). 4-byte: dst block 2j+h = output row j of the group, its lanes
+// 8h..8h+7; 2-byte: dst block j = output row j.
+template <typename U, typename RowOf>
+__aicore__ inline void BlockTransposeRowGroups(
+    const AscendC::LocalTensor<U>& out, const AscendC::LocalTensor<U>& in, int64_t g0, int64_t rt, int64_t groups,
+    int64_t sin, int64_t sout, const RowOf& rowOf)
+{
+    constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE;
+    constexpr int64_t kG = dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(U));
+    constexpr int64_t kHalves = kList / kG; // dst blocks per output row of a group: 2 (4-byte) or 1
+    // with one repeat the strides must be 0 (the repeat starts at list + stride)
+    const uint16_t dstRep = groups > 1 ? static_cast<uint16_t>(kG * sout * sizeof(U) / 32) : 0;
+    const uint16_t srcRep = groups > 1 ? 1 : 0;
+    const AscendC::TransDataTo5HDParams params(false, false, static_cast<uint8_t>(groups), dstRep, srcRep);
+    AscendC::LocalTensor<U> sl[kList], dl[kList];
+    for (int64_t g = g0; g * kList < rt; ++g) {
+        for (int64_t i = 0; i < kList; ++i) {
+            sl[i] = in[(g * kList + i < rt ? rowOf(g * kList + i) : 0) * sin];
+            dl[i] = out[(i / kHalves) * sout + g * kList + (i % kHalves) * kG];
+        }
+        AscendC::TransDataTo5HD<U>(dl, sl, params);
+    }
+}
+
 class TransposeRunner {
 public:
     __aicore__ inline void Init(AscendC::TPipe &pipe)
@@ -408,8 +446,7 @@ private:
     // TransDataTo5HD over groups of 16 source rows and G source columns (one 32-B block: G = 8 for 4-byte, 16
     // for 2-byte types). 4-byte: dst block 2j+h = output row j of the group, its elements 8h..8h+7; 2-byte: dst
     // block j = output row j. A call's repeats step through one axis, so the tile takes the fewer calls of:
-    //   by row group: one call per 16 source rows, its repeats the column groups (the next block of the source
-    //   rows, G output rows further); source rows past rt read row 0 into output lanes past rt;
+    //   by row group (BlockTransposeRowGroups): one call per 16 source rows, its repeats the column groups;
     //   by column group (tall narrow tiles: the weight prologue, grad_input planes of narrow blocks): one call
     //   per column group, its repeats the whole row groups (16 source rows further, 16 output lanes further),
     //   and a tail of rt % 16 rows by row group as above.
@@ -428,34 +465,11 @@ private:
         if (fullRowGroups > 1 && fullRowGroups <= 255 && byColumnCalls < CeilDiv(rt, kList)) {
             BlockTransposeByColumns(out, in, fullRowGroups, groups, sin, sout);
             if (rt % kList != 0) {
-                BlockTransposeByRows(out, in, fullRowGroups, rt, groups, sin, sout);
+                BlockTransposeRowGroups(out, in, fullRowGroups, rt, groups, sin, sout, SameRow());
             }
             return;
         }
-        BlockTransposeByRows(out, in, 0, rt, groups, sin, sout);
-    }
-
-    // Row groups g0.. of the tile (rows g*16 .. g*16 + 15 < rt; later ones read row 0), one call each.
-    template <typename U>
-    __aicore__ inline void BlockTransposeByRows(
-        const AscendC::LocalTensor<U>& out, const AscendC::LocalTensor<U>& in, int64_t g0, int64_t rt, int64_t groups,
-        int64_t sin, int64_t sout)
-    {
-        constexpr int64_t kList = AscendC::NCHW_CONV_ADDR_LIST_SIZE;
-        constexpr int64_t kG = dcn_tiling::kUbBlockBytes / static_cast<int64_t>(sizeof(U));
-        constexpr int64_t kHalves = kList / kG; // dst blocks per output row of a group: 2 (4-byte) or 1
-        // with one repeat the strides must be 0 (the repeat starts at list + stride)
-        const uint16_t dstRep = groups > 1 ? static_cast<uint16_t>(kG * sout * sizeof(U) / 32) : 0;
-        const uint16_t srcRep = groups > 1 ? 1 : 0;
-        const AscendC::TransDataTo5HDParams params(false, false, static_cast<uint8_t>(groups), dstRep, srcRep);
-        AscendC::LocalTensor<U> sl[kList], dl[kList];
-        for (int64_t g = g0; g * kList < rt; ++g) {
-            for (int64_t i = 0; i < kList; ++i) {
-                sl[i] = in[(g * kList + i < rt ? g * kList + i : 0) * sin];
-                dl[i] = out[(i / kHalves) * sout + g * kList + (i % kHalves) * kG];
-            }
-            AscendC::TransDataTo5HD<U>(dl, sl, params);
-        }
+        BlockTransposeRowGroups(out, in, 0, rt, groups, sin, sout, SameRow());
     }
 
     // The first rowGroups (>= 2) whole row groups, one call per column group: repeat g reads source rows
