@@ -292,6 +292,8 @@ public:
         winSeq_ = 0;
         openWin_ = xwinOwner_ = gwinOwner_ = -1;
         footCount_ = 0;
+        gmFootCount_ = 0;
+        flushOpen_ = false;
         servedCount_ = 0;
         addsInFlight_ = false;
         ClearRoundMap();
@@ -408,6 +410,8 @@ private:
             return; // a band past the end of a short (last) chunk
         }
         giaccBase_ = band * p.giaccPlane - AccShift(p, n);
+        gmFootCount_ = 0; // another plane: no GM write of this unit yet (the last unit's are in its own plane)
+        flushOpen_ = false;
         TileJob unit;
         unit.n = n;
         unit.b = b;
@@ -741,6 +745,7 @@ private:
     {
         const DcnParams& p = *p_;
         PipeSync<AscendC::HardEvent::V_MTE3>();
+        OrderGmWrite(imgLo_, imgHi_ - 1, imgXLo_, imgXHi_ - 1);
         AscendC::SetAtomicAdd<float>();
         const int64_t step = WindowRowsPerDma(len);
         for (int64_t y = imgLo_; y < imgHi_; y += step) { // the in-image rows and columns (the ring is dropped)
@@ -749,6 +754,11 @@ private:
                 t_->giacc[giaccBase_ + BlockPixelAt(p, n, c0, len, y, imgXLo_)], gwin_[WindowRowAt(y)], cp);
         }
         AscendC::SetAtomicNone();
+        flushOpen_ = true; // its rows are in flight until the next PipeBarrier<PIPE_MTE3>
+        flushY0_ = static_cast<int32_t>(imgLo_);
+        flushY1_ = static_cast<int32_t>(imgHi_ - 1);
+        flushX0_ = static_cast<int32_t>(imgXLo_);
+        flushX1_ = static_cast<int32_t>(imgXHi_ - 1);
         // gwin is zeroed again after an MTE3_V in the next window's first Back
     }
 
@@ -2262,7 +2272,9 @@ private:
                     (cs * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.dstStride = 0;
                 cp.rsv = 0;
+                OrderGmWrite(yc, yc, x0 + (first & 1), x0 + (lastC & 1));
                 AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * cs + rowOff], cp);
+                AddGmFootprint(yc, x0 + (first & 1), x0 + (lastC & 1));
             }
         }
     }
@@ -2373,6 +2385,32 @@ private:
     // read-modify-write of the same blocks) or the footprint list is full; adds of disjoint pixels may overlap
     // in the pipe. The scatter loop of a Back starts with an empty list (the partials' barriers order the earlier
     // tiles' adds; a barrier only after a new window's zeroing).
+    // The unit's GM writes into its accumulator plane (window flushes, the atomics of points the window does not
+    // serve) land asynchronously: MTE3 copies whose GM destinations overlap need a PipeBarrier<PIPE_MTE3> between
+    // them (PipeBarrier docs). A write of plane rows y0..y1 x columns x0..x1 (inclusive) waits for the writes in
+    // flight when it overlaps one of them (the last flush's rectangle, the atomics' corner pairs since the last
+    // barrier) or when the pair list is full; the barrier completes them all.
+    __aicore__ inline void OrderGmWrite(int64_t y0, int64_t y1, int64_t x0, int64_t x1)
+    {
+        bool clash = gmFootCount_ == kMaxGmFootprints ||
+                     (flushOpen_ && y0 <= flushY1_ && flushY0_ <= y1 && x0 <= flushX1_ && flushX0_ <= x1);
+        for (int64_t i = 0; i < gmFootCount_ && !clash; ++i) {
+            clash = gmFootY_[i] >= y0 && gmFootY_[i] <= y1 && x0 <= gmFootX1_[i] && gmFootX0_[i] <= x1;
+        }
+        if (clash) {
+            AscendC::PipeBarrier<PIPE_MTE3>();
+            gmFootCount_ = 0;
+            flushOpen_ = false;
+        }
+    }
+    __aicore__ inline void AddGmFootprint(int64_t y, int64_t x0, int64_t x1)
+    {
+        gmFootY_[gmFootCount_] = static_cast<int32_t>(y);
+        gmFootX0_[gmFootCount_] = static_cast<int32_t>(x0);
+        gmFootX1_[gmFootCount_] = static_cast<int32_t>(x1);
+        ++gmFootCount_;
+    }
+
     __aicore__ inline void OrderWindowAdds(int64_t y0, int64_t x0)
     {
         bool clash = footCount_ == kMaxFootprints;
@@ -2581,6 +2619,11 @@ private:
     static constexpr int64_t kScatterGroups = 4;            // interleaved pixel groups of the scatter order (Back)
     int32_t footY_[kMaxFootprints], footX_[kMaxFootprints]; // window adds since the last PipeBarrier<PIPE_V>
     int64_t footCount_;
+    static constexpr int64_t kMaxGmFootprints = 16; // GM atomics' corner pairs (row, columns) since the last
+    int32_t gmFootY_[kMaxGmFootprints], gmFootX0_[kMaxGmFootprints], gmFootX1_[kMaxGmFootprints]; // PIPE_MTE3 barrier
+    int64_t gmFootCount_;
+    bool flushOpen_;                                // a window flush since then, of plane rows / columns:
+    int32_t flushY0_, flushY1_, flushX0_, flushX1_; // (inclusive)
     // window-served points of the Back in progress (collection order) and their rounds (AssignRound)
     int16_t servedRow_[dcn_tiling::kStage2RowsNarrow];
     uint8_t servedRound_[dcn_tiling::kStage2RowsNarrow];

@@ -116,6 +116,49 @@ TEST(Hazard, hazard_v_to_mte3)
     EXPECT_TRUE(ktest::ExpectOk(kernel(true)));
 }
 
+// Two MTE3 copies whose GM destinations overlap need PipeBarrier<PIPE_MTE3> between them (PipeBarrier
+// docs, 约束说明); atomic copies too; disjoint destinations and the blocks of one copy do not.
+TEST(Hazard, hazard_mte3_to_mte3_overlapping_gm)
+{
+    ktest::Gm<float> g(128, "dst");
+    // sync: 0 none, 1 PipeBarrier<PIPE_MTE3>, 2 PIPE_ALL, 3 a WaitFlag<MTE3_S>; offset: the second copy's
+    // first element; atomic: both copies add
+    auto kernel = [&](int sync, int offset, bool atomic) {
+        return ktest::Run(1, KernelType::AIV_ONLY, [&] {
+            Ub64 u;
+            GlobalTensor<float> gg = Gm(g);
+            Duplicate(u.ta, 2.0f, 64);
+            SetFlag<HardEvent::V_MTE3>(0);
+            WaitFlag<HardEvent::V_MTE3>(0);
+            if (atomic)
+                SetAtomicAdd<float>();
+            DataCopy(gg, u.ta, 64);
+            if (sync == 1) {
+                PipeBarrier<PIPE_MTE3>();
+            } else if (sync == 2) {
+                PipeBarrier<PIPE_ALL>();
+            } else if (sync == 3) {
+                SetFlag<HardEvent::MTE3_S>(0);
+                WaitFlag<HardEvent::MTE3_S>(0);
+            }
+            DataCopyExtParams cp{2, 32 * 4, 0, 0, 0}; // 2 blocks of 32 floats: contiguous in GM, one copy
+            DataCopyPad(gg[offset], u.ta, cp);
+            if (atomic)
+                SetAtomicNone();
+        });
+    };
+    for (const bool atomic : {false, true}) {
+        EXPECT_TRUE(ktest::ExpectViolation(
+            kernel(0, atomic ? 0 : 56, atomic),
+            {"DataCopyPad(UB->GM)", "core AIV 0", "GM hazard MTE3 -> MTE3 (write after write in one pipe)",
+             "DataCopy(UB->GM) on the same pipe wrote", "PipeBarrier<PIPE_MTE3>"}));
+    }
+    EXPECT_TRUE(ktest::ExpectOk(kernel(1, 0, false)));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(2, 0, true)));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(3, 0, false)));
+    EXPECT_TRUE(ktest::ExpectOk(kernel(0, 64, false))); // disjoint: the first copy ends at element 64
+}
+
 TEST(Hazard, hazard_v_to_s)
 {
     float seen = 0;

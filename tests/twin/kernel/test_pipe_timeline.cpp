@@ -268,6 +268,43 @@ TEST(PipeTimeline, a_dependent_transfer_exposes_its_latency)
     }
 }
 
+TEST(PipeTimeline, mte3_barrier_waits_for_the_landing_of_earlier_stores)
+{
+    // kIters stores of one UB buffer to the same GM range: PipeBarrier<PIPE_MTE3> between them (the in-pipe
+    // hazard rule) makes each wait for the previous one's landing: kIters - 1 latencies on the MTE3 pipe
+    // (the last one's landing is waited for by the kernel end's join), none without it to a disjoint range
+    auto run = [](bool barrier) {
+        ktest::Gm<float> out(kIters * kElems, "out");
+        return RunTl(1, KernelType::AIV_ONLY, [&] {
+            TPipe pipe;
+            TBuf<TPosition::VECCALC> buf;
+            pipe.InitBuffer(buf, kElems * sizeof(float));
+            LocalTensor<float> t = buf.Get<float>();
+            GlobalTensor<float> g;
+            g.SetGlobalBuffer((__gm__ float*)out.p, kIters * kElems);
+            Duplicate(t, 1.0f, kElems);
+            SetFlag<HardEvent::V_MTE3>(0);
+            WaitFlag<HardEvent::V_MTE3>(0);
+            for (int i = 0; i < kIters; ++i) {
+                if (barrier && i > 0)
+                    PipeBarrier<PIPE_MTE3>();
+                DataCopy(g[barrier ? 0 : i * kElems], t, kElems);
+            }
+        });
+    };
+    auto with = run(true), without = run(false);
+    ASSERT_TRUE(ktest::ExpectOk(with));
+    ASSERT_TRUE(ktest::ExpectOk(without));
+    ASSERT_FALSE(with.cores.empty() || with.cores[0].stageTimeline.empty());
+    ASSERT_FALSE(without.cores.empty() || without.cores[0].stageTimeline.empty());
+    const double lat = cost::ConstantValue("dma_latency_cycles");
+    const double d = with.cores[0].stageTimeline[0][0] - without.cores[0].stageTimeline[0][0];
+    // within the stores' scalar issue: without barriers the loop's work is charged at one hook, its transfers
+    // queued after all of its issue; with them at every barrier
+    EXPECT_NEAR(d, (kIters - 1) * lat, kIters * cost::ConstantValue("scalar_issue_cycles"));
+    EXPECT_GT(d, (kIters - 1) * lat / 2);
+}
+
 TEST(PipeTimeline, syncall_joins_the_cores_at_the_latest_arrival)
 {
     auto r = RunTl(2, KernelType::MIX_AIV_1_0, [&] {

@@ -10,9 +10,55 @@
 namespace twin {
 namespace kernel {
 
+namespace {
+
+// An MTE3 copy of this core writing GM bytes [lo, hi) that an earlier MTE3 copy wrote with no
+// completion of that copy in between (PipeBarrier<PIPE_MTE3>, PIPE_ALL, a WaitFlag<MTE3_S>, or a flag
+// round trip MTE3 -> X -> MTE3: done[MTE3]). asc-devkit docs/zh/api PipeBarrier(ISASI) 约束说明: when
+// several DataCopy instructions' GM destinations overlap, PipeBarrier<PIPE_MTE3> must serialise them
+// (the pipe overlaps consecutive copies). Atomic copies are copies too. One copy's own blocks (its
+// API sequence number) never conflict.
+void CheckMte3InPipe(CoreContext& c, HazardCore& h, const char* api, uintptr_t lo, uintptr_t hi)
+{
+    const int mte3 = static_cast<int>(HzPipe::MTE3);
+    const uint32_t done = h.done[mte3];
+    auto& w = h.mte3Writes;
+    if (!w.empty() && h.mte3MaxEpoch <= done) {
+        w.clear();
+        h.mte3MaxLen = 0;
+    }
+    auto it = w.lower_bound(lo > h.mte3MaxLen ? lo - h.mte3MaxLen : 0);
+    while (it != w.end() && it->first < hi) {
+        const HzPipeWrite& e = it->second;
+        if (e.hi > lo && e.seq != c.apiSeq && e.epoch > done) {
+            const uintptr_t a = std::max(lo, it->first), b = std::min(hi, e.hi);
+            Violation(
+                api, std::string("GM hazard MTE3 -> MTE3 (write after write in one pipe): ") + api +
+                         " on pipe MTE3 writes " + std::to_string(b - a) + " bytes of GM buffer " + GmDescribe(a) +
+                         " that " + e.api +
+                         " on the same pipe wrote, with no PipeBarrier<PIPE_MTE3> (or PIPE_ALL) in between "
+                         "(PipeBarrier docs: DataCopy instructions whose GM destinations overlap must be "
+                         "serialised by PipeBarrier<PIPE_MTE3>; without it the pipe overlaps them)");
+        }
+        it = (e.hi > lo && e.epoch <= done) ? w.erase(it) : std::next(it); // completed and overlapped: superseded
+    }
+    const uint32_t epoch = h.cnt[mte3];
+    auto at = w.find(lo);
+    if (at != w.end() && at->second.hi >= hi && at->second.seq == c.apiSeq)
+        return;
+    const uintptr_t end = std::max(hi, at != w.end() && at->second.seq == c.apiSeq ? at->second.hi : hi);
+    w[lo] = HzPipeWrite{end, epoch, c.apiSeq, api};
+    h.mte3MaxLen = std::max(h.mte3MaxLen, end - lo);
+    h.mte3MaxEpoch = std::max(h.mte3MaxEpoch, epoch);
+}
+
+} // namespace
+
 void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bool write) {
     HazardCore &h = *c.hz;
     if (h.suppress > 0 || bytes == 0) return;
+    if (write && !h.inMatmul && h.pipe == HzPipe::MTE3)
+        CheckMte3InPipe(c, h, api, reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + bytes);
     const uint32_t tid = h.inMatmul ? h.mmTid : h.tid;
     HzThread &t = h.launch->threads[tid];
     uint8_t kind = kHzRead;

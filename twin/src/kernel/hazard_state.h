@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <deque>
+#include <map>
 #include <vector>
 
 #include "twin/kernel/hazard.h"
@@ -31,6 +32,14 @@ struct HzBlock {
 };
 
 enum HzKind : uint8_t { kHzRead = 0, kHzWrite = 1, kHzAtomicAdd = 2, kHzAtomicMax = 3, kHzAtomicMin = 4 };
+
+// A GM write of one MTE3 copy of this core (DataCopy / DataCopyPad UB->GM, atomic or not): bytes [lo, hi)
+// (the map key is lo), the MTE3 epoch and API sequence number it was issued in.
+struct HzPipeWrite {
+    uintptr_t hi;
+    uint32_t epoch, seq;
+    const char* api;
+};
 
 struct HzAcc {
     uintptr_t lo, hi;   // bytes [lo, hi)
@@ -84,6 +93,12 @@ struct HazardCore {
     // makes every later wait return one request early.
     std::deque<std::vector<uint32_t>> mmDone;
     uint8_t mmAtomic = 0;
+    // MTE3 -> MTE3 on GM (PipeBarrier docs: DataCopy instructions whose GM destinations overlap need
+    // PipeBarrier<PIPE_MTE3>): the writes of MTE3 epochs not known complete (epoch > done[MTE3]), by
+    // address; the longest one's length and the newest epoch, so that a completed map is dropped whole.
+    std::map<uintptr_t, HzPipeWrite> mte3Writes;
+    uintptr_t mte3MaxLen = 0;
+    uint32_t mte3MaxEpoch = 0;
     ~HazardCore();
 };
 

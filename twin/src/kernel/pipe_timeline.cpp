@@ -336,6 +336,19 @@ static void JoinPipes(TimelineCore& t)
         std::copy(j, j + t.V, t.Pipe(p));
 }
 
+void TlPipeBarrier(CoreContext& c, TlPipe pipe)
+{
+    TimelineCore* t = c.tl;
+    const int p = static_cast<int>(pipe);
+    if (t == nullptr || !TransferPipe(p))
+        return;
+    TlSync(c);
+    double* q = t->Pipe(p);
+    const double* a = t->Arrive(p);
+    for (size_t v = 0; v < t->V; ++v)
+        q[v] = std::max(q[v], a[v]);
+}
+
 void TlPipeBarrierAll(CoreContext& c)
 {
     TimelineCore* t = c.tl;

@@ -16,8 +16,9 @@
 // copy overwriting a block an earlier MTE2 copy wrote, needs
 // PipeBarrier<PIPE_V>/<PIPE_MTE2> (or PIPE_ALL, or a WaitFlag<V_S>/<MTE2_S> after the write: the
 // scalar unit issues every instruction) in between; instructions are told apart by the core's API
-// sequence number (CoreContext::apiSeq). S accesses are ordered by the hardware. Not modelled: MTE3 -> MTE3
-// overlapping GM destinations of one core (PipeBarrier<PIPE_MTE3>).
+// sequence number (CoreContext::apiSeq). S accesses are ordered by the hardware. An MTE3 copy writing GM
+// bytes an earlier MTE3 copy of the core wrote needs PipeBarrier<PIPE_MTE3> (or PIPE_ALL, WaitFlag<MTE3_S>,
+// a round trip MTE3 -> X -> MTE3) in between (src/kernel/hazard_gm.cpp CheckMte3InPipe).
 // Sync sites (twin/kernel/sync_site.h): a dropped site (TWIN_DROP_SYNC) creates no edge.
 //
 // GM, across cores (src/kernel/hazard_gm.cpp). Threads: every AIC and AIV core, plus one "Matmul

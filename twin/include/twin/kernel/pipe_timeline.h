@@ -16,6 +16,7 @@
 //    queued work; transfer pipes: also arrive[P]). WaitFlag<P_Q>: clock[Q] = max(clock[Q], clock[S], flag time) +
 //    flag_cycles (Q = S: the scalar unit stalls, delaying all later issue). Queue EnQue/DeQue/AllocTensor/FreeTensor
 //    are SetFlag/WaitFlag on their queue's events (twin/kernel/pipe.h), so they order the same way.
+//  - PipeBarrier<PIPE_MTE2/MTE3>: that pipe's clock = its arrival (its transfers so far have landed).
 //  - PipeBarrier<PIPE_ALL>: every clock = the latest (arrivals included). SyncAll: PIPE_ALL, + syncall_cycles, then
 //  every
 //    participant leaves at the latest arrival (the stage ends there).
@@ -62,6 +63,9 @@ void TlSync(CoreContext& c); // charge the work since the last hook
 void TlFlagSet(CoreContext& c, AscendC::HardEvent e, int32_t id);
 void TlFlagWait(CoreContext& c, AscendC::HardEvent e, int32_t id);
 void TlPipeBarrierAll(CoreContext& c);
+// PipeBarrier<PIPE_MTE2/MTE3>: the pipe's later transfers start when its earlier ones have landed
+// (clock = max(clock, arrive)); PipeBarrier<PIPE_V> is charged per call (pipe_barrier_cycles).
+void TlPipeBarrier(CoreContext& c, TlPipe p);
 // SyncAll: before the arrival is counted; returns the arrival time per variant.
 const std::vector<double>& TlSyncAllArrive(CoreContext& c);
 void TlSyncAllLeave(CoreContext& c, const std::vector<double>& release); // stage ends, next starts at release

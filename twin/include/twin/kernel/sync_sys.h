@@ -89,6 +89,10 @@ __aicore__ inline void PipeBarrier(const char* file = __builtin_FILE(), int line
     }
     if (pipe == PIPE_ALL)
         twin::kernel::TlPipeBarrierAll(c);
+    else if (pipe == PIPE_MTE2)
+        twin::kernel::TlPipeBarrier(c, twin::kernel::TlPipe::MTE2);
+    else if (pipe == PIPE_MTE3)
+        twin::kernel::TlPipeBarrier(c, twin::kernel::TlPipe::MTE3);
     if (c.hz == nullptr || twin::kernel::HzSiteDropped(c, "PipeBarrier", {file, line}, twin_detail::PipeTypeName(pipe)))
         return;
     if (pipe == PIPE_ALL)
