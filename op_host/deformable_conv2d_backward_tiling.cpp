@@ -204,6 +204,7 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_wsDcol(ws.dcol);
     td.set_wsGw(ws.gw);
     td.set_wsPart(ws.part);
+    td.set_wsZeroed(ws.zeroed);
     td.set_wsUserBytes(ws.userBytes);
     td.set_usedVecCores(plan.cores.usedVecCores);
     td.set_modulated(args.modulated ? 1U : 0U);

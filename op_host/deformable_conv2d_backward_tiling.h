@@ -32,7 +32,7 @@
 //                rounds*pixChunks*bandLen (rounds per image group: ceil(units/48)). Taken when its slots are
 //                < 100/115 of the batch plan's and the batch plan has < 48 units per chunk or the local plan needs
 //                at most 1.25x its chunks. After an image's last chunk, the fold that follows (stage 3) writes its
-//                grad_input and zeroes its planes.
+//                grad_input; the next image's stage 2 zeroes the planes' rows again as it first writes them.
 //   pixel chunks (the kernel's stage loop; PlanChunks):
 //                rowBytes = K*Cin*(4*gRegions+E) + Cout*E + numBlocks*3*K*4, rowsBudget = max(1, (B - B/4) /
 //                rowBytes). gRegions = 1; when that gives several chunks, the bands and chunks are planned
@@ -103,8 +103,11 @@
 //   gw     wSplitK*Cout*CinG*K*4    grad_weight Ka slots fp32 (slot s: Ka chunk s summed over the chunks)
 //   part   R*numBlocks*3*K*4        per-block partial offset/mask gradients of the chunk
 //                                   [image][block][3][K][chunkPix] fp32
+//   zeroed pixelBands*A*numBlocks*4 per accumulator plane (band, image slot, block): how many of its rows (from
+//                                   the top) are zeroed or accumulated, int32 (stage 2 zeroes rows on demand)
 // The weight rearranged as [groups][CoutG][K][CinG] (T) lives in the grad_weight output until the final
-// stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 8*512 for
+// stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 2 MiB
+// (zeroed: beyond it the counts come out of WB, kZeroStateFree) + 9*512 for
 // every dtype. Total workspace = GetLibApiWorkSpaceSize() + sum of the
 // regions; the same formula in Python is tests/python/test_kernel_common.workspace_formula, checked by
 // tests/python/test_workspace.py.
@@ -178,6 +181,7 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(uint64_t, wsDcol);
     TILING_DATA_FIELD_DEF(uint64_t, wsGw);
     TILING_DATA_FIELD_DEF(uint64_t, wsPart);
+    TILING_DATA_FIELD_DEF(uint64_t, wsZeroed);
     TILING_DATA_FIELD_DEF(uint64_t, wsUserBytes);
     // ---- 32-bit
     TILING_DATA_FIELD_DEF(uint32_t, usedVecCores); // vector cores [0, usedVecCores) take work units

@@ -90,7 +90,8 @@ uint64_t Stage2UbBytes(int64_t k, int64_t dg, int64_t pixelTile, int64_t blockC,
     // points the window does not serve read it) and the Gather indices of the corner-gather offsets (one per
     // 32-B block of the corner rows, LP <= kGatherMaxLp)
     const int64_t winElt = DCN_WINDOW_ELEM_BYTES(blockC, elt);
-    const int64_t zeroArea = lp * winElt;
+    // ... and the accumulator planes' zeroing: a zero area and the unit's zeroed-row count (a load and a store word)
+    const int64_t zeroArea = lp * winElt + kPlaneZeroBytes + 2 * kUbBlockBytes;
     const int64_t gatherIdx = lp <= kGatherMaxLp ? 4 * rs * (lp * winElt / kUbBlockBytes) * 4 : 0;
     return static_cast<uint64_t>(
         gTiles + rawOffsets + cornerPlanes + coords + keyPlanes + partials + sums + rowVecs + broadcast + table +
@@ -792,7 +793,7 @@ bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSpl
 UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
 {
     UbBudget ub;
-    ub.stage0 = TransposeUbBytes() + kZeroChunk * 4;
+    ub.stage0 = TransposeUbBytes();
     ub.stage2 = Stage2UbBytes(s.kh * s.kw, s.dg, w.pixelTile, w.blockC, s.elt) +
                 static_cast<uint64_t>(w.winRows * w.winCols * WindowPixelBytes(w.blockC, s.elt));
     ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4;
@@ -825,13 +826,32 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
     ws.dcol = region({w.chunkRows, s.cin, k, s.elt});
     ws.gw = region({w.wSplitK, s.cout, cinG, k, 4});
     ws.part = region({w.chunkRows, w.numBlocks, 3, k, 4});
+    ws.zeroed = region({w.pixelBands, w.accImgs, w.numBlocks, 4});
     ws.userBytes = off;
     return ws;
 }
 
+namespace {
+
+// The accumulator planes' zeroed-row counts (one int32 per band x image slot x block plane: at most kMaxBands x N x
+// ceil(Cin/8)) take the workspace bound's room beyond the budget up to kZeroStateFree bytes; the rest of that most
+// comes out of the budget (only for batches of about 2^19 / Cin images and more).
+uint64_t BudgetAfterZeroState(const TilingShape& s, uint64_t wsBudget)
+{
+    uint64_t most = 0;
+    if (!CheckedBytes({kMaxBands, s.n, CeilDiv(s.cin, 8), 4}, &most)) {
+        return 0;
+    }
+    const uint64_t excess = most > static_cast<uint64_t>(kZeroStateFree) ? most - kZeroStateFree : 0;
+    return wsBudget > excess ? wsBudget - excess : 0;
+}
+
+} // namespace
+
 bool MakeTilingPlan(
     const TilingShape& shape, const TilingPlatform& platform, TilingPlan& plan, std::string& error, uint64_t wsBudget)
 {
+    wsBudget = BudgetAfterZeroState(shape, wsBudget);
     if (!PlanCores(platform, plan.cores, error)) {
         return false;
     }

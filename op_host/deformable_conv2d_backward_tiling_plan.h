@@ -71,7 +71,8 @@ struct WorkSplit {
     int64_t gRegions = 1;
     // Images one set of grad_input accumulator planes covers (PlanBandsAndChunks): N (the planes hold the whole
     // batch; stage 3 writes grad_input once, at the end) or chunkImgs (image-local planes, chunkImgs = 1: the
-    // planes of one image group are written out to grad_input and zeroed after the group's last chunk, so the
+    // planes of one image group are written out to grad_input after the group's last chunk (and zeroed again, row
+    // by row, as the next group's stage 2 first writes them), so the
     // band planes cost per image what a plane of the batch costs, and more bands fit the workspace).
     int64_t accImgs = 0;
 };
@@ -80,6 +81,7 @@ struct WorkSplit {
 struct WorkspaceLayout {
     uint64_t xt = 0, giacc = 0, g = 0, g2 = 0, got = 0, dcol = 0, gw = 0, part = 0; // g2: G of odd chunks (empty
                                                                                     // region when gRegions == 1)
+    uint64_t zeroed = 0;      // the accumulator planes' zeroed-row counts
     uint64_t userBytes = 0;   // end of the last region
     bool fits = true;         // false: a region size or the running offset overflowed uint64 (checked math)
 };

@@ -36,7 +36,7 @@ struct DcnParams {
     int64_t chunkImgs, chunkOutRows, chunkOutCols, chunkPix, chunkRows, pixChunks, numChunks; // pixel chunks
     int64_t gRegions; // 2: chunk c's G is in region c % 2 and computed during chunk c-1's sampling
     // images of the grad_input accumulator planes (tiling accImgs): n, or chunkImgs (image-local planes: image n at
-    // n % accImgs; a group's planes go to grad_input and are zeroed after its last chunk, AccFlushAfter)
+    // n % accImgs; a group's planes go to grad_input after its last chunk, AccFlushAfter)
     int64_t accImgs;
     // the current chunk (SetChunk): images [cN0, cN0+cImgs), pixels [cQ0, cQ0+cQLen) of each, output rows
     // [cRow0, cRow0+cRows) x columns [cCol0, cCol0+cCols); cR = cImgs*cQLen rows; cIdx = chunk index
@@ -152,6 +152,7 @@ struct DcnTensors {
     AscendC::GlobalTensor<float> giacc, g, gw, part; // g: the G region of the chunk being worked on
     AscendC::GlobalTensor<T> xt, wp, got, dcol;
     AscendC::GlobalTensor<float> gEven, gOdd; // the G regions (gOdd == gEven when gRegions == 1)
+    AscendC::GlobalTensor<int32_t> zeroed;    // per accumulator plane: its rows zeroed so far (stage 2)
 };
 
 // The G region of chunk c.

@@ -1,6 +1,6 @@
 // Stage 0 (vector): rearrange the inputs of one pixel chunk (DcnParams cN0.., SetChunk; chunk rows
 // r = i*qLen + (q - q0) for image n = cN0+i, pixel q) into the user workspace; the first chunk also
-// rearranges the whole-run inputs and zeroes the grad_input accumulator. The weight is rearranged by a
+// rearranges the whole-run inputs. The weight is rearranged by a
 // prologue of its own (Stage0Part::kWeight, before the first chunk and its SyncAll), so that the G GEMM of
 // every chunk can run during that chunk's rearrangement (dcn_stage1_matmul.h, Stage1Feed).
 //   prologue only:
@@ -10,8 +10,6 @@
 //   xt    [N][blocks][H,W,len] T <- input [N,Cin,H,W]           (per image and channel block [c0, c0+len):
 //                                   [len][HW] -> [HW][len] at (n*Cin + c0)*HW, BlockPixelAt; xt is the
 //                                   grad_input output, overwritten only by stage 3)
-//   giacc [pixelBands][accImgs][blocks][H,W,len] fp32 = 0 (accImgs = N, or 1 for image-local planes; stage 3
-//                                   zeroes those again after each image)
 //   every chunk:
 //   got   [groups][chunkRows][CoutG]  <- gradOutput [N][Cout][HoWo] (per (n,g): [CoutG][qLen] -> [qLen][CoutG])
 //   dcol  [groups][chunkRows][CinG*K] <- offsetOut [N][Cin][Ho][KH][Wo][KW]
@@ -20,7 +18,8 @@
 //                                    whole output rows moves several channels with one DMA each way; with
 //                                    DcolKwMajor the row's elements are in (kw, kh, cl) order:
 //                                    [CinG][KH][cols*KW] -> [cols*KW][KH*CinG], a plain transpose)
-// Work units: tiles of those transposes and 12288-element zero chunks, enumerated in that order; vector
+// (The grad_input accumulator planes are zeroed by stage 2, rows on demand: dcn_stage2_sample.h.)
+// Work units: tiles of those transposes, enumerated in that order; vector
 // core i takes units i, i+usedVecCores, ... Every unit writes a disjoint GM range, so the result is
 // independent of the assignment. Before each of its units a core gives the Matmul feed (if any) a tick.
 #ifndef DCN_STAGE0_REARRANGE_H
@@ -43,13 +42,6 @@ public:
         runner_.Init(pipe);
         const bool prologue = part == Stage0Part::kWeight;
         const bool first = !prologue && p.cIdx == 0;
-        AscendC::LocalTensor<float> zeros;
-        if (first) {
-            pipe.InitBuffer(zeroBuf_, dcn_tiling::kZeroChunk * 4);
-            zeros = zeroBuf_.Get<float>();
-            AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(dcn_tiling::kZeroChunk));
-            PipeSync<AscendC::HardEvent::V_MTE3>();
-        }
 
         TransposeJob jw = WpJob(p, 0), jg = GotJob(p, p.cN0, 0), jd = DcolJob(p, p.cN0, 0, p.cRow0);
         const int64_t tw = TransposeTileCount(jw);
@@ -57,9 +49,7 @@ public:
         const int64_t nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0, nW = prologue ? p.cout * tw : 0;
         const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg,
                       nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * td;
-        const int64_t accElems = p.pixelBands * p.giaccPlane;  // every band plane
-        const int64_t nZ = first ? CeilDiv(accElems, dcn_tiling::kZeroChunk) : 0;
-        const int64_t total = nX + nW + nG + nD + nZ;
+        const int64_t total = nX + nW + nG + nD;
 
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
@@ -85,21 +75,10 @@ public:
                 continue;
             }
             v -= nG;
-            if (v < nD) {
-                int64_t m = v / td;
-                int64_t ho = p.cRow0 + m % p.cRows;
-                int64_t ng = m / p.cRows;
-                runner_.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + ng / p.groups, ng % p.groups, ho), v % td);
-                continue;
-            }
-            v -= nD;
-            int64_t start = v * dcn_tiling::kZeroChunk;
-            int64_t cnt = MinI(dcn_tiling::kZeroChunk, accElems - start);
-            AscendC::DataCopyExtParams cp;
-            cp.blockCount = 1;
-            cp.blockLen = static_cast<uint32_t>(cnt * 4);
-            cp.srcStride = 0; cp.dstStride = 0; cp.rsv = 0;
-            AscendC::DataCopyPad(t.giacc[start], zeros, cp);
+            int64_t m = v / td;
+            int64_t ho = p.cRow0 + m % p.cRows;
+            int64_t ng = m / p.cRows;
+            runner_.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + ng / p.groups, ng % p.groups, ho), v % td);
         }
         pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
@@ -182,7 +161,6 @@ private:
         return TransposeCapFor(static_cast<int64_t>(sizeof(T)), static_cast<int64_t>(sizeof(T)));
     }
     TransposeRunner runner_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> zeroBuf_;
 };
 
 }  // namespace dcn_kernel

@@ -207,6 +207,11 @@ public:
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
         pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(2 * rs_ * 4));
         pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(2 * plane_ * 4));
+        // the accumulator planes' on-demand zeroing (EnsureRows): a zero area, and a load and a store word of the
+        // unit's zeroed-row count (BeginPlane, EndPlane)
+        pipe.InitBuffer(planeZeroBuf_, static_cast<uint32_t>(dcn_tiling::kPlaneZeroBytes));
+        pipe.InitBuffer(zeroStateBuf_, static_cast<uint32_t>(2 * dcn_tiling::kUbBlockBytes));
+        zerosReady_ = false;
         CloseWindowState();
         // xwin holds the input in T (winT_: 16-bit I/O, LP == LPT <= kGatherMaxLp; its gathered corner rows land
         // in the staging planes and are cast per tile) or in fp32; gwin is fp32. Pixels are LP elements apart.
@@ -406,10 +411,12 @@ private:
         BlockRange(p, b, c0, len);
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
         const int64_t pBegin = p.cQ0 + band * p.bandLen, pEnd = MinI(p.cQ0 + p.cQLen, pBegin + p.bandLen);
-        if (pBegin >= pEnd) {
-            return; // a band past the end of a short (last) chunk
-        }
         giaccBase_ = band * p.giaccPlane - AccShift(p, n);
+        BeginPlane(n, b, band, c0, len);
+        if (pBegin >= pEnd) {
+            EndPlane(); // a band past the end of a short (last) chunk: its plane's rows are still completed
+            return;
+        }
         gmFootCount_ = 0; // another plane: no GM write of this unit yet (the last unit's are in its own plane)
         flushOpen_ = false;
         TileJob unit;
@@ -425,6 +432,7 @@ private:
         if (p.winRows == 0) {
             ProcessPixels(unit, pBegin, pEnd);
             Drain();
+            EndPlane();
             return;
         }
         const int64_t ohLast = (pEnd - 1) / p.wo;
@@ -460,7 +468,100 @@ private:
             FlushWindow(n, c0, len);
         }
         gwinOwner_ = xwinOwner_ = -1;
+        EndPlane();
     }
+
+    // The unit's accumulator plane (band, image slot, block): its elements [0, zeroElems_) are zeroed (or hold
+    // contributions), the rest is undefined until ZeroTo zeroes it ahead of its first write (whole rows before a
+    // write: EnsureRows). The count of whole rows starts at 0 in the first chunk of the image group (a new plane, or an
+    // image-local plane whose previous image was flushed) and is carried from chunk to chunk in the `zeroed` region
+    // (one unit per plane and chunk; SyncAll between chunks).
+    __aicore__ inline void BeginPlane(int64_t n, int64_t b, int64_t band, int64_t c0, int64_t len)
+    {
+        const DcnParams& p = *p_;
+        planeAt_ = giaccBase_ + BlockPixelAt(p, n, c0, len, 0, 0);
+        rowElems_ = p.w * len;
+        stateAt_ = (band * p.accImgs + n % p.accImgs) * p.numBlocks + b;
+        int64_t rows = 0;
+        if (p.cIdx % p.pixChunks != 0) {
+            AscendC::LocalTensor<int32_t> word = zeroStateBuf_.Get<int32_t>();
+            PipeSync<AscendC::HardEvent::S_MTE2>(); // the last unit's scalar read of the word precedes the load
+            AscendC::DataCopyExtParams cp{1, 4, 0, 0, 0};
+            AscendC::DataCopyPadExtParams<int32_t> noPad;
+            AscendC::DataCopyPad(word, t_->zeroed[stateAt_], cp, noPad);
+            PipeSync<AscendC::HardEvent::MTE2_S>();
+            rows = word.GetValue(0);
+        }
+        zeroElems_ = fencedElems_ = seenElems_ = zeroTarget_ = rows * rowElems_; // earlier chunks': their SyncAll
+        zeroAtSet_[0] = zeroAtSet_[1] = zeroElems_;
+    }
+    // The image group's last chunk zeroes the plane's remaining elements (stage 3 reads it whole after the SyncAll);
+    // other chunks store the count of whole zeroed rows for the plane's next unit.
+    __aicore__ inline void EndPlane()
+    {
+        const DcnParams& p = *p_;
+        if (p.cIdx % p.pixChunks == p.pixChunks - 1) {
+            ZeroTo(p.h * rowElems_, false, -1);
+            return;
+        }
+        // written by the vector pipe (the Matmul client holds an MTE3_S flag while the grad_weight GEMM runs); the
+        // last unit's store of the word has read it: that unit was not the last of its chunk's group, so it was
+        // a full chunk's unit with pixels, and this unit's first Back waited for its MTE3 work (MTE3_V) since
+        AscendC::LocalTensor<int32_t> word = zeroStateBuf_.Get<int32_t>()[dcn_tiling::kUbBlockBytes / 4];
+        AscendC::Duplicate(
+            word, static_cast<int32_t>(zeroElems_ / rowElems_), static_cast<int32_t>(dcn_tiling::kBrcLanes));
+        PipeSync<AscendC::HardEvent::V_MTE3>();
+        AscendC::DataCopyExtParams cp{1, 4, 0, 0, 0};
+        AscendC::DataCopyPad(t_->zeroed[stateAt_], word, cp);
+    }
+    // Plane elements [zeroElems_, elems) <- 0 in kPlaneZeroBytes DMAs, at most `dmas` of them (-1: all), never
+    // written since the plane's group began (no write of this core is in flight there). `atomic`: the caller's
+    // atomic add mode, off for the zeros. They complete before a later write of theirs by a PipeBarrier<PIPE_MTE3>
+    // (EnsureRows) unless an MTE3 -> V -> MTE3 round trip has ordered them already: a wait for MTE3 on V records what
+    // was zeroed before its flag was set (ZerosSeen), the V_MTE3 that follows fences it (FenceSeenZeros).
+    __aicore__ inline void ZeroTo(int64_t elems, bool atomic, int64_t dmas)
+    {
+        if (elems <= zeroElems_ || dmas == 0) {
+            return;
+        }
+        if (atomic) {
+            AscendC::SetAtomicNone();
+        }
+        const int64_t chunk = dcn_tiling::kPlaneZeroBytes / 4;
+        AscendC::LocalTensor<float> zeros = planeZeroBuf_.Get<float>();
+        if (!zerosReady_) { // the zero area, once per stage (written only here)
+            AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(chunk));
+            PipeSync<AscendC::HardEvent::V_MTE3>();
+            zerosReady_ = true;
+        }
+        for (int64_t i = 0; zeroElems_ < elems && i != dmas; ++i) {
+            const int64_t cnt = MinI(chunk, elems - zeroElems_);
+            AscendC::DataCopyExtParams cp{1, static_cast<uint32_t>(cnt * 4), 0, 0, 0};
+            AscendC::DataCopyPad(t_->giacc[planeAt_ + zeroElems_], zeros, cp);
+            zeroElems_ += cnt;
+        }
+        if (atomic) {
+            AscendC::SetAtomicAdd<float>();
+        }
+    }
+    // Plane rows [0, rows) defined and their zeros complete before a write of them.
+    __aicore__ inline void EnsureRows(int64_t rows, bool atomic)
+    {
+        ZeroTo(rows * rowElems_, atomic, -1);
+        if (rows * rowElems_ > fencedElems_) {
+            AscendC::PipeBarrier<PIPE_MTE3>();
+            MarkMte3Complete();
+        }
+    }
+    // Every MTE3 write so far has completed (a PipeBarrier<PIPE_MTE3>): no footprint or zeroed element is pending.
+    __aicore__ inline void MarkMte3Complete()
+    {
+        gmFootCount_ = 0;
+        flushOpen_ = false;
+        fencedElems_ = seenElems_ = zeroElems_;
+    }
+    __aicore__ inline void ZerosSeen(int64_t elems) { seenElems_ = MaxI(seenElems_, elems); }
+    __aicore__ inline void FenceSeenZeros() { fencedElems_ = MaxI(fencedElems_, seenElems_); }
 
     __aicore__ inline void CloseWindowState()
     {
@@ -745,6 +846,9 @@ private:
     {
         const DcnParams& p = *p_;
         PipeSync<AscendC::HardEvent::V_MTE3>();
+        FenceSeenZeros();
+        EnsureRows(imgHi_, false);
+        // this window's GM atomics of corner pairs that straddle its edge (one corner inside) may be in flight
         OrderGmWrite(imgLo_, imgHi_ - 1, imgXLo_, imgXHi_ - 1);
         AscendC::SetAtomicAdd<float>();
         const int64_t step = WindowRowsPerDma(len);
@@ -875,6 +979,7 @@ private:
         AscendC::PipeBarrier<PIPE_V>();
         if (!slotParts_) {
             PipeSync<AscendC::HardEvent::MTE3_V>();
+            ZerosSeen(zeroElems_);
         }
     }
 
@@ -883,6 +988,7 @@ private:
     {
         if (storePending_[slot]) {
             AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+            ZerosSeen(zeroAtSet_[slot]);
             storePending_[slot] = false;
         }
     }
@@ -1584,6 +1690,7 @@ private:
         // one partials plane or a Back while draining (it set no flag): all stores so far
         if (!slotParts_ || storeSyncAll_) {
             PipeSync<AscendC::HardEvent::MTE3_V>();
+            ZerosSeen(zeroElems_);
             storeSyncAll_ = false;
         }
         AscendC::LocalTensor<float> xp = xQue_.AllocTensor<float>();
@@ -1781,10 +1888,16 @@ private:
             }
         }
         PipeSync<AscendC::HardEvent::V_MTE3>();
+        FenceSeenZeros();
         if (newGwin) { // the previous window's flush (MTE3) has read gwin
             PipeSync<AscendC::HardEvent::MTE3_V>();
+            ZerosSeen(zeroElems_);
             AscendC::Duplicate(gwin_, 0.0f, static_cast<int32_t>((winHi_ - winLo_) * winW_ * lp_));
+            // the window's plane rows and one window height below: zeroed a few DMAs per Back, ahead of the flush
+            // and of the next window's atomics, so that MTE3 runs them under the tiles
+            zeroTarget_ = MaxI(zeroTarget_, MinI(p.h, 2 * imgHi_ - imgLo_) * rowElems_);
         }
+        ZeroTo(zeroTarget_, false, kZeroDmasPerBack);
 
         // ---- per point: scatter (m*w_c)*G to grad_input (GM atomics or UB window adds, program order)
         AscendC::SetAtomicAdd<float>();
@@ -1876,6 +1989,7 @@ private:
         // gwin) precede the next writes by PipeBarrier<PIPE_V>s
         if (slotParts_ && hasCoord_) { // the slot's next tile (hasCoord_: pushed) waits for exactly these
             AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[J.slot]);
+            zeroAtSet_[J.slot] = zeroElems_;
             storePending_[J.slot] = true;
         } else if (slotParts_) { // draining: the next Loads waits for every store
             storeSyncAll_ = true;
@@ -2272,6 +2386,7 @@ private:
                     (cs * 4 - RoundUp(len * 4, dcn_tiling::kUbBlockBytes)) / dcn_tiling::kUbBlockBytes);
                 cp.dstStride = 0;
                 cp.rsv = 0;
+                EnsureRows(yc + 1, true);
                 OrderGmWrite(yc, yc, x0 + (first & 1), x0 + (lastC & 1));
                 AscendC::DataCopyPad(t_->giacc[giaccBase_ + pos[first]], xp[first * cs + rowOff], cp);
                 AddGmFootprint(yc, x0 + (first & 1), x0 + (lastC & 1));
@@ -2399,8 +2514,7 @@ private:
         }
         if (clash) {
             AscendC::PipeBarrier<PIPE_MTE3>();
-            gmFootCount_ = 0;
-            flushOpen_ = false;
+            MarkMte3Complete();
         }
     }
     __aicore__ inline void AddGmFootprint(int64_t y, int64_t x0, int64_t x1)
@@ -2622,6 +2736,15 @@ private:
     static constexpr int64_t kMaxGmFootprints = 16; // GM atomics' corner pairs (row, columns) since the last
     int32_t gmFootY_[kMaxGmFootprints], gmFootX0_[kMaxGmFootprints], gmFootX1_[kMaxGmFootprints]; // PIPE_MTE3 barrier
     int64_t gmFootCount_;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> planeZeroBuf_, zeroStateBuf_; // EnsureRows' zeros; the count's words
+    int64_t planeAt_, rowElems_, stateAt_; // the unit's plane: giacc element of row 0, elements per row, count index
+    int64_t zeroElems_;                    // its elements [0, zeroElems_) are zeroed or accumulated (BeginPlane)
+    int64_t fencedElems_;                  // ... of which [0, fencedElems_) are known complete for later MTE3 writes
+    int64_t seenElems_;                    // ... and [0, seenElems_) complete as seen by V (a wait for MTE3)
+    int64_t zeroTarget_;   // elements to zero ahead, a few DMAs per Back (the open windows' rows and one height more)
+    int64_t zeroAtSet_[2]; // zeroElems_ when the slot's store flag (MTE3_V) was set
+    static constexpr int64_t kZeroDmasPerBack = 4;
+    bool zerosReady_;                               // the zero area is written (EnsureRows)
     bool flushOpen_;                                // a window flush since then, of plane rows / columns:
     int32_t flushY0_, flushY1_, flushX0_, flushX1_; // (inclusive)
     // window-served points of the Back in progress (collection order) and their rounds (AssignRound)

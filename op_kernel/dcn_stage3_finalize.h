@@ -13,7 +13,7 @@
 //   grad_input[n][c][y][x] = sum over bands j, in order, of giacc[j] at BlockPixelAt(n, block of c, y, x) + c - c0
 //                            (per image and channel block: [HW][len] -> [len][HW], transpose + cast); with
 //                            image-local planes (accImgs < N) also in the fold of an image group's last chunk, for
-//                            the group's images (AccFlushAfter), each tile zeroing the plane rows it read
+//                            the group's images (AccFlushAfter; the next group's stage 2 zeroes rows on demand)
 //   grad_bias[oc] = sum over n, then pixels in 2048-element chunks, of gradOutput[n][oc][p]
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
 // Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): pixel pieces x offset rows
@@ -69,7 +69,7 @@ public:
         const int64_t wPerOc = kwMajor ? CeilDiv(p.cinG, wChans) : 0;
         const int64_t nW = !final ? 0 : kwMajor ? p.cout * wPerOc : CeilDiv(wElems, wPiece);
         // grad_input: every image at the end, or with image-local planes the images of the chunk's group after its
-        // last chunk (then its planes are zeroed for the next group) and at the end
+        // last chunk and at the end
         const bool flush = final || AccFlushAfter(p);
         const bool localAcc = p.accImgs < p.n;
         const int64_t in0 = localAcc ? p.cN0 : 0, inImgs = localAcc ? p.cImgs : p.n;
@@ -130,7 +130,7 @@ public:
             if (v < nIn) {
                 int64_t tile = 0;
                 const TransposeJob jt = LocateBlockTile<GradInputJobs>(p, v, tile, in0);
-                runner_.RunTile(t.giacc, t.gradInput, jt, tile, !final);
+                runner_.RunTile(t.giacc, t.gradInput, jt, tile);
                 continue;
             }
             v -= nIn;

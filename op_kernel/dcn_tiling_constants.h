@@ -77,7 +77,8 @@ constexpr int64_t kWindowBorderWeight = 4; // window choice: a border sample tha
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
 constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer
 constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 elements
-constexpr int64_t kZeroChunk = 12288;       // fp32 elements zeroed per stage-0 unit (48 KiB per DMA)
+constexpr int64_t kPlaneZeroBytes = 2048;   // stage 2's UB zero area: the source of the accumulator planes' on-demand
+                                            // zeroing (one DMA per 2 KiB; also the unserved corner rows' zero block)
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
 
 // ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h; op_host PlanStage1Tiles / PlanStage1Matmul.
@@ -111,6 +112,9 @@ constexpr int64_t kWsBudget = 60ll << 20; // default bytes of the workspace beyo
 constexpr int64_t kHbmPerWsBudget = 512;  // the budget is at most the device memory / 512
 constexpr int64_t kChunkShareDiv = 5;     // band planes leave at least budget / 5 to the chunk regions
 constexpr int64_t kChunkMinPix = 256;     // output pixels per image a chunk keeps before it drops images
+constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-row counts (one int32 per band x
+                                              // image x block plane) take the bound's room beyond kWsBudget up to
+                                              // this many bytes; beyond it they come out of the budget
 
 // Bytes per element of stage 2's UB input window xwin (a macro: shared by the kernel and the host plan): the
 // I/O dtype's for 16-bit I/O when a pixel's channels are whole 32-B blocks in both dtypes (LP = roundup(blockC, 8)

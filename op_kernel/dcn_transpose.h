@@ -214,12 +214,10 @@ public:
         lastTable_ = 0;
     }
 
-    // zeroSource (float sources of one row per source row block, rowBlock == 1): the tile's source rows of every
-    // plane are zeroed after they were read (the image-local grad_input planes, dcn_stage3_finalize.h).
     template <typename SrcT, typename DstT>
     __aicore__ inline void RunTile(
         const AscendC::GlobalTensor<SrcT>& src, const AscendC::GlobalTensor<DstT>& dst, const TransposeJob& j,
-        int64_t tile, bool zeroSource = false)
+        int64_t tile)
     {
         int64_t tr, tc;
         TransposeTileShape(j, tr, tc);
@@ -374,39 +372,9 @@ public:
         cpOut.rsv = 0;
         AscendC::DataCopyPad(dst[j.dstOffset + c0 * j.dstRowStride + r0 * e], out, cpOut);
         outQue_.FreeTensor(out);
-        if constexpr (IsSameType<SrcT, float>::value) {
-            if (zeroSource) {
-                ZeroSourceRows(src, j, r0, c0 * e, rt, ct * e);
-            }
-        }
     }
 
 private:
-    // The source rows [r0, r0+rt) x [col, col + width) of every plane (rowBlock == 1) <- 0, from the plane buffer.
-    // Its last reads, the tile's plane adds (planes > 1), precede the barrier before the transposition; the
-    // MTE2_V/V_MTE3 chain orders this tile's GM reads of the rows before the zero DMAs, and the closing MTE3_V the
-    // next tile's vector writes of the buffer (and, through their V_MTE2, its plane loads) after them.
-    __aicore__ inline void ZeroSourceRows(
-        const AscendC::GlobalTensor<float>& src, const TransposeJob& j, int64_t r0, int64_t col, int64_t rt,
-        int64_t width)
-    {
-        AscendC::GlobalTensor<float> planes = src;
-        AscendC::LocalTensor<float> zeros = scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap];
-        const int64_t pitch = RoundUp(width, dcn_tiling::kUbBlockBytes / 4);
-        AscendC::Duplicate(zeros, 0.0f, static_cast<int32_t>(rt * pitch));
-        PipeSync<AscendC::HardEvent::V_MTE3>();
-        AscendC::DataCopyExtParams cp;
-        cp.blockCount = static_cast<uint16_t>(rt);
-        cp.blockLen = static_cast<uint32_t>(width * 4);
-        cp.srcStride = 0;
-        cp.dstStride = static_cast<uint32_t>((j.srcRowStride - width) * 4);
-        cp.rsv = 0;
-        for (int64_t q = 0; q < j.planes; ++q) {
-            AscendC::DataCopyPad(planes[j.srcOffset + q * j.planeStride + r0 * j.srcRowStride + col], zeros, cp);
-        }
-        PipeSync<AscendC::HardEvent::MTE3_V>();
-    }
-
     // in += plane over the loaded part of each of the rt rows (pitch sin, `width` elements; padding is unwritten):
     // rows of <= 64 lanes in masked repeats (one repeat per row), longer rows one Add each.
     __aicore__ static inline void AddPlane(

@@ -86,6 +86,8 @@ public:
         t_.got.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(userWs + td->wsGot), p_.chunkRows * p_.cout);
         t_.dcol.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(userWs + td->wsDcol), p_.chunkRows * p_.cin * p_.k);
         t_.gw.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGw), p_.wSplitK * p_.cout * p_.cinG * p_.k);
+        t_.zeroed.SetGlobalBuffer(
+            reinterpret_cast<__gm__ int32_t*>(userWs + td->wsZeroed), p_.pixelBands * p_.accImgs * p_.numBlocks);
         t_.part.SetGlobalBuffer(
             reinterpret_cast<__gm__ float*>(userWs + td->wsPart), p_.chunkRows * p_.numBlocks * 3 * p_.k);
     }

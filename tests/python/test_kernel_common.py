@@ -180,10 +180,18 @@ def _stage2_ub(k, pixel_tile, block_c, elt, dg=1):
     return (2 * rs * lp * 4 + 2 * _offset_rows(k, dg, elt) * ptp * elt + 2 * 4 * rs * lp * 4 + ((13 + (1 if elt < 4 else 0)) * plane + 2 * ptp) * 4 + 4 * rs * 4
             + (2 if kt == k else 1) * 3 * plane * 4 + 4 * rs * 4 + 2 * 11 * rs * 4 + 4 * max(rows * hpr, rs) * 8 * 4 + rows * hpr * 8 * 4
             + 2 * (rs * 4 + plane * 4) + staging
-            + lp * win_elt + (4 * rs * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # window zero area, gather indices
+            + lp * win_elt + 2048 + 2 * 32  # window zero area, the planes' zero area (kPlaneZeroBytes), count words
+            + (4 * rs * (lp * win_elt // 32) * 4 if lp <= 32 else 0))  # gather indices
 
 
 WS_BUDGET = 60 << 20  # dcn_tiling::kWsBudget: extra grad_input band planes + the per-chunk regions
+
+
+def _budget_after_zero_state(case, budget):
+    """MakeTilingPlan's budget: the planes' zeroed-row counts (at most 8 bands x N x ceil(Cin/8) int32) beyond
+    kZeroStateFree (2 MiB) bytes come out of it."""
+    most = 8 * case.n * _cdiv(case.cin, 8) * 4
+    return max(0, budget - max(0, most - (2 << 20)))
 
 
 def stage2_split(case, dtype, budget=WS_BUDGET):
@@ -326,6 +334,7 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
 def chunk_plan(case, dtype, budget=WS_BUDGET):
     """Pixel bands, pixel chunks and grad_weight Ka chunks of the tiling (PlanWorkSplit / PlanChunks,
     deformable_conv2d_backward_tiling.h) for a workspace budget, derived independently of the C++ plan."""
+    budget = _budget_after_zero_state(case, budget)
     return _chunks_for(case, dtype, budget, stage2_split(case, dtype, budget))
 
 
@@ -457,7 +466,7 @@ def _chunks_for(case, dtype, budget, split):
 
 def workspace_regions(case, dtype, budget=WS_BUDGET, w_split=None):
     """The user-workspace regions in layout order (bytes before the 512-B alignment):
-    xt, giacc, g, g2, got, dcol, gw, part (op_host/deformable_conv2d_backward_tiling.h), with w_split grad_weight
+    xt, giacc, g, g2, got, dcol, gw, part, zeroed (op_host/deformable_conv2d_backward_tiling.h), with w_split grad_weight
     Ka slots (default: the most the tiling can take, chunk_plan's w_split)."""
     elt = 4 if dtype == "float32" else 2
     k = case.kh * case.kw
@@ -470,7 +479,8 @@ def workspace_regions(case, dtype, budget=WS_BUDGET, w_split=None):
     xt_images = 0  # the input copy (in the I/O dtype) lives in grad_input
     return [xt_images * hw * case.cin * 4, cp["bands"] * cp["acc_imgs"] * hw * case.cin * 4, rows * k * case.cin * 4,
             (cp["g_regions"] - 1) * rows * k * case.cin * 4, rows * case.cout * elt, rows * case.cin * k * elt,
-            cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4]
+            cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4,
+            cp["bands"] * cp["acc_imgs"] * cp["num_blocks"] * 4]  # zeroed: one int32 row count per plane
 
 
 def workspace_formula(case, dtype, budget=WS_BUDGET, w_split=None):

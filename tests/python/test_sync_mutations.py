@@ -57,6 +57,9 @@ MATRIX = [
     # several windows per unit (2-channel blocks, windows of 2 x 5 output pixels): a window's gwin is flushed after its last
     # tile's Back and zeroed in the next window's first Back; its xwin is loaded while the last tile runs
     ("float32", Case("f32_window_switch", 2, 12, 4, 5, 5, groups=2, dg=3), 0),
+    # 64-channel blocks in windows narrower than the image: the GM atomics of corner pairs that straddle a window's
+    # edge (one corner inside it) precede that window's flush of the same plane rows
+    ("float16", Case("f16_window_pairs", 4, 64, 8, 6, 100), 0),
     # few vector cores: every core has work (no idle cores), several units per core
     ("float32", Case("f32_1core", 1, 8, 8, 5, 5), 1),
     ("float16", Case("f16_2cores_g2", 2, 8, 8, 5, 5, groups=2, dg=2), 2),
