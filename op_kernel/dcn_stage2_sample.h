@@ -414,7 +414,7 @@ private:
         giaccBase_ = band * p.giaccPlane - AccShift(p, n);
         BeginPlane(n, b, band, c0, len);
         if (pBegin >= pEnd) {
-            EndPlane(); // a band past the end of a short (last) chunk: its plane's rows are still completed
+            EndPlane(false); // a band past the end of a short chunk: the last of its group still completes the plane
             return;
         }
         gmFootCount_ = 0; // another plane: no GM write of this unit yet (the last unit's are in its own plane)
@@ -432,7 +432,7 @@ private:
         if (p.winRows == 0) {
             ProcessPixels(unit, pBegin, pEnd);
             Drain();
-            EndPlane();
+            EndPlane(true);
             return;
         }
         const int64_t ohLast = (pEnd - 1) / p.wo;
@@ -468,7 +468,7 @@ private:
             FlushWindow(n, c0, len);
         }
         gwinOwner_ = xwinOwner_ = -1;
-        EndPlane();
+        EndPlane(true);
     }
 
     // The unit's accumulator plane (band, image slot, block): its elements [0, zeroElems_) are zeroed (or hold
@@ -496,17 +496,21 @@ private:
         zeroAtSet_[0] = zeroAtSet_[1] = zeroElems_;
     }
     // The image group's last chunk zeroes the plane's remaining elements (stage 3 reads it whole after the SyncAll);
-    // other chunks store the count of whole zeroed rows for the plane's next unit.
-    __aicore__ inline void EndPlane()
+    // other chunks store the count of whole zeroed rows for the plane's next unit, unless the unit had no pixels (a
+    // short chunk's empty band, never a group's first chunk: its count stays as loaded).
+    __aicore__ inline void EndPlane(bool hasPixels)
     {
         const DcnParams& p = *p_;
         if (p.cIdx % p.pixChunks == p.pixChunks - 1) {
             ZeroTo(p.h * rowElems_, false, -1);
             return;
         }
+        if (!hasPixels) {
+            return;
+        }
         // written by the vector pipe (the Matmul client holds an MTE3_S flag while the grad_weight GEMM runs); the
-        // last unit's store of the word has read it: that unit was not the last of its chunk's group, so it was
-        // a full chunk's unit with pixels, and this unit's first Back waited for its MTE3 work (MTE3_V) since
+        // last store of the word (a unit with pixels too) has read it and its Duplicate is complete: this unit's
+        // Backs waited for MTE3 (MTE3_V) and have PipeBarrier<PIPE_V>s since
         AscendC::LocalTensor<int32_t> word = zeroStateBuf_.Get<int32_t>()[dcn_tiling::kUbBlockBytes / 4];
         AscendC::Duplicate(
             word, static_cast<int32_t>(zeroElems_ / rowElems_), static_cast<int32_t>(dcn_tiling::kBrcLanes));

@@ -149,21 +149,24 @@ def _run_on_filled_workspace(case, inputs, fill):
     return outs
 
 
-# the chunk cases, plus windows narrower than the image whose corner pairs straddle their edges (GM atomics into
-# rows the window's flush also writes) and one chunk of several images with three bands
-STALE_CASES = CASES + [(Case("window_pairs", 4, 64, 8, 6, 100), 0), (Case("one_chunk_bands", 3, 8, 8, 9, 9), 0)]
+# (case, budget, vector cores; 0 = the chip's): the chunk cases, windows narrower than the image whose corner pairs
+# straddle their edges (GM atomics into rows the window's flush also writes), one chunk of several images with three
+# bands, and row pieces whose short middle chunks (33 = 15 + 15 + 3 columns) have empty bands, several per core
+STALE_CASES = [(c, b, 0) for c, b in CASES] + [
+    (Case("window_pairs", 4, 64, 8, 6, 100), 0, 0), (Case("one_chunk_bands", 3, 8, 8, 9, 9), 0, 0),
+    (Case("pieces_empty_bands", 5, 4, 2, 7, 33, padding=(1, 0, 2, 2), dg=4), 40 << 10, 2)]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize("case,budget", STALE_CASES, ids=[c.name for c, _ in STALE_CASES])
-def test_stale_workspace_changes_nothing(case, budget, dtype, chunk_budget):
+@pytest.mark.parametrize("case,budget,cores", STALE_CASES, ids=[c.name for c, _, _ in STALE_CASES])
+def test_stale_workspace_changes_nothing(case, budget, cores, dtype, chunk_budget):
     # Stage 2 zeroes the grad_input accumulator planes row by row ahead of their first write (no phase zeroes them
     # up front), and every other region is written before it is read: a workspace full of NaN bytes gives the
     # bitwise same gradients as a zeroed one. A plane row the kernel reads or adds to without zeroing it first
     # turns NaN.
     require_twin()
-    if budget:
-        chunk_budget(budget)
+    chunk_budget(budget or (60 << 20))
+    set_vector_cores(cores)
     inputs = make_inputs(case, dtype)
     clean = _run_on_filled_workspace(case, inputs, 0)
     stale = _run_on_filled_workspace(case, inputs, 0xFF)
