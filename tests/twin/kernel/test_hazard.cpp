@@ -159,6 +159,54 @@ TEST(Hazard, hazard_mte3_to_mte3_overlapping_gm)
     EXPECT_TRUE(ktest::ExpectOk(kernel(0, 64, false))); // disjoint: the first copy ends at element 64
 }
 
+// GM between two pipes of one core: a DataCopy GM->UB (MTE2) of bytes an earlier DataCopy UB->GM (MTE3) wrote, or
+// an MTE3 write of bytes an earlier MTE2 copy read, needs the pipes ordered (SetFlag/WaitFlag, PIPE_ALL).
+TEST(Hazard, hazard_gm_between_pipes_of_one_core)
+{
+    ktest::Gm<float> g(128, "buf");
+    // order: 0 MTE3 write then MTE2 read, 1 MTE2 read then MTE3 write; sync: 0 none, 1 the flag, 2 PIPE_ALL;
+    // offset: the second copy's first element
+    auto kernel = [&](int order, int sync, int offset) {
+        return ktest::Run(1, KernelType::AIV_ONLY, [&] {
+            Ub64 u;
+            GlobalTensor<float> gg = Gm(g);
+            Duplicate(u.ta, 2.0f, 64);
+            SetFlag<HardEvent::V_MTE3>(0);
+            WaitFlag<HardEvent::V_MTE3>(0);
+            if (order == 0) {
+                DataCopy(gg, u.ta, 64);
+                if (sync == 1) {
+                    SetFlag<HardEvent::MTE3_MTE2>(0);
+                    WaitFlag<HardEvent::MTE3_MTE2>(0);
+                } else if (sync == 2) {
+                    PipeBarrier<PIPE_ALL>();
+                }
+                DataCopy(u.tb, gg[offset], 64);
+            } else {
+                DataCopy(u.tb, gg, 64);
+                if (sync == 1) {
+                    SetFlag<HardEvent::MTE2_MTE3>(0);
+                    WaitFlag<HardEvent::MTE2_MTE3>(0);
+                } else if (sync == 2) {
+                    PipeBarrier<PIPE_ALL>();
+                }
+                DataCopy(gg[offset], u.ta, 64);
+            }
+        });
+    };
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(0, 0, 32), {"DataCopy(GM->UB)", "core AIV 0", "GM hazard MTE3 -> MTE2 on one core (read after write)",
+                           "DataCopy(UB->GM) on pipe MTE3 wrote", "SetFlag/WaitFlag<HardEvent::MTE3_MTE2>"}));
+    EXPECT_TRUE(ktest::ExpectViolation(
+        kernel(1, 0, 0), {"DataCopy(UB->GM)", "GM hazard MTE2 -> MTE3 on one core (write after read)",
+                          "DataCopy(GM->UB) on pipe MTE2 read"}));
+    for (int order : {0, 1}) {
+        EXPECT_TRUE(ktest::ExpectOk(kernel(order, 1, 0)));
+        EXPECT_TRUE(ktest::ExpectOk(kernel(order, 2, 0)));
+        EXPECT_TRUE(ktest::ExpectOk(kernel(order, 0, 64))); // disjoint: the first copy covers elements 0..63
+    }
+}
+
 TEST(Hazard, hazard_v_to_s)
 {
     float seen = 0;

@@ -52,13 +52,88 @@ void CheckMte3InPipe(CoreContext& c, HazardCore& h, const char* api, uintptr_t l
     h.mte3MaxEpoch = std::max(h.mte3MaxEpoch, epoch);
 }
 
+const char* HzPipeName(uint8_t p)
+{
+    static const char* names[kHzPipes] = {"S", "V", "MTE2", "MTE3"};
+    return names[p];
+}
+
+// An access of pipe `pipe` to GM bytes [lo, hi) of this core against the other pipes' earlier accesses of those
+// bytes: read after write, write after read, write after write between two pipes of one core need the pipes
+// ordered (SetFlag/WaitFlag<P_Q>, a chain of them, PIPE_ALL): 核内同步 docs, the pipes run asynchronously and a
+// copy's GM data is not visible to another pipe's access until it has landed. Then recorded.
+void CheckGmAcrossPipes(HazardCore& h, const char* api, uintptr_t lo, uintptr_t hi, bool write)
+{
+    const int p = static_cast<int>(h.pipe);
+    if (p != static_cast<int>(HzPipe::S) && p != static_cast<int>(HzPipe::MTE2) &&
+        p != static_cast<int>(HzPipe::MTE3)) {
+        return;
+    }
+    auto check = [&](std::multimap<uintptr_t, HazardCore::GmPipeAcc>& m, bool otherWrites) {
+        for (auto it = m.lower_bound(lo > h.gmMaxLen ? lo - h.gmMaxLen : 0); it != m.end() && it->first < hi; ++it) {
+            const HazardCore::GmPipeAcc& e = it->second;
+            if (e.hi <= lo || e.pipe == p || e.epoch <= h.clk[p][e.pipe]) {
+                continue;
+            }
+            const uintptr_t a = std::max(lo, it->first), b = std::min(hi, e.hi);
+            const std::string kind =
+                otherWrites ? (write ? "write after write" : "read after write") : "write after read";
+            const std::string from = HzPipeName(e.pipe), to = HzPipeName(static_cast<uint8_t>(p));
+            Violation(
+                api, std::string("GM hazard ") + from + " -> " + to + " on one core (" + kind + "): " + api +
+                         " on pipe " + to + (write ? " writes " : " reads ") + std::to_string(b - a) +
+                         " bytes of GM buffer " + GmDescribe(a) + " that " + e.api + " on pipe " + from +
+                         (otherWrites ? " wrote" : " read") + ", with no synchronisation from " + from + " to " + to +
+                         " in between (SetFlag/WaitFlag<HardEvent::" + from + "_" + to +
+                         "> or PipeBarrier<PIPE_ALL>: the pipes run asynchronously)");
+        }
+    };
+    check(h.gmWrites, true);
+    if (write) {
+        check(h.gmReads, false);
+    }
+    auto& m = write ? h.gmWrites : h.gmReads;
+    h.gmPipes = static_cast<uint8_t>(h.gmPipes | (1U << p));
+    if (h.gmReads.size() + h.gmWrites.size() >= h.gmPruneAt) { // drop what every other GM pipe is ordered after
+        for (auto* mm : {&h.gmReads, &h.gmWrites}) {
+            for (auto it = mm->begin(); it != mm->end();) {
+                bool ordered = true;
+                for (int q = 0; q < kHzPipes && ordered; ++q) {
+                    ordered = q == it->second.pipe || (h.gmPipes & (1U << q)) == 0 ||
+                              it->second.epoch <= h.clk[q][it->second.pipe];
+                }
+                it = ordered ? mm->erase(it) : std::next(it);
+            }
+        }
+        h.gmPruneAt = std::max<size_t>(4096, 2 * (h.gmReads.size() + h.gmWrites.size()));
+    }
+    // an earlier access of the same pipe to bytes this one covers is superseded (a later access of another pipe
+    // ordered after this one is ordered after it too)
+    for (auto it = m.find(lo); it != m.end() && it->first == lo;) {
+        it = (it->second.pipe == p && it->second.hi <= hi) ? m.erase(it) : std::next(it);
+    }
+    m.emplace(lo, HazardCore::GmPipeAcc{hi, h.cnt[p], static_cast<uint8_t>(p), api});
+    h.gmMaxLen = std::max(h.gmMaxLen, hi - lo);
+}
+
 } // namespace
+
+void HzGmDropPipeAccesses(HazardCore& h)
+{
+    h.gmReads.clear();
+    h.gmWrites.clear();
+    h.gmMaxLen = 0;
+    h.gmPipes = 0;
+    h.gmPruneAt = 4096;
+}
 
 void HzGmAccess(CoreContext &c, const char *api, const void *p, size_t bytes, bool write) {
     HazardCore &h = *c.hz;
     if (h.suppress > 0 || bytes == 0) return;
     if (write && !h.inMatmul && h.pipe == HzPipe::MTE3)
         CheckMte3InPipe(c, h, api, reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + bytes);
+    if (!h.inMatmul)
+        CheckGmAcrossPipes(h, api, reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + bytes, write);
     const uint32_t tid = h.inMatmul ? h.mmTid : h.tid;
     HzThread &t = h.launch->threads[tid];
     uint8_t kind = kHzRead;

@@ -99,6 +99,18 @@ struct HazardCore {
     std::map<uintptr_t, HzPipeWrite> mte3Writes;
     uintptr_t mte3MaxLen = 0;
     uint32_t mte3MaxEpoch = 0;
+    // GM between the pipes of this core (S, MTE2, MTE3): reads and writes by address, each with its pipe and epoch,
+    // until every other pipe is ordered after it (dropped whole at PIPE_ALL / SyncAll, pruned when large).
+    struct GmPipeAcc {
+        uintptr_t hi;
+        uint32_t epoch;
+        uint8_t pipe;
+        const char* api;
+    };
+    std::multimap<uintptr_t, GmPipeAcc> gmReads, gmWrites;
+    uintptr_t gmMaxLen = 0;
+    uint8_t gmPipes = 0;     // bit per pipe that accessed GM since the last drop
+    size_t gmPruneAt = 4096; // entries at which the next pruning pass runs (doubles with what it keeps)
     ~HazardCore();
 };
 
@@ -120,6 +132,8 @@ std::string HzGmAnalyse(HazardLaunch &L, bool final);
 void HzGmPrune(HazardLaunch &L, const std::vector<uint32_t> &j);
 // "'name' at byte offset N" for a GM address (smallest registered buffer containing it).
 std::string GmDescribe(uintptr_t p);
+// Forgets this core's GM accesses between its pipes (every pipe is ordered after them: PIPE_ALL, SyncAll).
+void HzGmDropPipeAccesses(HazardCore& h);
 
 }  // namespace kernel
 }  // namespace twin

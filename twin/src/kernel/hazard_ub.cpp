@@ -184,6 +184,7 @@ void HzPipeBarrierAll(CoreContext &c) {
         h.done[p] = h.cnt[p];
         h.clk[p][p] = ++h.cnt[p];
     }
+    HzGmDropPipeAccesses(h);
 }
 
 HzPipeScope::HzPipeScope(CoreContext &c, HzPipe p) : hz_(c.hz), saved_(HzPipe::V) {

@@ -33,8 +33,9 @@
 // other, are a violation naming both cores, both APIs, the GM buffer and the offset. The report is the
 // conflict with the lowest address (ties: lowest thread pair), so it is the same on every run.
 // Segments ordered before every vector core's clock are then dropped (pending async Matmul work
-// stays). Not modelled: GM flags polled by scalar code (use SyncAll), GM ordering between the pipes
-// of one core (MTE3 write then MTE2 read of the same GM on one core), cube-core UB/L1/L0.
+// stays). Within one core, GM accesses of pipes S, MTE2 and MTE3 are compared like UB blocks (another pipe's
+// earlier conflicting access must be ordered by the pipe clocks; hazard_gm.cpp CheckGmAcrossPipes). Not
+// modelled: GM flags polled by scalar code (use SyncAll), the data cache of scalar GM accesses, cube-core UB/L1/L0.
 #pragma once
 #include <cstddef>
 #include <cstdint>
