@@ -207,7 +207,7 @@ public:
         pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
         pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(2 * rs_ * 4));
         pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(2 * plane_ * 4));
-        // the accumulator planes' on-demand zeroing (EnsureRows): a zero area, and a load and a store word of the
+        // the accumulator planes' on-demand zeroing (ZeroTo): a zero area, and a load and a store word of the
         // unit's zeroed-row count (BeginPlane, EndPlane)
         pipe.InitBuffer(planeZeroBuf_, static_cast<uint32_t>(dcn_tiling::kPlaneZeroBytes));
         pipe.InitBuffer(zeroStateBuf_, static_cast<uint32_t>(2 * dcn_tiling::kUbBlockBytes));
@@ -297,8 +297,6 @@ public:
         winSeq_ = 0;
         openWin_ = xwinOwner_ = gwinOwner_ = -1;
         footCount_ = 0;
-        gmFootCount_ = 0;
-        flushOpen_ = false;
         servedCount_ = 0;
         addsInFlight_ = false;
         ClearRoundMap();
@@ -417,8 +415,6 @@ private:
             EndPlane(false); // a band past the end of a short chunk: the last of its group still completes the plane
             return;
         }
-        gmFootCount_ = 0; // another plane: no GM write of this unit yet (the last unit's are in its own plane)
-        flushOpen_ = false;
         TileJob unit;
         unit.n = n;
         unit.b = b;
@@ -494,6 +490,8 @@ private:
         }
         zeroElems_ = fencedElems_ = seenElems_ = zeroTarget_ = rows * rowElems_; // earlier chunks': their SyncAll
         zeroAtSet_[0] = zeroAtSet_[1] = zeroElems_;
+        gmFootCount_ = 0; // another plane: no GM write of this unit yet (the last unit's are in its own plane)
+        flushOpen_ = false;
     }
     // The image group's last chunk zeroes the plane's remaining elements (stage 3 reads it whole after the SyncAll);
     // other chunks store the count of whole zeroed rows for the plane's next unit, unless the unit had no pixels (a
@@ -2499,11 +2497,6 @@ private:
         AscendC::Cast(work.template ReinterpretCast<int32_t>(), work, AscendC::RoundMode::CAST_RINT, entries);
     }
 
-    // Before a point's window adds (gwin pixels y0..y0+1 x x0..x0+1): a PipeBarrier<PIPE_V> only when an add issued
-    // since the last one may touch the same pixels (a point within one pixel in both axes: a vector
-    // read-modify-write of the same blocks) or the footprint list is full; adds of disjoint pixels may overlap
-    // in the pipe. The scatter loop of a Back starts with an empty list (the partials' barriers order the earlier
-    // tiles' adds; a barrier only after a new window's zeroing).
     // The unit's GM writes into its accumulator plane (window flushes, the atomics of points the window does not
     // serve) land asynchronously: MTE3 copies whose GM destinations overlap need a PipeBarrier<PIPE_MTE3> between
     // them (PipeBarrier docs). A write of plane rows y0..y1 x columns x0..x1 (inclusive) waits for the writes in
@@ -2529,6 +2522,11 @@ private:
         ++gmFootCount_;
     }
 
+    // Before a point's window adds (gwin pixels y0..y0+1 x x0..x0+1): a PipeBarrier<PIPE_V> only when an add issued
+    // since the last one may touch the same pixels (a point within one pixel in both axes: a vector
+    // read-modify-write of the same blocks) or the footprint list is full; adds of disjoint pixels may overlap
+    // in the pipe. The scatter loop of a Back starts with an empty list (the partials' barriers order the earlier
+    // tiles' adds; a barrier only after a new window's zeroing).
     __aicore__ inline void OrderWindowAdds(int64_t y0, int64_t x0)
     {
         bool clash = footCount_ == kMaxFootprints;
@@ -2740,7 +2738,7 @@ private:
     static constexpr int64_t kMaxGmFootprints = 16; // GM atomics' corner pairs (row, columns) since the last
     int32_t gmFootY_[kMaxGmFootprints], gmFootX0_[kMaxGmFootprints], gmFootX1_[kMaxGmFootprints]; // PIPE_MTE3 barrier
     int64_t gmFootCount_;
-    AscendC::TBuf<AscendC::TPosition::VECCALC> planeZeroBuf_, zeroStateBuf_; // EnsureRows' zeros; the count's words
+    AscendC::TBuf<AscendC::TPosition::VECCALC> planeZeroBuf_, zeroStateBuf_; // ZeroTo's zeros; the count's words
     int64_t planeAt_, rowElems_, stateAt_; // the unit's plane: giacc element of row 0, elements per row, count index
     int64_t zeroElems_;                    // its elements [0, zeroElems_) are zeroed or accumulated (BeginPlane)
     int64_t fencedElems_;                  // ... of which [0, fencedElems_) are known complete for later MTE3 writes
@@ -2748,7 +2746,7 @@ private:
     int64_t zeroTarget_;   // elements to zero ahead, a few DMAs per Back (the open windows' rows and one height more)
     int64_t zeroAtSet_[2]; // zeroElems_ when the slot's store flag (MTE3_V) was set
     static constexpr int64_t kZeroDmasPerBack = 4;
-    bool zerosReady_;                               // the zero area is written (EnsureRows)
+    bool zerosReady_;                               // the zero area is written (ZeroTo)
     bool flushOpen_;                                // a window flush since then, of plane rows / columns:
     int32_t flushY0_, flushY1_, flushX0_, flushX1_; // (inclusive)
     // window-served points of the Back in progress (collection order) and their rounds (AssignRound)

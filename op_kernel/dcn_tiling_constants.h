@@ -42,6 +42,8 @@ constexpr int64_t kOffsetSpanMaxBytes = 640; // dg > 1: a tile's offsets (3 bloc
                                              // rows fit and the DMAs cost more (BasicVSR++ fp16 1,536 -> 1,447 us:
                                              // its sampling was bound by 3 offset + 1 G DMA per tile)
 constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
+constexpr int64_t kPlaneZeroBytes = 2048; // UB zero area: the source of the accumulator planes' on-demand zeroing
+                                          // (one DMA per 2 KiB, ZeroTo)
 constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
 constexpr int64_t kStage2CoordPlanes = 13; // coordinate planes of a tile (UB; then 2 pixel-base rows) ...
 // ... and for 16-bit I/O one more (the sample base planes: 32-bit I/O keeps them in two offset planes, 16-bit I/O in
@@ -77,8 +79,6 @@ constexpr int64_t kWindowBorderWeight = 4; // window choice: a border sample tha
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
 constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer
 constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 elements
-constexpr int64_t kPlaneZeroBytes = 2048;   // stage 2's UB zero area: the source of the accumulator planes' on-demand
-                                            // zeroing (one DMA per 2 KiB; also the unserved corner rows' zero block)
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
 
 // ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h; op_host PlanStage1Tiles / PlanStage1Matmul.
