@@ -29,6 +29,14 @@ struct Ub64 {
     }
 };
 
+// u.ta = 2.0f, its vector write ordered before the MTE3 copies that read it
+void FillForStore(Ub64& u)
+{
+    Duplicate(u.ta, 2.0f, 64);
+    SetFlag<HardEvent::V_MTE3>(0);
+    WaitFlag<HardEvent::V_MTE3>(0);
+}
+
 GlobalTensor<float> Gm(ktest::Gm<float> &g) {
     GlobalTensor<float> t;
     t.SetGlobalBuffer((__gm__ float *)g.addr(), g.n);
@@ -127,9 +135,7 @@ TEST(Hazard, hazard_mte3_to_mte3_overlapping_gm)
         return ktest::Run(1, KernelType::AIV_ONLY, [&] {
             Ub64 u;
             GlobalTensor<float> gg = Gm(g);
-            Duplicate(u.ta, 2.0f, 64);
-            SetFlag<HardEvent::V_MTE3>(0);
-            WaitFlag<HardEvent::V_MTE3>(0);
+            FillForStore(u);
             if (atomic)
                 SetAtomicAdd<float>();
             DataCopy(gg, u.ta, 64);
@@ -170,9 +176,7 @@ TEST(Hazard, hazard_gm_between_pipes_of_one_core)
         return ktest::Run(1, KernelType::AIV_ONLY, [&] {
             Ub64 u;
             GlobalTensor<float> gg = Gm(g);
-            Duplicate(u.ta, 2.0f, 64);
-            SetFlag<HardEvent::V_MTE3>(0);
-            WaitFlag<HardEvent::V_MTE3>(0);
+            FillForStore(u);
             if (order == 0) {
                 DataCopy(gg, u.ta, 64);
                 if (sync == 1) {

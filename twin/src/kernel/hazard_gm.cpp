@@ -52,12 +52,6 @@ void CheckMte3InPipe(CoreContext& c, HazardCore& h, const char* api, uintptr_t l
     h.mte3MaxEpoch = std::max(h.mte3MaxEpoch, epoch);
 }
 
-const char* HzPipeName(uint8_t p)
-{
-    static const char* names[kHzPipes] = {"S", "V", "MTE2", "MTE3"};
-    return names[p];
-}
-
 // An access of pipe `pipe` to GM bytes [lo, hi) of this core against the other pipes' earlier accesses of those
 // bytes: read after write, write after read, write after write between two pipes of one core need the pipes
 // ordered (SetFlag/WaitFlag<P_Q>, a chain of them, PIPE_ALL): 核内同步 docs, the pipes run asynchronously and a
@@ -78,7 +72,7 @@ void CheckGmAcrossPipes(HazardCore& h, const char* api, uintptr_t lo, uintptr_t 
             const uintptr_t a = std::max(lo, it->first), b = std::min(hi, e.hi);
             const std::string kind =
                 otherWrites ? (write ? "write after write" : "read after write") : "write after read";
-            const std::string from = HzPipeName(e.pipe), to = HzPipeName(static_cast<uint8_t>(p));
+            const std::string from = HzPipeName(e.pipe), to = HzPipeName(p);
             Violation(
                 api, std::string("GM hazard ") + from + " -> " + to + " on one core (" + kind + "): " + api +
                          " on pipe " + to + (write ? " writes " : " reads ") + std::to_string(b - a) +

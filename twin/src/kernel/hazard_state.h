@@ -132,6 +132,8 @@ std::string HzGmAnalyse(HazardLaunch &L, bool final);
 void HzGmPrune(HazardLaunch &L, const std::vector<uint32_t> &j);
 // "'name' at byte offset N" for a GM address (smallest registered buffer containing it).
 std::string GmDescribe(uintptr_t p);
+// "S", "V", "MTE2", "MTE3" (HzPipe order).
+const char* HzPipeName(int p);
 // Forgets this core's GM accesses between its pipes (every pipe is ordered after them: PIPE_ALL, SyncAll).
 void HzGmDropPipeAccesses(HazardCore& h);
 

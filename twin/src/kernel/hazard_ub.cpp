@@ -9,16 +9,18 @@
 namespace twin {
 namespace kernel {
 
-namespace {
-
-const char *PipeName(int p) {
-    static const char *names[kHzPipes] = {"S", "V", "MTE2", "MTE3"};
+const char* HzPipeName(int p)
+{
+    static const char* names[kHzPipes] = {"S", "V", "MTE2", "MTE3"};
     return names[p];
 }
 
+namespace {
+
 int PipeFromName(const std::string &s) {
     for (int p = 0; p < kHzPipes; ++p)
-        if (s == PipeName(p)) return p;
+        if (s == HzPipeName(p))
+            return p;
     return -1;   // cube pipes (M, MTE1, FIX): not modelled on UB
 }
 
@@ -41,18 +43,20 @@ const EventPipes &Pipes() {
 }
 
 std::string SyncHint(int from, int to) {
-    return std::string("SetFlag/WaitFlag<HardEvent::") + PipeName(from) + "_" + PipeName(to) +
+    return std::string("SetFlag/WaitFlag<HardEvent::") + HzPipeName(from) + "_" + HzPipeName(to) +
            ">, EnQue/DeQue of the tensor's queue, or PipeBarrier<PIPE_ALL>";
 }
 
 [[noreturn]] void Report(const CoreContext &c, HazardCore &h, int p, int q, size_t blk, bool write, bool otherWrite, const char *otherApi) {
     const char *api = c.lastApi ? c.lastApi : "?";
     const std::string kind = std::string(otherWrite ? (write ? "write after write" : "read after write") : "write after read");
-    Violation(api, std::string("UB hazard ") + PipeName(q) + " -> " + PipeName(p) + " (" + kind + "): " + api + " on pipe " + PipeName(p) + " " +
-                       (write ? "writes" : "reads") + " the 32-B UB block at offset " + std::to_string(blk * 32) + " that " +
-                       (otherApi ? otherApi : "?") + " on pipe " + PipeName(q) + " " + (otherWrite ? "wrote" : "read") +
-                       ", with no synchronisation from " + PipeName(q) + " to " + PipeName(p) + " in between (" + SyncHint(q, p) +
-                       "; the chip runs the pipes asynchronously and the kernel may not rely on the compiler's auto-sync)");
+    Violation(
+        api, std::string("UB hazard ") + HzPipeName(q) + " -> " + HzPipeName(p) + " (" + kind + "): " + api +
+                 " on pipe " + HzPipeName(p) + " " + (write ? "writes" : "reads") + " the 32-B UB block at offset " +
+                 std::to_string(blk * 32) + " that " + (otherApi ? otherApi : "?") + " on pipe " + HzPipeName(q) + " " +
+                 (otherWrite ? "wrote" : "read") + ", with no synchronisation from " + HzPipeName(q) + " to " +
+                 HzPipeName(p) + " in between (" + SyncHint(q, p) +
+                 "; the chip runs the pipes asynchronously and the kernel may not rely on the compiler's auto-sync)");
     (void)h;
 }
 
@@ -70,15 +74,16 @@ std::string SyncHint(int from, int to) {
     const char* api = c.lastApi ? c.lastApi : "?";
     const std::string kind = otherWrite ? (write ? "write after write" : "read after write") : "write after read";
     Violation(
-        api, std::string("UB hazard ") + PipeName(p) + " -> " + PipeName(p) + " (" + kind + " in one pipe): " + api +
-                 " on pipe " + PipeName(p) + " " + (write ? "writes" : "reads") + " the 32-B UB block at offset " +
-                 std::to_string(blk * 32) + " that " + (otherApi ? otherApi : "?") + " on the same pipe " +
-                 (otherWrite ? "wrote" : "read") + ", with no PipeBarrier<PIPE_" + PipeName(p) +
+        api, std::string("UB hazard ") + HzPipeName(p) + " -> " + HzPipeName(p) + " (" + kind +
+                 " in one pipe): " + api + " on pipe " + HzPipeName(p) + " " + (write ? "writes" : "reads") +
+                 " the 32-B UB block at offset " + std::to_string(blk * 32) + " that " + (otherApi ? otherApi : "?") +
+                 " on the same pipe " + (otherWrite ? "wrote" : "read") + ", with no PipeBarrier<PIPE_" +
+                 HzPipeName(p) +
                  "> (or PIPE_ALL) in between (PipeBarrier docs: the barrier makes the reads and writes of the earlier "
                  "instructions complete before the later ones run; without it the pipe overlaps them)");
 }
 
-}  // namespace
+} // namespace
 
 void HzUbAccess(const CoreContext &c, const void *ptr, size_t bytes, bool write) {
     HazardCore &h = *c.hz;
