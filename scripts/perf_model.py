@@ -250,6 +250,23 @@ def roofline(case, dtype, chip):
     return {"flops": flops, "bytes": rd + wr, "cube": t_cube, "memory": t_mem, "time": max(t_cube, t_mem)}
 
 
+# The scatter's issue floor. A2/A3 have no vector scatter (asc-devkit: Scatter is not supported on A2/A3), so
+# every sample point adds its four corners into grad_input's accumulator with at least one vector instruction per
+# channel block of <= SCATTER_ADD_LANES channels (one Add repeat is 256 B = 64 fp32 lanes and covers a corner pair,
+# 2 pixels x the block; the accumulator is fp32 for every I/O dtype), and a block lies within one group and one
+# deformable group (gcd of Cin/groups and Cin/dg channels). Each instruction costs the scalar unit
+# scalar_issue_cycles to issue, spread over all AIV at best. The floor counts every point as inside the image.
+SCATTER_ADD_LANES = 32
+
+
+def scatter_issue_floor(case, chip, issue_cycles):
+    """(adds, seconds): the fewest scatter Adds of the backward and their scalar issue time on all AIV."""
+    seg = math.gcd(case.cin // case.groups, case.cin // case.dg)
+    ho, wo = case.out_hw
+    adds = case.n * ho * wo * case.k * (case.cin // seg) * math.ceil(seg / SCATTER_ADD_LANES)
+    return adds, adds * issue_cycles / (chip.aiv * chip.freq_hz)
+
+
 def geomean(values):
     return math.exp(sum(math.log(x) for x in values) / len(values))
 
@@ -492,6 +509,21 @@ def render(results, args, command, chip):
             lo = efficiency(results, chip, args.dtype, {n: 0.5})
             hi = efficiency(results, chip, args.dtype, {n: 2.0})
             lines.append(f"| {n} | {lo:.1%} | {base:.1%} | {hi:.1%} |")
+    # the scatter's issue floor per row (a ceiling of this design under the model's issue cost)
+    issue = any_m["constants"].get("scalar_issue_cycles") if any_m else None
+    if issue:
+        lines += ["", "Scatter issue floor (a ceiling of the design, not an estimate): no vector scatter on A2/A3, so each "
+                  f"sample point takes >= 1 vector Add per channel block of <= {SCATTER_ADD_LANES} channels within one group "
+                  f"and one deformable group, each issued by the scalar unit in scalar_issue_cycles ({issue['value']:.6g}, "
+                  "assumed: the floor scales with it), over all AIV; ceiling = roofline / max(roofline, floor).", "",
+                  "| row | Adds (M) | floor µs | roofline µs | ceiling |", "|---|---|---|---|---|"]
+        ceilings = []
+        for idx, case, m in ok:
+            adds, floor_s = scatter_issue_floor(case, chip, issue["value"])
+            r = roofline(case, args.dtype, chip)["time"]
+            ceilings.append(r / max(r, floor_s))
+            lines.append(f"| {idx} {case.name} | {adds / 1e6:.2f} | {us(floor_s)} | {us(r)} | {ceilings[-1]:.1%} |")
+        lines += ["", f"Geometric-mean ceiling over {len(ok)} shapes: {geomean(ceilings):.1%}."]
     # per-row summary
     lines += ["", "| row | shape | est. µs (timeline) | serial µs | overlap µs | roofline µs | efficiency | slowest stage | "
               "its busiest pipe | stage timeline µs | cubeMacs/formula |", "|" + "---|" * 11]

@@ -285,3 +285,33 @@ def test_a_launch_without_the_timeline_is_refused():
             os.environ["TWIN_TIMELINE"] = saved
     with pytest.raises(RuntimeError, match="no timeline recorded"):
         perf_model.twin_measurement()
+
+
+def test_scatter_issue_floor_counts_one_add_per_point_and_block():
+    chip = perf_model.CHIPS["Ascend910B2"]
+    for row, per_point in ((9, 8), (6, 32), (4, 16)):   # 8-channel dg blocks; 16-channel groups; 512 channels / 32
+        case = bench_cases.suite_case(row, 64)
+        ho, wo = case.out_hw
+        adds, seconds = perf_model.scatter_issue_floor(case, chip, 8.0)
+        assert adds == case.n * ho * wo * 9 * per_point, row
+        assert seconds == pytest.approx(adds * 8.0 / (48 * 1.8e9))
+    # a segment of 40 channels (gcd of 40 and 80) takes two Adds per point: 32 + 8 channels
+    case = bench_cases.Case("odd", 1, 80, 16, 8, 8, groups=2, dg=1)
+    assert perf_model.scatter_issue_floor(case, chip, 1.0)[0] == 64 * 9 * 2 * 2
+
+
+def test_render_shows_the_scatter_ceiling_when_the_issue_cost_is_known(tmp_path):
+    m = _measurement()
+    m["constants"] = dict(CONSTANTS, scalar_issue_cycles={"value": 8.0, "assumed": True, "unit": "cycles", "source": "t"})
+    m["macs_check"] = 1.0
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"scale": 64, "dtype": "float16", "rows": {"9": m}}))
+    out = tmp_path / "out.md"
+    assert perf_model.main(["--from-json", str(path), "--rows", "9", "--write-doc", str(out)]) == 0
+    text = out.read_text()
+    case = bench_cases.suite_case(9, 64)
+    chip = perf_model.CHIPS["Ascend910B2"]
+    _, floor_s = perf_model.scatter_issue_floor(case, chip, 8.0)
+    r = perf_model.roofline(case, "float16", chip)["time"]
+    assert f"Geometric-mean ceiling over 1 shapes: {r / max(r, floor_s):.1%}." in text
+    assert [line for line in text.splitlines() if line.strip()][-2].startswith("Geometric-mean efficiency (roofline")
