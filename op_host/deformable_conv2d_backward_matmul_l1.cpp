@@ -51,10 +51,11 @@ Loads OuterLoads(
     return l;
 }
 
-// Stage1TileCycles weights (see the header): the perf model's assumed cost per transfer before session 18 (the twin's
-// dma_transfer_cycles is 16 + a latency now), GM bandwidth per core and Mmad head overhead (twin cost table
-// gm_read/write_cycles_per_byte, mmad_head_cycles) and the official L1->L0 rates (CUBE table 3).
-constexpr double kTransferCycles = 500;
+// Stage1TileCycles weights (see the header): the twin cost table's pipe time per transfer, GM bandwidth per core and
+// Mmad head overhead (dma_transfer_cycles, gm_read/write_cycles_per_byte, mmad_head_cycles) and the official L1->L0
+// rates (CUBE table 3). The transfers' latency (dma_latency_cycles, twice per request) is left out: weighing it per
+// tile measured slower (docs/performance.md "Session 25").
+constexpr double kTransferCycles = 16;
 constexpr double kGmBytesPerCycle = 32;
 constexpr double kMmadHeadCycles = 32;
 constexpr double kL0aBytesPerCycle = 256;

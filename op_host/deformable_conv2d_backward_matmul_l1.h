@@ -57,14 +57,13 @@ struct Stage1MatmulPlan {
 };
 
 // Modelled AIC cycles of one IterateAll of m x n x k (a full tile or a tail tile: its own sizes) under
-// `plan`, with the NPU time model's costs as they were when the plans were tuned (scripts/perf_model.py;
-// twin/src/kernel/cost_table.cpp MatmulCost and pipe_timeline.cpp MatmulDuration before session 18, which
-// charge 16 cycles per transfer plus a latency now; docs/performance.md "Session 18": re-weighting measured
-// and not kept): MTE2 = block loads x 500 cycles + loaded bytes / 32 B per cycle; M = the Cube formula sum(ceil_m x
-// ceil_n x ceil_k) / (16 x 16 x cube_k) + 32 cycles per Mmad; MTE1 = L1->L0A bytes / 256 + L1->L0B bytes / 128 per
-// cycle; FIX = one 500-cycle store per base block + C bytes / 32. The four pipes overlap: the time is the busiest pipe
-// plus one unit (block load, Mmad, store) of each of the others. A planning weight only: the chip runs the plan
-// whatever the constants are.
+// `plan`, with the NPU time model's costs (scripts/perf_model.py; twin/src/kernel/cost_table.cpp MatmulCost and
+// pipe_timeline.cpp MatmulDuration): MTE2 = block loads x 16 cycles + loaded bytes / 32 B per cycle; M = the Cube
+// formula sum(ceil_m x ceil_n x ceil_k) / (16 x 16 x cube_k) + 32 cycles per Mmad; MTE1 = L1->L0A bytes / 256 +
+// L1->L0B bytes / 128 per cycle; FIX = one 16-cycle store per base block + C bytes / 32. The four pipes overlap: the
+// time is the busiest pipe plus one unit (block load, Mmad, store) of each of the others. A planning weight only:
+// the chip runs the plan whatever the constants are. (Until session 25 a transfer weighed 500 cycles, the model's
+// cost before session 18: it made the tile search prefer fewer, larger tiles, e.g. 20 G tiles for 24 cube cores.)
 double Stage1TileCycles(int64_t m, int64_t n, int64_t k, const Stage1MatmulPlan& plan, int64_t eltBytes);
 
 // The base block and L1 plan of a singleM x singleN x singleK tile with the fewest modelled cycles

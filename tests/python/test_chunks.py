@@ -25,10 +25,10 @@ CASES = [
     (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 48 << 10),
     # two whole images per chunk, 3 chunks (2 + 2 + 1 images), channel blocks of 4, two G regions
     (Case("image_pairs_dg3", 5, 12, 8, 6, 7, dg=3), 192 << 10),
-    # 1x1 kernel, 32 output channels: fp32 720-row chunks (2 images x 6 output rows) of up to 5 grad_weight Ka
-    # chunks of 144 rows; the tiling keeps several (the GEMM of 4 x 32 channels outlasts the short sampling of
-    # 4 input channels), and later chunks add into every slot
-    (Case("ka_slots_k1", 2, 4, 32, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 256 << 10),
+    # 1x1 kernel, 48 output channels: fp32 420-row chunks of up to 3 grad_weight Ka chunks of 140 rows; the tiling
+    # keeps several in every dtype (the GEMM of 4 x 48 channels outlasts the short sampling of 4 input channels),
+    # and later chunks add into every slot
+    (Case("ka_slots_k1", 2, 4, 48, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 256 << 10),
     # DCNv1 (no mask), stride 2, one image per chunk, two G regions
     (Case("v1_stride2_rows", 2, 8, 8, 20, 12, stride=(2, 2), modulated=False), 94 << 10),
 ]
