@@ -97,10 +97,13 @@ constexpr int64_t kWTileM = 256;                // nominal grad_weight tile rows
 constexpr int64_t kWTileN = 256;                // count the Ka split's units; the tiles themselves: like G tiles
 constexpr int64_t kWChunkK = 2048;        // most rows of one grad_weight partial (Ka chunk inside a pixel chunk)
 constexpr int64_t kWChunkKMin = 128;      // fewest rows of a Ka chunk split only to occupy the cores
-constexpr int64_t kStage2TileCycles = 2500; // vector-core cycles of one stage-2 tile, for the Ka split's overlap
-                                            // test (PlanStage1Tiles; assumption: scripts/perf_model.py's tiles take
-                                            // ~2,000-2,500 V or S cycles on the suite's rows; 2,000 kept more slots
-                                            // than needed on R50 c4, 3,000 took 1 slot on EDVR L3 fp32, 61 -> 67 us)
+constexpr int64_t kStage2TileCycles = 3500; // vector-core cycles of one stage-2 tile, for the Ka split's overlap
+                                            // test (PlanStage1Tiles; a planning weight: scripts/perf_model.py's tiles
+                                            // take ~1,750-2,300 cycles of timeline on the suite's rows, but the GEMM
+                                            // beside them costs more than its own pipes (session 25, with the Matmul
+                                            // search at 16 cycles per transfer: 3,500 -> PP-YOLO fp16 -6.9 %, R50 c4
+                                            // fp32 -0.5 %, no row slower; 1,750 and 5,000 slower, R50 c3 body fp32
+                                            // +18 % at 5,000)
 constexpr int64_t kWTargetUnits = 48;     // grad_weight units (tiles x Ka chunks) aimed at per pixel chunk
 // Matmul base blocks (TCubeTiling baseM x baseN, fixed with SetFixSplit; baseK is the L1 plan's): per tile,
 // op_host PlanStage1Matmul.
