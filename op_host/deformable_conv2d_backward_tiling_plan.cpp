@@ -329,6 +329,18 @@ int64_t LaneRounds(int64_t n, int64_t imgs, int64_t perImage)
 }
 
 uint64_t SamplingSlots(const TilingShape& s, const WorkSplit& w);
+double Stage2LaneCycles(const TilingShape& s, const WorkSplit& w);
+
+// Whether a full chunk's two GEMMs (G and grad_weight: ideal fp32 cube cycles, their MACs over kStage1Lanes cube
+// cores at kCubeMacsPerCycleFp32) take at most kGAheadCubeSharePct percent of its modelled sampling
+// (Stage2LaneCycles), so that the next chunk's G GEMM fits beside the sampling with the grad_weight GEMM.
+bool CubeFitsBesideSampling(const TilingShape& s, const WorkSplit& w)
+{
+    const double kcg = static_cast<double>(s.kh * s.kw * (s.cin / s.groups));
+    const double macs = 2.0 * static_cast<double>(w.chunkRows) * kcg * static_cast<double>(s.cout);
+    const double cube = macs / static_cast<double>(kStage1Lanes * kCubeMacsPerCycleFp32);
+    return cube * 100.0 <= Stage2LaneCycles(s, w) * static_cast<double>(kGAheadCubeSharePct);
+}
 bool PlanLocalBands(
     const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, int64_t oneBandChunks,
     WorkSplit& best, uint64_t& bestBudget);
@@ -474,14 +486,16 @@ void PlanUnits(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudget, WorkSp
     // I/O takes them at up to kGAheadMaxChunkPct percent of the chunks while the bands and accumulator planes stay:
     // its cube is 4x faster, so the next chunk's G GEMM fits beside the sampling, and the phase between two
     // samplings, no longer bound by dcol (DcolKwMajor), was bound by the G GEMM's fixpipe writes (session 23: fp16
-    // 12.6 -> 13.2 %, CenterNet up1 / up3 -10 %, no row slower; fp32 loses up to 17 % at 2x the chunks).
+    // 12.6 -> 13.2 %, CenterNet up1 / up3 -10 %, no row slower). fp32 takes them on the same terms where a chunk's
+    // two GEMMs are short beside its sampling (CubeFitsBesideSampling; session 25: R50 c3 entry / body, X101,
+    // EDVR L1, BasicVSR++ -0.6 to -2.5 %; taken everywhere, R50 c4 +7.3 %: its GEMMs take as long as its sampling).
     uint64_t chunkBudget = 0, twoBudget = 0;
     w = PlanBandsAndChunks(s, wsBudget, 1, w, chunkBudget);
     if (w.numChunks > 1) {
         const WorkSplit two = PlanBandsAndChunks(s, wsBudget, 2, w, twoBudget);
         const bool sameStructure = two.accImgs == w.accImgs && two.pixelBands == w.pixelBands;
-        if (two.numChunks <= w.numChunks ||
-            (s.elt == 2 && sameStructure && two.numChunks * 100 <= kGAheadMaxChunkPct * w.numChunks)) {
+        if (two.numChunks <= w.numChunks || (sameStructure && two.numChunks * 100 <= kGAheadMaxChunkPct * w.numChunks &&
+                                             (s.elt == 2 || CubeFitsBesideSampling(s, two)))) {
             w = two;
             chunkBudget = twoBudget;
         }

@@ -58,6 +58,9 @@ constexpr int64_t kBandCloseGainPct = 5;  // ... or by > 5 % with at most kBandC
 constexpr int64_t kBandCloseChunkPct = 125; // plan's chunks so far (EDVR L1 fp16 794 -> 757 us)
 constexpr int64_t kGAheadMaxChunkPct = 200; // 16-bit I/O: two G regions (the next chunk's G GEMM beside this chunk's
                                             // sampling) with up to 2x the chunks, same bands and accumulator planes
+constexpr int64_t kGAheadCubeSharePct = 50; // ... and fp32 where a chunk's two GEMMs (ideal cube cycles) take at most
+                                            // half its modelled sampling (R50 c4: 58 %, the others that gain <= 40 %)
+constexpr int64_t kCubeMacsPerCycleFp32 = 16 * 16 * 4; // fp32 Mmad MACs per cycle (Cube formula: 16 x 16 x cube_k 4)
 constexpr int64_t kBandMinOutRows = 1;    // ... keep >= 1 output row per band (chunks of whole rows)
 constexpr int64_t kBandChunkGrowthPct = 250; // ... and at most 2.5x the one-band chunk count
 constexpr int64_t kWindowMargin = 4;      // input rows kept in the UB window above and below the kernel's

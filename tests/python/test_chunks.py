@@ -21,10 +21,10 @@ HBM_PER_BUDGET = 512  # dcn_tiling::kHbmPerWsBudget (budgets >= 34 KiB: the work
 CASES = [
     # whole output rows of one image per chunk (12 rows in chunks of 6), two G regions
     (Case("rows_of_one_image", 2, 8, 8, 12, 10), 86 << 10),
-    # pieces of one output row (19 + 19 + 2 columns), conv groups and deformable groups, one G region
-    (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 48 << 10),
+    # pieces of one output row (12 + 12 + 12 + 4 columns), conv groups and deformable groups, one G region
+    (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 61 << 10),
     # two whole images per chunk, 3 chunks (2 + 2 + 1 images), channel blocks of 4, two G regions
-    (Case("image_pairs_dg3", 5, 12, 8, 6, 7, dg=3), 192 << 10),
+    (Case("image_pairs_dg3", 5, 12, 8, 6, 7, dg=3), 212 << 10),
     # 1x1 kernel, 96 output channels: fp32 300-row chunks (5 output rows of one image) of 2 grad_weight Ka chunks of
     # 150 rows; the tiling keeps several in every dtype (the GEMM of 4 x 96 channels outlasts the short sampling of
     # 4 input channels), and later chunks add into every slot

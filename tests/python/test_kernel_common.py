@@ -432,14 +432,22 @@ def _chunks_for(case, dtype, budget, split):
             return local[1], local[2]
         return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, case.n)
 
+    def cube_fits(geo):
+        # op_host CubeFitsBesideSampling: a full chunk's two GEMMs (ideal fp32 cube cycles over 24 cube cores) take
+        # at most half its modelled sampling (Stage2LaneCycles: rounds of 48 lanes x tiles per unit x 3500 cycles)
+        _, _, chunk_pix, imgs, bands, band_len = geo[:6]
+        cube = 2 * imgs * chunk_pix * k * (case.cin // case.groups) * case.cout / (24 * 1024)
+        tiles = _cdiv(band_len, split["pixel_tile"]) * _cdiv(k, min(k, 64))
+        return cube * 100 <= _cdiv(imgs * num_blocks * bands, 48) * tiles * 3500 * 50
+
     # one G region; with several chunks, two (chunk c+1's G GEMM during chunk c's sampling) when they need
-    # no more chunks, or for 16-bit I/O at most 2x the chunks (kGAheadMaxChunkPct) with the same bands and
-    # accumulator planes
+    # no more chunks, or at most 2x the chunks (kGAheadMaxChunkPct) with the same bands and accumulator planes for
+    # 16-bit I/O, and for fp32 where the chunk's GEMMs fit beside its sampling
     chunk_budget, geo = bands_and_chunks(1)
     if geo[6] > 1:
         two_budget, two = bands_and_chunks(2)
         same_structure = two[8] == geo[8] and two[4] == geo[4]
-        if two[6] <= geo[6] or (elt == 2 and same_structure and two[6] * 100 <= 200 * geo[6]):
+        if two[6] <= geo[6] or (same_structure and two[6] * 100 <= 200 * geo[6] and (elt == 2 or cube_fits(two))):
             chunk_budget, geo = two_budget, two
     budget = chunk_budget  # what the chunk regions get
     out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, acc_imgs = geo
