@@ -17,9 +17,10 @@ from test_kernel_common import (Case, DTYPES, chunk_plan, make_inputs, require_t
 
 HBM_PER_BUDGET = 512  # dcn_tiling::kHbmPerWsBudget (budgets >= 34 KiB: the workspace must fit the device)
 
-# (case, workspace budget in bytes): every chunk form of PlanChunks, several pixel bands each
+# (case, workspace budget in bytes): every chunk form of PlanChunks, several pixel bands each. The forms named are
+# fp32's (test_cases_are_multi_chunk checks them); 16-bit I/O takes other chunks and G regions on the same budgets.
 CASES = [
-    # whole output rows of one image per chunk (12 rows in chunks of 6), two G regions
+    # whole output rows of one image per chunk (12 rows in chunks of 7 + 5), one G region
     (Case("rows_of_one_image", 2, 8, 8, 12, 10), 86 << 10),
     # pieces of one output row (12 + 12 + 12 + 4 columns), conv groups and deformable groups, one G region
     (Case("row_pieces_g2_dg2", 1, 16, 8, 5, 40, groups=2, dg=2), 61 << 10),
@@ -29,7 +30,7 @@ CASES = [
     # 150 rows; the tiling keeps several in every dtype (the GEMM of 4 x 96 channels outlasts the short sampling of
     # 4 input channels), and later chunks add into every slot
     (Case("ka_slots_k1", 2, 4, 96, 40, 60, kh=1, kw=1, padding=(0, 0, 0, 0)), 256 << 10),
-    # DCNv1 (no mask), stride 2, one image per chunk, two G regions
+    # DCNv1 (no mask), stride 2, one image per chunk (10 output rows in chunks of 7 + 3), two G regions
     (Case("v1_stride2_rows", 2, 8, 8, 20, 12, stride=(2, 2), modulated=False), 94 << 10),
 ]
 NAMES = ("grad_input", "grad_weight", "grad_offset", "grad_bias")
