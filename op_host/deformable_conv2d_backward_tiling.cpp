@@ -195,6 +195,8 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_pixChunks(w.pixChunks);
     td.set_numChunks(w.numChunks);
     td.set_gRegions(w.gRegions);
+    td.set_recTiles(w.recTiles);
+    td.set_recFloats(w.recFloats);
     const dcn::WorkspaceLayout &ws = plan.ws;
     td.set_wsXt(ws.xt);
     td.set_wsGiacc(ws.giacc);
@@ -205,6 +207,7 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_wsGw(ws.gw);
     td.set_wsPart(ws.part);
     td.set_wsZeroed(ws.zeroed);
+    td.set_wsRec(ws.rec);
     td.set_wsUserBytes(ws.userBytes);
     td.set_usedVecCores(plan.cores.usedVecCores);
     td.set_modulated(args.modulated ? 1U : 0U);

@@ -172,6 +172,9 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(int64_t, numChunks);
     TILING_DATA_FIELD_DEF(int64_t, gRegions); // 2: chunk c's G in region c % 2 (wsG, wsG2); 1: wsG only
     TILING_DATA_FIELD_DEF(int64_t, accImgs);  // images of the grad_input accumulator planes: N, or chunkImgs (local)
+    TILING_DATA_FIELD_DEF(
+        int64_t, recTiles); // shared stage-2 tile records per (image, band, deformable group); 0: none
+    TILING_DATA_FIELD_DEF(int64_t, recFloats); // floats per record
     // ---- 64-bit: user-workspace byte offsets (from the user workspace base)
     TILING_DATA_FIELD_DEF(uint64_t, wsXt);
     TILING_DATA_FIELD_DEF(uint64_t, wsGiacc);
@@ -182,6 +185,7 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(uint64_t, wsGw);
     TILING_DATA_FIELD_DEF(uint64_t, wsPart);
     TILING_DATA_FIELD_DEF(uint64_t, wsZeroed);
+    TILING_DATA_FIELD_DEF(uint64_t, wsRec);
     TILING_DATA_FIELD_DEF(uint64_t, wsUserBytes);
     // ---- 32-bit
     TILING_DATA_FIELD_DEF(uint32_t, usedVecCores); // vector cores [0, usedVecCores) take work units

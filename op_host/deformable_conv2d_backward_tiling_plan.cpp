@@ -815,6 +815,38 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
     return ub;
 }
 
+void PlanSharedFronts(const TilingShape& s, WorkSplit& w)
+{
+    w.recTiles = 0;
+    w.recFloats = 0;
+    const int64_t k = s.kh * s.kw, blocksPerDg = (s.cin / s.dg / w.segLen) * w.blocksPerSeg;
+    const int64_t minBlocks = s.elt == 4 ? 2 * kShareMinBlocks : kShareMinBlocks;
+    if (blocksPerDg < minBlocks || k > kStage2MaxKt || w.segLen % w.blockC != 0 || w.blockC % 8 != 0) {
+        return; // few blocks per group (the records cost more than they save), kernel-point chunks, or blocks of
+                // several widths (the units' tiles and windows must be alike)
+    }
+    const int64_t rs = RoundUp(w.pixelTile * k, kRedAlign);
+    const int64_t winBlocks = w.winRows > 0 ? w.blockC * DCN_WINDOW_ELEM_BYTES(w.blockC, s.elt) / kUbBlockBytes : 0;
+    const int64_t floats = RoundUp(kStage2RecordRows * rs + 4 * rs * winBlocks, kUbBlockBytes / 4);
+    // the sampling units take a record's gather table into the coordinate planes they no longer compute
+    const int64_t ptp = RoundUp(w.pixelTile, kPixelAlign);
+    if (4 * rs * winBlocks > DCN_STAGE2_COORD_PLANES(s.elt) * k * ptp + 2 * ptp) {
+        return;
+    }
+    // a unit's tiles: its band in pieces of pixelTile, plus one partial tile per ProcessPixels call (an output row
+    // of a column window, or a row window spanning whole rows)
+    const int64_t colWins = w.winOutCols > 0 && w.winOutCols < s.wo ? CeilDiv(s.wo, w.winOutCols) : 1;
+    const int64_t rowsSpanned = std::min(s.ho, CeilDiv(w.bandLen, s.wo) + 1);
+    const int64_t tiles = CeilDiv(w.bandLen, w.pixelTile) + (w.winRows > 0 ? rowsSpanned * colWins : 1);
+    uint64_t bytes = 0;
+    if (!CheckedBytes({w.chunkImgs, w.pixelBands, s.dg, tiles, floats, 4}, &bytes) ||
+        bytes > static_cast<uint64_t>(kRecordFree)) {
+        return;
+    }
+    w.recTiles = tiles;
+    w.recFloats = floats;
+}
+
 WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
 {
     // Every size product and the running offset overflow-checked (dcn_checked_math.h): caller sizes
@@ -841,6 +873,7 @@ WorkspaceLayout PlanWorkspace(const TilingShape &s, const WorkSplit &w)
     ws.gw = region({w.wSplitK, s.cout, cinG, k, 4});
     ws.part = region({w.chunkRows, w.numBlocks, 3, k, 4});
     ws.zeroed = region({w.pixelBands, w.accImgs, w.numBlocks, 4});
+    ws.rec = region({w.recTiles > 0 ? 1 : 0, w.chunkImgs, w.pixelBands, s.dg, w.recTiles, w.recFloats, 4});
     ws.userBytes = off;
     return ws;
 }
@@ -871,6 +904,7 @@ bool MakeTilingPlan(
     }
     const uint64_t ubLimit = platform.ubBytes > static_cast<uint64_t>(kUbReserved) ? platform.ubBytes - kUbReserved : 0;
     plan.split = PlanWorkSplit(shape, ubLimit, wsBudget);
+    PlanSharedFronts(shape, plan.split);
     if (!PlanStage1Tiles(shape, Stage1Limits(platform), plan.split)) {
         error = "matmul: no stage-1 Matmul plan fits the cube core's L0/L1 buffers";
         return false;

@@ -75,6 +75,12 @@ struct WorkSplit {
     // by row, as the next group's stage 2 first writes them), so the
     // band planes cost per image what a plane of the batch costs, and more bands fit the workspace).
     int64_t accImgs = 0;
+    // Shared sampling fronts (PlanSharedFronts): the channel blocks of one deformable group sample the same points,
+    // so each stage-2 tile's coordinates, weight rows, scalar keys and corner-gather offsets are computed once per
+    // (image, pixel band, deformable group) in the chunk's first phase, as a record of recFloats floats (recTiles
+    // records per such unit, a bound on its tiles), and every block's unit loads it. recTiles = 0: each unit
+    // computes its own.
+    int64_t recTiles = 0, recFloats = 0;
 };
 
 // User-workspace regions: byte offsets from the user workspace base, in layout order.
@@ -82,6 +88,7 @@ struct WorkspaceLayout {
     uint64_t xt = 0, giacc = 0, g = 0, g2 = 0, got = 0, dcol = 0, gw = 0, part = 0; // g2: G of odd chunks (empty
                                                                                     // region when gRegions == 1)
     uint64_t zeroed = 0;      // the accumulator planes' zeroed-row counts
+    uint64_t rec = 0;         // the chunk's shared stage-2 tile records (empty without shared fronts)
     uint64_t userBytes = 0;   // end of the last region
     bool fits = true;         // false: a region size or the running offset overflowed uint64 (checked math)
 };
@@ -108,6 +115,10 @@ WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsB
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, int64_t gRegions, WorkSplit& split);
 void BalanceChunkImages(const TilingShape& shape, WorkSplit& split);
 void PlanUnits(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget, WorkSplit& split);
+// Shared sampling fronts (WorkSplit::recTiles) where a deformable group has at least kShareMinBlocks whole channel
+// blocks (fp32: twice as many), every tile holds all K kernel points, a record's gather table fits the coordinate
+// planes and the records fit kRecordFree bytes; else recTiles = 0.
+void PlanSharedFronts(const TilingShape& shape, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
 void PlanWindow(
     const TilingShape& shape, uint64_t ubLimit, WorkSplit& split, int64_t maxOutRows = INT64_MAX,

@@ -38,6 +38,9 @@ struct DcnParams {
     // images of the grad_input accumulator planes (tiling accImgs): n, or chunkImgs (image-local planes: image n at
     // n % accImgs; a group's planes go to grad_input after its last chunk, AccFlushAfter)
     int64_t accImgs;
+    // shared stage-2 tile records (tiling recTiles, recFloats; 0: none): record seq of (image i of the chunk, band j,
+    // deformable group d) at ((i * pixelBands + j) * dg + d) * recTiles + seq, recFloats floats each
+    int64_t recTiles, recFloats;
     // the current chunk (SetChunk): images [cN0, cN0+cImgs), pixels [cQ0, cQ0+cQLen) of each, output rows
     // [cRow0, cRow0+cRows) x columns [cCol0, cCol0+cCols); cR = cImgs*cQLen rows; cIdx = chunk index
     int64_t cIdx, cN0, cImgs, cQ0, cQLen, cRow0, cRows, cCol0, cCols, cR;
@@ -57,6 +60,8 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.segLen = td.segLen; p.blockC = td.blockC; p.blocksPerSeg = td.blocksPerSeg; p.numBlocks = td.numBlocks;
     p.pixelTile = td.pixelTile; p.pixelBands = td.pixelBands; p.bandLen = td.bandLen;
     p.accImgs = td.accImgs;
+    p.recTiles = td.recTiles;
+    p.recFloats = td.recFloats;
     p.giaccPlane = p.accImgs * p.h * p.w * p.cin;
     p.gTileM = td.gTileM;
     p.gTileN = td.gTileN;
@@ -153,6 +158,7 @@ struct DcnTensors {
     AscendC::GlobalTensor<T> xt, wp, got, dcol;
     AscendC::GlobalTensor<float> gEven, gOdd; // the G regions (gOdd == gEven when gRegions == 1)
     AscendC::GlobalTensor<int32_t> zeroed;    // per accumulator plane: its rows zeroed so far (stage 2)
+    AscendC::GlobalTensor<float> rec;         // the chunk's shared stage-2 tile records (DcnParams recTiles)
 };
 
 // The G region of chunk c.

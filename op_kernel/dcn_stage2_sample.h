@@ -37,6 +37,14 @@
 // offset block), one partials store (every kernel point in the tile; else one per offset block).
 // Scalar GetValue/SetValue are used only for per-sample-point scalars (coordinates, weights, partial sums).
 //
+// Shared fronts (tiling recTiles > 0: a deformable group of many whole blocks, op_host PlanSharedFronts): every block's
+// unit samples the same points, so a tile's front (the coordinates, weights, key and gather-offset work below: the
+// weight rows mw_c, ly, lx, hy, hx, m, the key rows and the window's gather table) is computed once per (image, band,
+// deformable group) in the chunk's first phase (Stage2Mode::kRecords, ProduceRecord: units sliced across the cores)
+// and stored in the chunk's record region (rec, a record per tile in the unit's tile order); the sampling units load
+// it (LoadRecordKeys, LoadRecordTableAndRows: the table into the coordinate planes they no longer use) instead of
+// running Coords and Weights. The results are the same bits either way.
+//
 // Tile pipeline (issue 11): tiles are pushed in the order above and run in three program-order steps,
 // Push(t) = offsets DMA of t; Front(t-1) = G DMA, coordinates and weights (V), then the scalar unit reads
 // y0/x0 and issues the corner loads of t-1; Back(t-2) = products and partials (V), scatter and partials
@@ -147,14 +155,23 @@ constexpr float kFarOffset = 8388608.0f;
 // keys (y0 + 1)*(W + 2) + x0 + 1 of points inside stay below (H + 1)*(W + 2): int16 holds them up to this product
 constexpr int64_t kQuadKeyLimit = 32767;
 
+// kSample: the chunk's units (image, block, band) sample (scatter and partials); with shared fronts (DcnParams
+// recTiles > 0) each tile's front comes from its record (LoadRecordKeys, LoadRecordTableAndRows) instead of Coords and
+// Weights. kRecords: the chunk's (image, band, deformable group) units compute every tile's front once and store it
+// as its record (ProduceRecord), in the chunk's first phase.
+enum class Stage2Mode : int32_t { kSample = 0, kRecords = 1 };
+
 template <typename T>
 class Stage2Sample {
 public:
     __aicore__ inline void Run(
-        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, Stage1Feed<T>* feed)
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, Stage1Feed<T>* feed,
+        Stage2Mode mode = Stage2Mode::kSample)
     {
         p_ = &p;
         t_ = &t;
+        produce_ = mode == Stage2Mode::kRecords;
+        consume_ = !produce_ && p.recTiles > 0;
         kt_ = MinI(p.k, dcn_tiling::kStage2MaxKt);
         pt_ = p.pixelTile;
         ptp_ = RoundUp(pt_, dcn_tiling::kPixelAlign);
@@ -260,6 +277,9 @@ public:
         gQue_.FreeTensor(g1);
         AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * dcn_tiling::kStage2RowVecs * rs_));
         AscendC::Duplicate(redBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * rs_));
+        if (produce_) { // a record carries both key rows of its slot, the second unused with one key per point
+            AscendC::Duplicate(keyBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * 2 * rs_));
+        }
         // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
         // 32-B block per repeat of the row)
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
@@ -280,6 +300,7 @@ public:
             BuildOrderTables(p.k % kt_, 1);
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
+        coordsSet_ = recStored_ = false;
         fusedStarted_ = fusedPending_ = fusedUnfenced_ = false;
         coordsPending_ = coordsUnfenced_ = false;
         coordsPc_ = 0;
@@ -325,7 +346,7 @@ public:
             // <- element row of S row c*nb + j
             pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
             AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
-            for (int64_t c = 0; c < 4; ++c) {
+            for (int64_t c = 0; c < (consume_ ? 0 : 4); ++c) { // (shared fronts: the records hold the tables)
                 for (int64_t row = 0; row < cornerRows_; ++row) {
                     for (int64_t j = 0; j < nb; ++j) {
                         const int64_t at = (c * nb + j) * rs_ + row;
@@ -363,14 +384,48 @@ public:
         // blocks are vector-bound, where the extra Cast and barrier would cost more than the reads save
         quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (p.h + 1) * (p.w + 2) <= kQuadKeyLimit;
 
-        const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
-        const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
-        for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
-            if (feed != nullptr) {
-                feed->Tick((u - aivIdx) / p.usedVecCores, mine); // the grad_weight GEMM runs meanwhile
+        if (consume_) { // a tile's record: in UB for the scalar unit (keys) and the vector pipe (gather table, rows)
+            recSEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE2_S>();
+            tabEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE2_V>();
+            for (int64_t slot = 0; slot < 2; ++slot) {
+                rowEvent_[slot] = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE2_V>();
             }
-            const int64_t nb = u / p.pixelBands;
-            ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
+        }
+        recFirst_ = 0;
+        recEnd_ = int64_t{1} << 62; // every tile (sampling)
+        if (produce_) {
+            // units (image, band, deformable group), the group's first block standing for all of them, in slices of
+            // `slice` tiles (about two slices per vector core): a record is a function of the inputs only, so
+            // which core computes it does not matter
+            const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
+            const int64_t units = p.cImgs * p.pixelBands * p.dg;
+            const int64_t slice = MaxI(1, CeilDiv(units * p.recTiles, 2 * p.usedVecCores));
+            const int64_t slices = CeilDiv(p.recTiles, slice);
+            for (int64_t item = aivIdx; item < units * slices; item += p.usedVecCores) {
+                const int64_t u = item / slices, sl = item - u * slices;
+                const int64_t d = u % p.dg, band = (u / p.dg) % p.pixelBands, i = u / (p.dg * p.pixelBands);
+                recFirst_ = sl * slice;
+                recEnd_ = recFirst_ + slice;
+                ProcessUnit(p.cN0 + i, d * blocksPerDg, band);
+            }
+            FinishRecords();
+        } else {
+            const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
+            const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
+            for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
+                if (feed != nullptr) {
+                    feed->Tick((u - aivIdx) / p.usedVecCores, mine); // the grad_weight GEMM runs meanwhile
+                }
+                const int64_t nb = u / p.pixelBands;
+                ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
+            }
+        }
+        if (consume_) {
+            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_S>(recSEvent_);
+            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_V>(tabEvent_);
+            for (int64_t slot = 0; slot < 2; ++slot) {
+                GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_V>(rowEvent_[slot]);
+            }
         }
         GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::V_S>(coordEvent_);
         for (int64_t slot = 0; slot < 2; ++slot) {
@@ -394,6 +449,7 @@ private:
     struct TileJob {
         int64_t n, b, gc, cl0, dgi, c0, len, p0, pt, k0, kt, slot;
         int64_t win; // the sequence number of its UB window (OpenWindow), -1: none
+        int64_t rec; // shared fronts: its record (RecordOf), in the unit's tile order
     };
 
     // A UB window's geometry (OpenWindow), kept in a ring of kWinSlots while tiles of it are in flight.
@@ -410,10 +466,19 @@ private:
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
         const int64_t pBegin = p.cQ0 + band * p.bandLen, pEnd = MinI(p.cQ0 + p.cQLen, pBegin + p.bandLen);
         giaccBase_ = band * p.giaccPlane - AccShift(p, n);
-        BeginPlane(n, b, band, c0, len);
-        if (pBegin >= pEnd) {
-            EndPlane(false); // a band past the end of a short chunk: the last of its group still completes the plane
-            return;
+        recBase_ = (((n - p.cN0) * p.pixelBands + band) * p.dg + dgi) * p.recTiles;
+        recSeq_ = 0;
+        if (produce_) {
+            if (pBegin >= pEnd) {
+                return;
+            }
+        } else {
+            BeginPlane(n, b, band, c0, len);
+            if (pBegin >= pEnd) {
+                // a band past the end of a short chunk: the last of its group still completes the plane
+                EndPlane(false);
+                return;
+            }
         }
         TileJob unit;
         unit.n = n;
@@ -428,7 +493,9 @@ private:
         if (p.winRows == 0) {
             ProcessPixels(unit, pBegin, pEnd);
             Drain();
-            EndPlane(true);
+            if (!produce_) {
+                EndPlane(true);
+            }
             return;
         }
         const int64_t ohLast = (pEnd - 1) / p.wo;
@@ -464,7 +531,9 @@ private:
             FlushWindow(n, c0, len);
         }
         gwinOwner_ = xwinOwner_ = -1;
-        EndPlane(true);
+        if (!produce_) {
+            EndPlane(true);
+        }
     }
 
     // The unit's accumulator plane (band, image slot, block): its elements [0, zeroElems_) are zeroed (or hold
@@ -881,6 +950,11 @@ private:
                 job.kt = MinI(kt_, p_->k - k0);
                 job.slot = nextSlot_;
                 job.win = openWin_;
+                const int64_t seq = recSeq_++;
+                job.rec = recBase_ + seq;
+                if (seq < recFirst_ || seq >= recEnd_) { // records: another slice's tile
+                    continue;
+                }
                 nextSlot_ ^= 1;
                 Push(job);
             }
@@ -905,7 +979,9 @@ private:
     // the partials plane are single (Coords(c) and Weights(c) are one Step).
     __aicore__ inline void Push(const TileJob& job)
     {
-        LoadOffsets(job);
+        if (!consume_) {
+            LoadOffsets(job);
+        }
         if (hasCoord_) {
             Step();
         }
@@ -915,19 +991,36 @@ private:
 
     __aicore__ inline void Step()
     {
+        if (produce_) { // records: each tile's front at once, stored
+            if (hasCoord_) {
+                ProduceRecord(jobCoord_);
+                hasCoord_ = false;
+            }
+            return;
+        }
         if (hasFront_) { // f's coordinates (a Step ago) are visible to the scalar unit; hb/wb are free
-            AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
+            if (consume_) {
+                AscendC::WaitFlag<AscendC::HardEvent::MTE2_S>(recSEvent_);
+            } else {
+                AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
+            }
+        }
+        if (consume_ && hasCoord_) { // records: c's keys
+            LoadRecordKeys(jobCoord_);
         }
         // c's coordinates beside b's Back (its barriers and rounds carry the levels) when this Step has one and
         // the row's vector pipe is the busier one (CoordsInBack); else all at once here
-        const bool coordsInBack = hasCoord_ && hasBack_ && hasFront_ && coordsInBack_;
+        const bool coordsInBack = !consume_ && hasCoord_ && hasBack_ && hasFront_ && coordsInBack_;
         if (coordsInBack) {
             BeginCoords(jobCoord_);
-        } else if (hasCoord_) {
+        } else if (hasCoord_ && !consume_) {
             Coords(jobCoord_);
         }
         if (hasFront_) {
             Loads(jobFront_, hasBack_);
+        }
+        if (consume_ && (hasCoord_ || hasFront_)) { // c's gather table, f's row vectors (for its Back a Step later)
+            LoadRecordTableAndRows(hasCoord_, hasFront_);
         }
         if (hasBack_) {
             if (!hasFront_) {
@@ -948,7 +1041,11 @@ private:
             FinishCoords();
         }
         if (hasCoord_) {
-            Weights(jobCoord_);
+            if (consume_) {
+                LoadGRows(jobCoord_);
+            } else {
+                Weights(jobCoord_);
+            }
         }
         hasBack_ = hasFront_;
         jobBack_ = jobFront_;
@@ -1393,15 +1490,13 @@ private:
     }
     __aicore__ inline int64_t OffsetHop() const { return IsSameType<T, float>::value ? offHop_ : plane_; }
 
-    // G rows, weight rows and gather offsets of tile J (after its Coords; the Back of the tile two before,
-    // the same slot, precedes).
-    __aicore__ inline void Weights(const TileJob& J)
+    // G rows [pp][kk][LP] (fp32) of tile J -> gQue: rows (p, k) of consecutive pixels are CinG apart when the tile
+    // holds every kernel point (kt == K): one DMA for the whole tile; else one per pixel (K > 64).
+    __aicore__ inline void LoadGRows(const TileJob& J)
     {
         const DcnParams& p = *p_;
         const DcnTensors<T>& t = *t_;
         const int64_t pt = J.pt, kt = J.kt, k0 = J.k0;
-        // ---- G rows [pp][kk][LP] (fp32): rows (p, k) of consecutive pixels are CinG apart when the tile
-        // holds every kernel point (kt == K): one DMA for the whole tile; else one per pixel (K > 64).
         AscendC::LocalTensor<float> gt = gQue_.AllocTensor<float>();
         const bool wholeK = kt == p.k;
         const int64_t gDmas = wholeK ? 1 : pt;
@@ -1418,6 +1513,110 @@ private:
             AscendC::DataCopyPad(gt[i * kt * lp_], t.g[src], cp, noPad);
         }
         gQue_.EnQue(gt);
+    }
+
+    // Shared fronts: tile J's record (keys, gather table, row vectors 0..8) -> UB in place of its Coords and Weights
+    // (Step), in two parts. The keys when J is pushed (its slot's key rows were last read by the scalar unit's Loads of
+    // the tile two before), for the scalar unit's Loads a Step later (recSEvent_).
+    __aicore__ inline void LoadRecordKeys(const TileJob& J)
+    {
+        AscendC::DataCopyPadExtParams<float> noPad;
+        PipeSync<AscendC::HardEvent::S_MTE2>();
+        AscendC::DataCopyPad(KeyRows(J.slot), RecordOf(J)[kRecordRowVecs * rs_], RecordCopy(2 * rs_), noPad);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_S>(recSEvent_);
+    }
+    // After the Loads of f (its gathers read the table: RecordTable, the coordinate planes the units no longer
+    // compute; the Back of the tile before f, which read f's slot rows, came a Step earlier): c's gather table (hasC)
+    // for its Loads (tabEvent_), f's row vectors (hasF) for its Back a Step later (rowEvent_). One V_MTE2 covers both.
+    __aicore__ inline void LoadRecordTableAndRows(bool hasC, bool hasF)
+    {
+        AscendC::DataCopyPadExtParams<float> noPad;
+        PipeSync<AscendC::HardEvent::V_MTE2>();
+        if (hasC) {
+            if (RecordHasTable(jobCoord_)) {
+                AscendC::DataCopyPad(
+                    RecordTable().template ReinterpretCast<float>(),
+                    RecordOf(jobCoord_)[dcn_tiling::kStage2RecordRows * rs_], RecordCopy(4 * cornerRows_ * winNb_),
+                    noPad);
+            }
+            AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(tabEvent_);
+        }
+        if (hasF) {
+            AscendC::DataCopyPad(RowVecs(jobFront_.slot), RecordOf(jobFront_), RecordCopy(kRecordRowVecs * rs_), noPad);
+            AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(rowEvent_[jobFront_.slot]);
+        }
+    }
+    __aicore__ inline AscendC::GlobalTensor<float> RecordOf(const TileJob& J) const
+    {
+        return t_->rec[J.rec * p_->recFloats];
+    }
+    // The gather table of the tile in the Loads: the broadcast buffer's (Weights), or with shared fronts the record's,
+    // in the coordinate planes (unused then; the host checks they hold it: PlanSharedFronts).
+    __aicore__ inline AscendC::LocalTensor<uint32_t> RecordTable()
+    {
+        return coord_.template ReinterpretCast<uint32_t>();
+    }
+    __aicore__ inline AscendC::LocalTensor<uint32_t> GatherTable()
+    {
+        return consume_ ? RecordTable() : brcBuf_.Get<uint32_t>();
+    }
+
+    // Records: tile J's front (Coords, Weights) -> its record. The scalar unit waits for the previous tile's
+    // coordinates (V_S) only before J's (its pixel bases), and the vector pipe for the previous record's stores
+    // (MTE3_V) only before J's weights rewrite the gather table: J's coordinates run beside those stores (its key rows
+    // and planes are not stored ones: the slot's rows and keys were stored two tiles ago, waited for since).
+    __aicore__ inline void ProduceRecord(const TileJob& J)
+    {
+        if (coordsSet_) {
+            AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
+        }
+        Coords(J);
+        coordsSet_ = true;
+        if (recStored_) {
+            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[0]);
+        }
+        Weights(J);
+        PipeSync<AscendC::HardEvent::V_MTE3>();
+        const AscendC::GlobalTensor<float> rec = RecordOf(J);
+        AscendC::DataCopyPad(rec, RowVecs(J.slot), RecordCopy(kRecordRowVecs * rs_));
+        AscendC::DataCopyPad(rec[kRecordRowVecs * rs_], KeyRows(J.slot), RecordCopy(2 * rs_));
+        if (RecordHasTable(J)) {
+            AscendC::DataCopyPad(
+                rec[dcn_tiling::kStage2RecordRows * rs_], brcBuf_.Get<float>(), RecordCopy(4 * cornerRows_ * winNb_));
+        }
+        AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[0]);
+        recStored_ = true;
+    }
+    // The records' last flags, waited for at the end of the stage.
+    __aicore__ inline void FinishRecords()
+    {
+        if (coordsSet_) {
+            AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
+        }
+        if (recStored_) {
+            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[0]);
+        }
+        coordsSet_ = recStored_ = false;
+    }
+
+    // A record's rows: the weight rows mw_0..3, ly, lx, hy, hx, m (RowVecs 0..8; the Back reads no others).
+    static constexpr int64_t kRecordRowVecs = dcn_tiling::kStage2RecordRows - 2;
+    // Tile J's corner gathers read a table (its window is open): the record carries it.
+    __aicore__ inline bool RecordHasTable(const TileJob& J) const { return gatherCorners_ && J.win >= 0; }
+    __aicore__ static inline AscendC::DataCopyExtParams RecordCopy(int64_t floats)
+    {
+        return AscendC::DataCopyExtParams{1, static_cast<uint32_t>(floats * 4), 0, 0, 0};
+    }
+
+    // G rows, weight rows and gather offsets of tile J (after its Coords; the Back of the tile two before,
+    // the same slot, precedes).
+    __aicore__ inline void Weights(const TileJob& J)
+    {
+        const DcnParams& p = *p_;
+        const int64_t pt = J.pt, kt = J.kt;
+        if (!produce_) {
+            LoadGRows(J);
+        }
 
         AscendC::LocalTensor<T> raw = rawCoord_; // dequeued by Coords
         if (fusedOffsets_) { // the levels the Back before did not take (FusedLevelsInRounds), in order
@@ -1650,7 +1849,7 @@ private:
     // draining one.
     __aicore__ inline void FusedLevelsInRounds()
     {
-        if (fusedOffsets_ && hasCoord_ && hasFront_ && jobCoord_.win == jobBack_.win) {
+        if (fusedOffsets_ && !consume_ && hasCoord_ && hasFront_ && jobCoord_.win == jobBack_.win) {
             BeginFusedLevels(jobCoord_);
             UseWindow(jobBack_.win);
         }
@@ -1666,6 +1865,9 @@ private:
         UseWindow(J.win);
         const bool gather = gatherCorners_ && winHi_ > winLo_;
         AscendC::LocalTensor<float> keys = KeyRows(J.slot);
+        if (consume_) { // J's gather table is in UB
+            AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(tabEvent_);
+        }
         if constexpr (!IsSameType<T, float>::value) {
             if (withBack) { // the previous tile's GM corner rows leave the staging planes before J's loads
                 xpBack_ = xQue_.DeQue<float>();
@@ -1707,12 +1909,12 @@ private:
                 for (int64_t j = 0; j < winNb_; ++j) {
                     AscendC::Gatherb(
                         dst[j * dcn_tiling::kBrcLanes], xwin_.template ReinterpretCast<uint32_t>(),
-                        brcBuf_.Get<uint32_t>()[j * column], static_cast<uint8_t>(column / 8),
+                        GatherTable()[j * column], static_cast<uint8_t>(column / 8),
                         AscendC::GatherRepeatParams(static_cast<uint8_t>(winNb_), static_cast<uint8_t>(8 * winNb_)));
                 }
             } else {
                 AscendC::Gatherb(
-                    dst, xwin_.template ReinterpretCast<uint32_t>(), brcBuf_.Get<uint32_t>(),
+                    dst, xwin_.template ReinterpretCast<uint32_t>(), GatherTable(),
                     static_cast<uint8_t>(4 * cornerRows_ * winNb_ / 8), AscendC::GatherRepeatParams(1, 8));
             }
         }
@@ -1793,6 +1995,9 @@ private:
     {
         const DcnParams& p = *p_;
         const DcnTensors<T>& t = *t_;
+        if (consume_) { // J's row vectors (LoadRecordTableAndRows) are in UB
+            AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(rowEvent_[J.slot]);
+        }
         const uint32_t planeCnt = static_cast<uint32_t>(plane_);
         // The first tile of a window zeroes gwin before its window adds (the previous window was flushed right
         // after its last Back, Step).
@@ -2697,6 +2902,15 @@ private:
     TileJob jobCoord_, jobFront_, jobBack_; // tiles waiting for their Coords (offsets loaded) / Loads / Back
     bool hasCoord_, hasFront_, hasBack_;
     AscendC::TEventID coordEvent_;     // V_S: a tile's coordinates (Coords) -> its Loads a Step later
+    AscendC::TEventID recSEvent_;      // MTE2_S (shared fronts): a tile's record -> its Loads' key reads
+    AscendC::TEventID tabEvent_;       // MTE2_V (shared fronts): a tile's gather table -> its Loads
+    AscendC::TEventID rowEvent_[2];    // MTE2_V per slot (shared fronts): a tile's row vectors -> its Back
+    bool produce_ = false;             // Stage2Mode::kRecords: fronts computed and stored, no sampling
+    bool consume_ = false;             // shared fronts: fronts loaded (LoadRecordKeys, LoadRecordTableAndRows)
+    bool coordsSet_ = false;           // records: a tile's coordinates set coordEvent_, not waited for yet
+    bool recStored_ = false;           // records: a record's stores set storeEvent_[0], not waited for yet
+    int64_t recBase_ = 0, recSeq_ = 0; // the unit's first record; its next tile's index in the unit (ProcessPixels)
+    int64_t recFirst_ = 0, recEnd_ = 0; // records: the slice of the unit's tiles this call computes
     AscendC::TEventID winEvent_;       // MTE2_V: a prefetched window's loads -> its first tile's Loads
     bool winWait_;                     // winEvent_ is set and not waited for yet
     AscendC::TEventID storeEvent_[2];  // MTE3_V per slot: a Back's stores -> the slot's next Loads

@@ -44,6 +44,7 @@ constexpr int64_t kOffsetSpanMaxBytes = 640; // dg > 1: a tile's offsets (3 bloc
 constexpr int64_t kPixelAlign = 16;       // pixel planes of a tile are padded to 16 elements
 constexpr int64_t kPlaneZeroBytes = 2048; // UB zero area: the source of the accumulator planes' on-demand zeroing
                                           // (one DMA per 2 KiB, ZeroTo)
+constexpr int64_t kStage2RecordRows = 11; // rows of rs floats of a shared tile record: row vectors 0..8, 2 key rows
 constexpr int64_t kStage2RowVecs = 11;    // per-row weight/partial vectors of a tile (UB)
 constexpr int64_t kStage2CoordPlanes = 13; // coordinate planes of a tile (UB; then 2 pixel-base rows) ...
 // ... and for 16-bit I/O one more (the sample base planes: 32-bit I/O keeps them in two offset planes, 16-bit I/O in
@@ -118,6 +119,17 @@ constexpr int64_t kWsBudget = 60ll << 20; // default bytes of the workspace beyo
 constexpr int64_t kHbmPerWsBudget = 512;  // the budget is at most the device memory / 512
 constexpr int64_t kChunkShareDiv = 5;     // band planes leave at least budget / 5 to the chunk regions
 constexpr int64_t kChunkMinPix = 256;     // output pixels per image a chunk keeps before it drops images
+constexpr int64_t kRecordFree =
+    (2ll << 20) - (64ll << 10); // shared stage-2 tile records (PlanSharedFronts) take the
+                                // bound's room beyond kWsBudget and kZeroStateFree up to this many bytes
+                                // (the rest of the bound's 64 MiB, less the regions' alignment); larger
+                                // record sets: every unit computes its own fronts
+// Blocks per deformable group from which the units share their fronts (16-bit I/O; fp32: twice as many). The records'
+// producer computes each tile's front without the Back's barriers to ride on (about three times the front's share of
+// a sampling tile), so sharing pays where many blocks load each record (session 26, model: R50 c3 entry fp16 -8.6 %,
+// X101 -8.0 %, CenterNet up1 -5.0 % at 16 and 32 blocks; R50 c3 body (8) +4.3 %, CenterNet up3 (4) +10 %, R50 c4
+// dg4 (2) +30 %; fp32 CenterNet up1 (16) +2.5 %, X101 (32) -6.5 %).
+constexpr int64_t kShareMinBlocks = 16;
 constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-row counts (one int32 per band x
                                               // image x block plane) take the bound's room beyond kWsBudget up to
                                               // this many bytes; beyond it they come out of the budget

@@ -88,6 +88,9 @@ public:
         t_.gw.SetGlobalBuffer(reinterpret_cast<__gm__ float *>(userWs + td->wsGw), p_.wSplitK * p_.cout * p_.cinG * p_.k);
         t_.zeroed.SetGlobalBuffer(
             reinterpret_cast<__gm__ int32_t*>(userWs + td->wsZeroed), p_.pixelBands * p_.accImgs * p_.numBlocks);
+        t_.rec.SetGlobalBuffer(
+            reinterpret_cast<__gm__ float*>(userWs + td->wsRec),
+            p_.chunkImgs * p_.pixelBands * p_.dg * p_.recTiles * p_.recFloats);
         t_.part.SetGlobalBuffer(
             reinterpret_cast<__gm__ float*>(userWs + td->wsPart), p_.chunkRows * p_.numBlocks * 3 * p_.k);
     }
@@ -148,6 +151,11 @@ private:
                 t_.g = tg.g;
                 Stage0Rearrange<T> s0;
                 s0.Run(pipe_, p_, t_, idx_, Stage0Part::kChunk, gHere ? &feedG : nullptr);
+                if (p_.recTiles > 0) { // the chunk's shared stage-2 fronts (its phase C loads them; the SyncAll below
+                                       // orders the records' last vector work before the next stage's scalar writes)
+                    Stage2Sample<T> fronts;
+                    fronts.Run(pipe_, p_, t_, idx_, nullptr, Stage2Mode::kRecords);
+                }
                 if (gHere) {
                     feedG.Finish();
                 }

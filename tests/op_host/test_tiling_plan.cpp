@@ -27,7 +27,7 @@ struct Row {
                              // gTileM gTileN wTileM wTileN wSplitK wChunkK winOutRows winOutCols winRows winCols
     int64_t chunk[9];        // chunkImgs chunkOutRows chunkOutCols chunkPix chunkRows pixChunks numChunks gRegions
                              // accImgs
-    uint64_t ws[10];         // xt giacc g g2 got dcol gw part zeroed userBytes
+    uint64_t ws[11];         // xt giacc g g2 got dcol gw part zeroed rec userBytes
 };
 
 // One shape per row group (name, shape, split, workspace): kept as a table.
@@ -38,97 +38,97 @@ const Row kRows[] = {
      0,
      {256, 32, 8, 8, 7, 3, 280, 432, 384, 128, 192, 1, 1680, 5, 7, 15, 17},
      {2, 10, 84, 840, 1680, 5, 5, 1, 2},
-     {0, 0, 25804800, 41287680, 41287680, 43008000, 58490880, 60850176, 62301696, 62302208}},
+     {0, 0, 25804800, 41287680, 41287680, 43008000, 58490880, 60850176, 62301696, 62302208, 62302208}},
     {"r6_g32",
      {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 1, 1, 1, 1, 2, 1, 1, 1},
      0,
      {16, 16, 1, 32, 14, 2, 168, 336, 144, 16, 144, 1, 672, 3, 14, 13, 24},
      {2, 4, 84, 336, 672, 13, 13, 2, 2},
-     {0, 0, 34406400, 46792704, 59179008, 59867136, 66060288, 66355200, 68677632, 68678144}},
+     {0, 0, 34406400, 46792704, 59179008, 59867136, 66060288, 66355200, 68677632, 68678144, 69599744}},
     {"r11_dg16",
      {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 1, 1, 2, 2, 1, 1},
      0,
      {8, 8, 1, 16, 14, 3, 1366, 512, 384, 64, 128, 2, 2048, 16, 25, 26, 35},
      {1, 64, 64, 4096, 4096, 1, 8, 1, 1},
-     {0, 0, 6291456, 25165824, 25165824, 25690112, 35127296, 35717120, 42795008, 42795520}},
+     {0, 0, 6291456, 25165824, 25165824, 25690112, 35127296, 35717120, 42795008, 42795520, 42795520}},
     {"r1_s2",
      {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 2, 1, 2, 1, 4, 0, 1, 1},
      0,
      {128, 8, 16, 16, 14, 3, 392, 304, 192, 128, 128, 1, 1176, 4, 28, 17, 65},
      {1, 7, 168, 1176, 1176, 15, 30, 2, 1},
-     {0, 0, 103219200, 108638208, 114057216, 114659328, 120078336, 120668160, 122700288, 122700800}},
+     {0, 0, 103219200, 108638208, 114057216, 114659328, 120078336, 120668160, 122700288, 122700800, 122700800}},
     {"r8_up3",
      {32, 128, 64, 64, 64, 3, 3, 64, 64, 1, 1, 1, 1, 1, 1, 4, 0, 1, 1},
      0,
      {128, 32, 4, 4, 7, 1, 256, 256, 576, 64, 128, 2, 1536, 4, 7, 14, 17},
      {12, 4, 64, 256, 3072, 16, 48, 2, 32},
-     {0, 0, 67108864, 81264640, 95420416, 96206848, 110362624, 110952448, 112279552, 112280064}},
+     {0, 0, 67108864, 81264640, 95420416, 96206848, 110362624, 110952448, 112279552, 112280064, 112280064}},
     {"r12_c5",
      {8, 512, 19, 19, 512, 3, 3, 19, 19, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1},
      0,
      {512, 32, 16, 16, 7, 1, 247, 247, 576, 256, 384, 1, 741, 3, 19, 13, 21},
      {3, 13, 19, 247, 741, 2, 6, 2, 8},
-     {0, 0, 5914624, 19572736, 33230848, 33989632, 40818688, 50255872, 51536384, 51536896}},
+     {0, 0, 5914624, 19572736, 33230848, 33989632, 40818688, 50255872, 51536384, 51536896, 52266496}},
     {"odd_small",
      {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 1, 1, 4, 0, 1, 1},
      0,
      {2, 2, 1, 6, 14, 5, 5, 25, 54, 4, 54, 1, 25, 2, 5, 7, 7},
      {1, 5, 5, 25, 25, 1, 1, 1, 1},
-     {0, 0, 6144, 17408, 17408, 18432, 29696, 31744, 48128, 48640}},
+     {0, 0, 6144, 17408, 17408, 18432, 29696, 31744, 48128, 48640, 48640}},
     {"k5_long_ka",
      {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 1, 1, 4, 0, 2, 2},
      0,
      {8, 8, 1, 1, 5, 8, 113, 128, 200, 8, 200, 2, 1350, 5, 30, 17, 32},
      {3, 30, 30, 900, 2700, 1, 1, 1, 3},
-     {0, 0, 691200, 2851328, 2851328, 2937856, 5097984, 5110784, 5921280, 5921792}},
+     {0, 0, 691200, 2851328, 2851328, 2937856, 5097984, 5110784, 5921280, 5921792, 5921792}},
     {"wide_k7",
      {1, 256, 9, 9, 64, 7, 7, 9, 9, 1, 1, 1, 1, 1, 1, 2, 1, 3, 3},
      0,
      {256, 32, 8, 8, 1, 6, 14, 81, 576, 64, 576, 1, 81, 0, 0, 0, 0},
      {1, 9, 9, 81, 81, 1, 1, 1, 1},
-     {0, 0, 497664, 4561920, 4561920, 4572672, 6604800, 9816064, 10197504, 10198016}},
+     {0, 0, 497664, 4561920, 4561920, 4572672, 6604800, 9816064, 10197504, 10198016, 10198016}},
     {"win_k1_c64",
      {48, 64, 12, 16, 8, 1, 1, 12, 16, 1, 1, 1, 1, 1, 1, 4, 0, 0, 0},
      0,
      {64, 32, 2, 2, 64, 1, 192, 192, 64, 8, 64, 5, 1844, 12, 16, 14, 18},
      {48, 12, 16, 192, 9216, 1, 1, 1, 48},
-     {0, 0, 2359296, 4718592, 4718592, 5013504, 7372800, 7383040, 7604224, 7604736}},
+     {0, 0, 2359296, 4718592, 4718592, 5013504, 7372800, 7383040, 7604224, 7604736, 7604736}},
     {"win_k3_s2",
      {1, 16, 60, 90, 8, 3, 3, 30, 45, 1, 1, 2, 1, 2, 1, 4, 0, 1, 1},
      0,
      {16, 8, 2, 2, 14, 8, 169, 128, 144, 8, 144, 1, 1350, 3, 45, 15, 92},
      {1, 30, 45, 1350, 1350, 1, 1, 1, 1},
-     {0, 0, 2764800, 3542528, 3542528, 3586048, 4363776, 4368384, 4660224, 4660736}},
+     {0, 0, 2764800, 3542528, 3542528, 3586048, 4363776, 4368384, 4660224, 4660736, 4660736}},
     {"win_dil2_dg2",
      {1, 32, 40, 120, 8, 3, 3, 40, 120, 1, 2, 1, 2, 1, 2, 4, 0, 2, 2},
      0,
      {16, 8, 2, 4, 14, 8, 600, 400, 144, 8, 144, 3, 1600, 6, 64, 18, 76},
      {1, 40, 120, 4800, 4800, 1, 1, 1, 1},
-     {0, 0, 4915200, 10444800, 10444800, 10598400, 16128000, 16155648, 18229248, 18229760}},
+     {0, 0, 4915200, 10444800, 10444800, 10598400, 16128000, 16155648, 18229248, 18229760, 18229760}},
     {"r3_c3_n16",
      {16, 128, 100, 168, 128, 3, 3, 100, 168, 1, 1, 1, 1, 1, 1, 4, 0, 1, 1},
      0,
      {128, 32, 4, 4, 7, 1, 168, 168, 384, 128, 128, 2, 1344, 1, 13, 11, 23},
      {16, 1, 168, 168, 2688, 100, 100, 2, 16},
-     {0, 0, 137625600, 150011904, 162398208, 163774464, 176160768, 177340416, 178501632, 178502144}},
+     {0, 0, 137625600, 150011904, 162398208, 163774464, 176160768, 177340416, 178501632, 178502144, 178502144}},
     {"chunk_rows_small",
      {3, 8, 30, 30, 8, 5, 5, 30, 30, 1, 1, 1, 1, 1, 1, 4, 0, 2, 2},
      200000,
      {8, 8, 1, 1, 5, 2, 30, 60, 200, 8, 200, 1, 60, 2, 30, 14, 32},
      {1, 2, 30, 60, 60, 15, 45, 1, 1},
-     {0, 0, 57856, 105984, 105984, 108032, 156160, 162816, 181248, 181760}},
+     {0, 0, 57856, 105984, 105984, 108032, 156160, 162816, 181248, 181760, 181760}},
     {"chunk_cols_tiny",
      {2, 16, 9, 40, 12, 3, 3, 9, 40, 2, 2, 1, 1, 1, 1, 2, 1, 1, 1},
      30000,
      {8, 8, 1, 2, 14, 2, 7, 13, 72, 6, 72, 1, 13, 1, 40, 11, 42},
      {1, 1, 13, 13, 13, 36, 72, 2, 1},
-     {0, 0, 46080, 53760, 61440, 61952, 66048, 69632, 72704, 73216}},
+     {0, 0, 46080, 53760, 61440, 61952, 66048, 69632, 72704, 73216, 73216}},
     {"chunk_imgs",
      {5, 12, 6, 7, 8, 3, 3, 6, 7, 1, 3, 1, 1, 1, 1, 4, 0, 1, 1},
      90000,
      {4, 4, 1, 3, 14, 6, 7, 42, 108, 8, 108, 1, 42, 2, 7, 8, 9},
      {1, 6, 7, 42, 42, 1, 5, 1, 1},
-     {0, 0, 12288, 30720, 30720, 32256, 50688, 54272, 68096, 68608}},
+     {0, 0, 12288, 30720, 30720, 32256, 50688, 54272, 68096, 68608, 68608}},
 };
 // clang-format on
 
@@ -177,9 +177,10 @@ uint64_t BudgetOf(const Row& r) { return r.wsBudget != 0 ? r.wsBudget : static_c
 
 void CheckWorkspace(const Row &r, const dcn::WorkspaceLayout &ws)
 {
-    const uint64_t got[10] = {ws.xt, ws.giacc, ws.g, ws.g2, ws.got, ws.dcol, ws.gw, ws.part, ws.zeroed, ws.userBytes};
-    const char* names[10] = {"xt", "giacc", "g", "g2", "got", "dcol", "gw", "part", "zeroed", "userBytes"};
-    for (int i = 0; i < 10; ++i) {
+    const uint64_t got[11] = {ws.xt, ws.giacc, ws.g,      ws.g2,  ws.got,      ws.dcol,
+                              ws.gw, ws.part,  ws.zeroed, ws.rec, ws.userBytes};
+    const char* names[11] = {"xt", "giacc", "g", "g2", "got", "dcol", "gw", "part", "zeroed", "rec", "userBytes"};
+    for (int i = 0; i < 11; ++i) {
         if (got[i] != r.ws[i]) {
             std::fprintf(stderr, "%s: ws.%s = %llu, expected %llu\n", r.name, names[i],
                          static_cast<unsigned long long>(got[i]), static_cast<unsigned long long>(r.ws[i]));
@@ -187,6 +188,52 @@ void CheckWorkspace(const Row &r, const dcn::WorkspaceLayout &ws)
         EXPECT_EQ(got[i], r.ws[i]);
         EXPECT_EQ(got[i] % dcn_tiling::kWsAlign, 0);
     }
+}
+
+// The most tiles one stage-2 unit pushes in any pixel chunk (the kernel's SetChunk and ProcessUnit loops: bands of
+// the chunk's pixel range, UB windows, output rows of a window, tiles of pixelTile pixels x kernel-point chunks).
+int64_t MostUnitTiles(const dcn::TilingShape& s, const dcn::WorkSplit& w)
+{
+    const auto cdiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+    const int64_t k = s.kh * s.kw, kChunks = cdiv(k, std::min<int64_t>(k, 64));
+    const int64_t colChunks = cdiv(s.wo, w.chunkOutCols);
+    int64_t most = 0;
+    for (int64_t pc = 0; pc < w.pixChunks; ++pc) {
+        const int64_t rc = pc / colChunks, cc = pc % colChunks;
+        const int64_t row0 = rc * w.chunkOutRows, rows = std::min(w.chunkOutRows, s.ho - row0);
+        const int64_t col0 = cc * w.chunkOutCols, cols = std::min(w.chunkOutCols, s.wo - col0);
+        const int64_t q0 = row0 * s.wo + col0, qLen = (rows - 1) * s.wo + cols;
+        for (int64_t band = 0; band < w.pixelBands; ++band) {
+            const int64_t begin = q0 + band * w.bandLen, end = std::min(q0 + qLen, begin + w.bandLen);
+            if (begin >= end) {
+                continue;
+            }
+            int64_t tiles = 0;
+            const auto pixels = [&](int64_t from, int64_t to) {
+                tiles += from < to ? cdiv(to - from, w.pixelTile) : 0;
+            };
+            if (w.winRows == 0) {
+                pixels(begin, end);
+            } else {
+                const int64_t ohLast = (end - 1) / s.wo;
+                for (int64_t oh0 = begin / s.wo; oh0 <= ohLast; oh0 += w.winOutRows) {
+                    const int64_t ohEnd = std::min(oh0 + w.winOutRows, ohLast + 1);
+                    if (w.winOutCols >= s.wo) {
+                        pixels(std::max(begin, oh0 * s.wo), std::min(end, ohEnd * s.wo));
+                        continue;
+                    }
+                    for (int64_t ow0 = 0; ow0 < s.wo; ow0 += w.winOutCols) {
+                        const int64_t owEnd = std::min(ow0 + w.winOutCols, s.wo);
+                        for (int64_t oh = oh0; oh < ohEnd; ++oh) {
+                            pixels(std::max(begin, oh * s.wo + ow0), std::min(end, oh * s.wo + owEnd));
+                        }
+                    }
+                }
+            }
+            most = std::max(most, tiles * kChunks);
+        }
+    }
+    return most;
 }
 
 }  // namespace
@@ -274,6 +321,7 @@ TEST(TilingPlan, swept_shapes_have_a_plan)
     const int64_t cinGs[] = {1, 2, 3, 4, 8, 12, 16, 20, 32, 48, 64, 72, 128, 256, 512};
     const int64_t groupsOf[] = {1, 1, 2, 4, 32}, dgs[] = {1, 1, 2, 4, 8, 16}, coutGs[] = {1, 4, 8, 64, 128, 256};
     int64_t planned = 0;
+    int64_t shared = 0;
     for (int64_t i = 0; i < 2000; ++i) {
         dcn::TilingShape s = kRows[0].shape;
         s.kh = 1 + pick(11);
@@ -310,8 +358,13 @@ TEST(TilingPlan, swept_shapes_have_a_plan)
                         << error;
         EXPECT_LE(plan.ub.need, kUb - dcn_tiling::kUbReserved);
         planned += ok ? 1 : 0;
+        if (ok && plan.split.recTiles > 0) { // shared fronts: the records' count bounds every unit's tiles
+            EXPECT_GE(plan.split.recTiles, MostUnitTiles(s, plan.split));
+            ++shared;
+        }
     }
     EXPECT_GT(planned, 1000); // the sweep exercises what it claims
+    EXPECT_GT(shared, 10);
 }
 
 TEST(TilingPlan, keys_are_the_dtypes)
@@ -431,4 +484,50 @@ TEST(TilingPlan, workspace_is_bounded_and_chunks_cover_the_output)
         EXPECT_TRUE(p.gRegions == 1 || (p.gRegions == 2 && p.numChunks > 1));
         EXPECT_EQ(plan.ws.got > plan.ws.g2, p.gRegions == 2); // the second region is empty with one
     }
+}
+
+// Shared stage-2 fronts: the records' count per unit bounds every unit's tiles (the kernel indexes them by the
+// unit's tile order), their region fits the room beyond the budget, and they are taken only with many blocks per
+// deformable group (X101 g32 in 16-bit: 32 blocks of one group; R50 c4, 8 blocks: no).
+TEST(TilingPlan, shared_fronts_bound_every_unit)
+{
+    dcn::TilingPlatform platform;
+    platform.aicNum = 24;
+    platform.aivNum = 48;
+    platform.ubBytes = kUb;
+    int64_t shared = 0;
+    for (const Row& r : kRows) {
+        for (int64_t elt : {int64_t{4}, int64_t{2}}) {
+            dcn::TilingShape s = r.shape;
+            s.elt = elt;
+            dcn::TilingPlan plan;
+            std::string error;
+            ASSERT_TRUE(dcn::MakeTilingPlan(s, platform, plan, error, BudgetOf(r))) << r.name << ": " << error;
+            const dcn::WorkSplit& w = plan.split;
+            const int64_t blocksPerDg = (s.cin / s.dg / w.segLen) * w.blocksPerSeg;
+            if (std::string(r.name) == "r6_g32" && elt == 2) {
+                EXPECT_GT(w.recTiles, 0);
+            }
+            if (std::string(r.name) == "r3_c4") {
+                EXPECT_EQ(w.recTiles, 0); // 8 blocks per group
+            }
+            if (w.recTiles == 0) {
+                EXPECT_EQ(plan.ws.userBytes, plan.ws.rec) << r.name; // an empty region
+                continue;
+            }
+            ++shared;
+            EXPECT_GE(blocksPerDg, elt == 4 ? 2 * dcn_tiling::kShareMinBlocks : dcn_tiling::kShareMinBlocks) << r.name;
+            EXPECT_GE(w.recTiles, MostUnitTiles(s, w)) << r.name;
+            EXPECT_LE(
+                static_cast<uint64_t>(w.chunkImgs * w.pixelBands * s.dg * w.recTiles * w.recFloats * 4),
+                static_cast<uint64_t>(dcn_tiling::kRecordFree))
+                << r.name;
+            EXPECT_EQ(
+                plan.ws.userBytes - plan.ws.rec,
+                static_cast<uint64_t>(
+                    (w.chunkImgs * w.pixelBands * s.dg * w.recTiles * w.recFloats * 4 + 511) / 512 * 512))
+                << r.name;
+        }
+    }
+    EXPECT_GE(shared, 1); // r6_g32 in 16-bit at least
 }

@@ -16,6 +16,9 @@ CASES = [
     Case("dg2_groups2_tails", 2, 20, 12, 7, 9, groups=2, dg=2),
     Case("v1_dg4_stride2", 2, 16, 8, 9, 8, dg=4, stride=(2, 2), modulated=False),
     Case("wide_blocks_c256", 1, 256, 8, 5, 6),  # 128-channel stage-2 blocks (2 vector repeats per row)
+    # 32 blocks per deformable group: shared stage-2 fronts (records computed in the chunk's first phase, sliced
+    # across the cores that happen to run: test_workspace.py checks the tiling shares them)
+    Case("shared_fronts_g32", 1, 512, 32, 8, 8, groups=32),
 ]
 CORE_COUNTS = (1, 2, 7, 48)
 _TWIN_LACKS_OVERRIDE = "exceeds the physical cores"

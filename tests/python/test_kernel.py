@@ -11,7 +11,7 @@ import torch
 
 from ascend_dcn import suite as bench_suite
 from ascend_dcn.precision import check_precision
-from test_kernel_common import (Case, last_launch_counters, make_inputs, require_twin, run_reference, run_twin,
+from test_kernel_common import (Case, last_launch_counters, shared_fronts, make_inputs, require_twin, run_reference, run_twin,
                                 set_vector_cores)
 
 # The benchmark suite (ascend_dcn.suite, the one table of it), scaled down for the CPU twin: channel
@@ -91,6 +91,14 @@ V1 = [
     Case("v1_k1", 2, 16, 8, 12, 16, kh=1, kw=1, padding=(0, 0, 0, 0), modulated=False),
 ]
 
+# Shared stage-2 fronts (op_host PlanSharedFronts): many blocks per deformable group load each tile's coordinates,
+# weights and gather offsets as records computed once in the chunk's first phase. (case, dtypes that share)
+SHARED = [
+    (Case("shared_fronts_g32", 1, 512, 32, 8, 8, groups=32), ("float32", "float16", "bfloat16")),
+    (Case("shared_fronts_v1_c512", 1, 512, 16, 8, 8, modulated=False), ("float16", "bfloat16")),
+    (Case("shared_fronts_g32_far", 1, 512, 32, 9, 7, groups=32, offset_kind="large"), ("float32", "float16")),
+]
+
 # fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1
 HALF_CASES = SUITE + [EDGE[0], EDGE[2], EDGE[3], EDGE[7], EDGE[9], EDGE[10], EDGE[11], EDGE[-3], EDGE[-2], EDGE[-1]] + V1[:2]
 
@@ -149,6 +157,13 @@ def test_window_deterministic_across_core_counts():
 @pytest.mark.parametrize("case", V1, ids=lambda c: c.name)
 def test_unmodulated_fp32(case, request):
     check_case(case, "float32", request)
+
+
+@pytest.mark.parametrize("case,dtype", [(c, d) for c, ds in SHARED for d in ds],
+                         ids=[f"{c.name}-{d}" for c, ds in SHARED for d in ds])
+def test_shared_fronts(case, dtype, request):
+    assert shared_fronts(case, dtype)[0] > 0  # the tiling shares the fronts of this case (else it tests nothing new)
+    check_case(case, dtype, request)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

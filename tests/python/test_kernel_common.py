@@ -472,9 +472,42 @@ def _chunks_for(case, dtype, budget, split):
             "g_regions": g_regions, "acc_imgs": acc_imgs}
 
 
+SHARE_MIN_BLOCKS = 16  # dcn_tiling::kShareMinBlocks (fp32: twice as many)
+RECORD_FREE = (2 << 20) - (64 << 10)  # dcn_tiling::kRecordFree
+RECORD_ROWS = 11  # dcn_tiling::kStage2RecordRows
+COORD_PLANES = 13  # dcn_tiling::kStage2CoordPlanes (16-bit I/O: one more)
+
+
+def shared_fronts(case, dtype, budget=WS_BUDGET):
+    """(records per (image, band, deformable group), floats per record) of the shared stage-2 fronts (op_host
+    PlanSharedFronts), (0, 0) when the units compute their own."""
+    elt = 4 if dtype == "float32" else 2
+    k = case.kh * case.kw
+    ho, wo = case.out_hw
+    split = stage2_split(case, dtype, _budget_after_zero_state(case, budget))
+    cp = chunk_plan(case, dtype, budget)
+    seg, block_c, pt = split["seg"], split["block_c"], split["pixel_tile"]
+    win_out_rows, win_out_cols, win_rows, _ = split["window"]
+    blocks_per_dg = (case.cin // case.dg // seg) * _cdiv(seg, block_c)
+    if (blocks_per_dg < SHARE_MIN_BLOCKS * (2 if elt == 4 else 1) or k > 64 or seg % block_c or block_c % 8):
+        return 0, 0
+    rs = _cdiv(pt * k, 8) * 8
+    win_blocks = block_c * _window_elt(block_c, elt) // 32 if win_rows > 0 else 0
+    floats = _cdiv(RECORD_ROWS * rs + 4 * rs * win_blocks, 8) * 8
+    ptp = _cdiv(pt, 16) * 16
+    if 4 * rs * win_blocks > (COORD_PLANES + (1 if elt < 4 else 0)) * k * ptp + 2 * ptp:
+        return 0, 0
+    col_wins = _cdiv(wo, win_out_cols) if 0 < win_out_cols < wo else 1
+    rows_spanned = min(ho, _cdiv(cp["band_len"], wo) + 1)
+    tiles = _cdiv(cp["band_len"], pt) + (rows_spanned * col_wins if win_rows > 0 else 1)
+    if cp["imgs"] * cp["bands"] * case.dg * tiles * floats * 4 > RECORD_FREE:
+        return 0, 0
+    return tiles, floats
+
+
 def workspace_regions(case, dtype, budget=WS_BUDGET, w_split=None):
     """The user-workspace regions in layout order (bytes before the 512-B alignment):
-    xt, giacc, g, g2, got, dcol, gw, part, zeroed (op_host/deformable_conv2d_backward_tiling.h), with w_split grad_weight
+    xt, giacc, g, g2, got, dcol, gw, part, zeroed, rec (op_host/deformable_conv2d_backward_tiling.h), with w_split grad_weight
     Ka slots (default: the most the tiling can take, chunk_plan's w_split)."""
     elt = 4 if dtype == "float32" else 2
     k = case.kh * case.kw
@@ -484,11 +517,13 @@ def workspace_regions(case, dtype, budget=WS_BUDGET, w_split=None):
         cp["w_split"] = w_split
     rows = cp["chunk_rows"]
     hw = case.h * case.w
+    rec_tiles, rec_floats = shared_fronts(case, dtype, budget)
     xt_images = 0  # the input copy (in the I/O dtype) lives in grad_input
     return [xt_images * hw * case.cin * 4, cp["bands"] * cp["acc_imgs"] * hw * case.cin * 4, rows * k * case.cin * 4,
             (cp["g_regions"] - 1) * rows * k * case.cin * 4, rows * case.cout * elt, rows * case.cin * k * elt,
             cp["w_split"] * case.cout * (case.cin // case.groups) * k * 4, rows * cp["num_blocks"] * 3 * k * 4,
-            cp["bands"] * cp["acc_imgs"] * cp["num_blocks"] * 4]  # zeroed: one int32 row count per plane
+            cp["bands"] * cp["acc_imgs"] * cp["num_blocks"] * 4,  # zeroed: one int32 row count per plane
+            cp["imgs"] * cp["bands"] * case.dg * rec_tiles * rec_floats * 4]  # rec: shared stage-2 fronts
 
 
 def workspace_formula(case, dtype, budget=WS_BUDGET, w_split=None):

@@ -5,8 +5,8 @@ get (the kernel works in pixel chunks; test_chunks.py runs many chunks)."""
 import pytest
 import torch
 
-from test_kernel_common import (Case, DTYPES, chunk_plan, make_inputs, require_twin, workspace_bound, workspace_formula,
-                                workspace_slots)
+from test_kernel_common import (Case, DTYPES, chunk_plan, make_inputs, require_twin, shared_fronts, workspace_bound,
+                                workspace_formula, workspace_slots)
 
 CASES = [
     Case("basic", 1, 16, 8, 6, 7),
@@ -14,6 +14,8 @@ CASES = [
     Case("v1_k5", 1, 8, 6, 6, 6, kh=5, kw=5, padding=(2, 2, 2, 2), modulated=False),
     Case("many_blocks", 2, 200, 16, 4, 4, stride=(2, 2)),
     Case("long_ka", 3, 8, 8, 30, 30),  # N*Ho*Wo = 2700 > 2048: two grad_weight Ka chunks
+    # 32 blocks of 16 channels in one deformable group: shared stage-2 fronts (the records' region; every dtype)
+    Case("shared_fronts_g32", 1, 512, 32, 8, 8, groups=32),
 ]
 
 
@@ -61,6 +63,14 @@ def empty_inputs(case, dtype):
 def test_workspace_matches_formula(case, dtype):
     require_twin()
     assert workspace_slots(case, dtype, query_workspace(case, dtype, make_inputs(case, dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_shared_fronts_case_has_records(dtype):
+    # the case above exercises the records' region (formula) only while the tiling shares its fronts
+    tiles, floats = shared_fronts(CASES[-1], dtype)
+    assert tiles > 0 and floats > 0
+    assert shared_fronts(CASES[0], dtype) == (0, 0)  # one block per group: nothing to share
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
