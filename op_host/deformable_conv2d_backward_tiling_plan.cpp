@@ -815,6 +815,47 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
     return ub;
 }
 
+int64_t MostUnitTiles(const TilingShape& s, const WorkSplit& w)
+{
+    const int64_t k = s.kh * s.kw, kChunks = CeilDiv(k, std::min(k, kStage2MaxKt));
+    const int64_t colChunks = CeilDiv(s.wo, w.chunkOutCols);
+    int64_t most = 0;
+    for (int64_t pc = 0; pc < w.pixChunks; ++pc) { // the chunks of one image group (every group alike)
+        const int64_t row0 = (pc / colChunks) * w.chunkOutRows, rows = std::min(w.chunkOutRows, s.ho - row0);
+        const int64_t col0 = (pc % colChunks) * w.chunkOutCols, cols = std::min(w.chunkOutCols, s.wo - col0);
+        const int64_t q0 = row0 * s.wo + col0, qEnd = q0 + (rows - 1) * s.wo + cols;
+        for (int64_t band = 0; band < w.pixelBands; ++band) {
+            const int64_t begin = q0 + band * w.bandLen, end = std::min(qEnd, begin + w.bandLen);
+            int64_t tiles = 0;
+            const auto pixels = [&](int64_t from, int64_t to) {
+                tiles += from < to ? CeilDiv(to - from, w.pixelTile) : 0;
+            };
+            if (begin >= end) {
+                continue;
+            }
+            if (w.winRows == 0) {
+                pixels(begin, end);
+            }
+            const int64_t ohLast = (end - 1) / s.wo;
+            for (int64_t oh0 = begin / s.wo; w.winRows > 0 && oh0 <= ohLast; oh0 += w.winOutRows) {
+                const int64_t ohEnd = std::min(oh0 + w.winOutRows, ohLast + 1);
+                if (w.winOutCols >= s.wo) { // full-width windows: one pixel range
+                    pixels(std::max(begin, oh0 * s.wo), std::min(end, ohEnd * s.wo));
+                    continue;
+                }
+                for (int64_t ow0 = 0; ow0 < s.wo; ow0 += w.winOutCols) {
+                    const int64_t owEnd = std::min(ow0 + w.winOutCols, s.wo);
+                    for (int64_t oh = oh0; oh < ohEnd; ++oh) {
+                        pixels(std::max(begin, oh * s.wo + ow0), std::min(end, oh * s.wo + owEnd));
+                    }
+                }
+            }
+            most = std::max(most, tiles * kChunks);
+        }
+    }
+    return most;
+}
+
 void PlanSharedFronts(const TilingShape& s, WorkSplit& w)
 {
     w.recTiles = 0;
@@ -833,11 +874,7 @@ void PlanSharedFronts(const TilingShape& s, WorkSplit& w)
     if (4 * rs * winBlocks > DCN_STAGE2_COORD_PLANES(s.elt) * k * ptp + 2 * ptp) {
         return;
     }
-    // a unit's tiles: its band in pieces of pixelTile, plus one partial tile per ProcessPixels call (an output row
-    // of a column window, or a row window spanning whole rows)
-    const int64_t colWins = w.winOutCols > 0 && w.winOutCols < s.wo ? CeilDiv(s.wo, w.winOutCols) : 1;
-    const int64_t rowsSpanned = std::min(s.ho, CeilDiv(w.bandLen, s.wo) + 1);
-    const int64_t tiles = CeilDiv(w.bandLen, w.pixelTile) + (w.winRows > 0 ? rowsSpanned * colWins : 1);
+    const int64_t tiles = MostUnitTiles(s, w);
     uint64_t bytes = 0;
     if (!CheckedBytes({w.chunkImgs, w.pixelBands, s.dg, tiles, floats, 4}, &bytes) ||
         bytes > static_cast<uint64_t>(kRecordFree)) {

@@ -115,6 +115,10 @@ WorkSplit PlanWorkSplit(const TilingShape& shape, uint64_t ubLimit, uint64_t wsB
 void PlanChunks(const TilingShape& shape, uint64_t chunkBudget, int64_t gRegions, WorkSplit& split);
 void BalanceChunkImages(const TilingShape& shape, WorkSplit& split);
 void PlanUnits(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget, WorkSplit& split);
+// The most tiles one stage-2 unit (image, block, band) pushes in any pixel chunk: the kernel's loops over the chunk's
+// band, its UB windows and their output rows, in tiles of pixelTile pixels x kernel-point chunks (dcn_stage2_sample.h
+// ProcessUnit).
+int64_t MostUnitTiles(const TilingShape& shape, const WorkSplit& split);
 // Shared sampling fronts (WorkSplit::recTiles) where a deformable group has at least kShareMinBlocks whole channel
 // blocks (fp32: twice as many), every tile holds all K kernel points, a record's gather table fits the coordinate
 // planes and the records fit kRecordFree bytes; else recTiles = 0.

@@ -478,6 +478,41 @@ RECORD_ROWS = 11  # dcn_tiling::kStage2RecordRows
 COORD_PLANES = 13  # dcn_tiling::kStage2CoordPlanes (16-bit I/O: one more)
 
 
+def _most_unit_tiles(case, cp, pt, win_out_rows, win_out_cols, win_rows):
+    """The most tiles a stage-2 unit pushes in any pixel chunk (op_host MostUnitTiles: the kernel's loops over the
+    chunk's band, its UB windows and their output rows)."""
+    ho, wo = case.out_hw
+    k = case.kh * case.kw
+    col_chunks = _cdiv(wo, cp["out_cols"])
+    pix_chunks = _cdiv(ho, cp["out_rows"]) * col_chunks
+    most = 0
+    for pc in range(pix_chunks):
+        row0, col0 = (pc // col_chunks) * cp["out_rows"], (pc % col_chunks) * cp["out_cols"]
+        rows, cols = min(cp["out_rows"], ho - row0), min(cp["out_cols"], wo - col0)
+        q0 = row0 * wo + col0
+        q_end = q0 + (rows - 1) * wo + cols
+        for band in range(cp["bands"]):
+            begin = q0 + band * cp["band_len"]
+            end = min(q_end, begin + cp["band_len"])
+            if begin >= end:
+                continue
+            spans = []
+            if win_rows == 0:
+                spans.append((begin, end))
+            else:
+                oh_last = (end - 1) // wo
+                for oh0 in range(begin // wo, oh_last + 1, win_out_rows):
+                    oh_end = min(oh0 + win_out_rows, oh_last + 1)
+                    if win_out_cols >= wo:
+                        spans.append((max(begin, oh0 * wo), min(end, oh_end * wo)))
+                        continue
+                    for ow0 in range(0, wo, win_out_cols):
+                        ow_end = min(ow0 + win_out_cols, wo)
+                        spans += [(max(begin, oh * wo + ow0), min(end, oh * wo + ow_end)) for oh in range(oh0, oh_end)]
+            most = max(most, sum(_cdiv(b - a, pt) for a, b in spans if a < b) * _cdiv(k, min(k, 64)))
+    return most
+
+
 def shared_fronts(case, dtype, budget=WS_BUDGET):
     """(records per (image, band, deformable group), floats per record) of the shared stage-2 fronts (op_host
     PlanSharedFronts), (0, 0) when the units compute their own."""
@@ -497,9 +532,7 @@ def shared_fronts(case, dtype, budget=WS_BUDGET):
     ptp = _cdiv(pt, 16) * 16
     if 4 * rs * win_blocks > (COORD_PLANES + (1 if elt < 4 else 0)) * k * ptp + 2 * ptp:
         return 0, 0
-    col_wins = _cdiv(wo, win_out_cols) if 0 < win_out_cols < wo else 1
-    rows_spanned = min(ho, _cdiv(cp["band_len"], wo) + 1)
-    tiles = _cdiv(cp["band_len"], pt) + (rows_spanned * col_wins if win_rows > 0 else 1)
+    tiles = _most_unit_tiles(case, cp, pt, win_out_rows, win_out_cols, win_rows)
     if cp["imgs"] * cp["bands"] * case.dg * tiles * floats * 4 > RECORD_FREE:
         return 0, 0
     return tiles, floats
