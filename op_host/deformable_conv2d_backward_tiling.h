@@ -105,10 +105,13 @@
 //                                   [image][block][3][K][chunkPix] fp32
 //   zeroed pixelBands*A*numBlocks*4 per accumulator plane (band, image slot, block): how many of its rows (from
 //                                   the top) are zeroed or accumulated, int32 (stage 2 zeroes rows on demand)
+//   rec    chunkImgs*pixelBands*dg*recTiles*recFloats*4 (recTiles > 0: shared stage-2 fronts) the chunk's tile
+//                                   records [image][band][deformable group][tile][recFloats] fp32: row vectors
+//                                   mw_0..3, ly, lx, hy, hx, m and two key rows (rs each), the gather table
 // The weight rearranged as [groups][CoutG][K][CinG] (T) lives in the grad_weight output until the final
 // stage. Bound: userBytes <= 4*(|grad_input| + |grad_weight|) + WB (60 MiB: extra bands + chunk) + 2 MiB
-// (zeroed: beyond it the counts come out of WB, kZeroStateFree) + 9*512 for
-// every dtype. Total workspace = GetLibApiWorkSpaceSize() + sum of the
+// (zeroed: beyond it the counts come out of WB, kZeroStateFree) + 2 MiB - 64 KiB (rec, kRecordFree: larger
+// record sets are not taken) + 10*512 for every dtype. Total workspace = GetLibApiWorkSpaceSize() + sum of the
 // regions; the same formula in Python is tests/python/test_kernel_common.workspace_formula, checked by
 // tests/python/test_workspace.py.
 #ifndef DEFORMABLE_CONV2D_BACKWARD_TILING_H
