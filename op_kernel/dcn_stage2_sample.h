@@ -202,9 +202,11 @@ public:
             const int64_t stageElems = 4 * cornerRows_ * lpt_;
             pipe.InitBuffer(xsBuf_, static_cast<uint32_t>(stageElems * sizeof(T)));
             xs_ = xsBuf_.Get<T>();
-            // padding lanes (never loaded) are cast along with the rows: defined once
-            AscendC::Duplicate(
-                xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
+            // padding lanes (never loaded) are cast along with the rows: defined once (records: no corner rows)
+            if (!produce_) {
+                AscendC::Duplicate(
+                    xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
+            }
         }
         cpXb_ = BasePlaneX(static_cast<int64_t>(sizeof(T)));
         cpHb_ = PixelBasePlane(static_cast<int64_t>(sizeof(T)));
@@ -238,11 +240,14 @@ public:
             const uint32_t winPixels = static_cast<uint32_t>(p.winRows * p.winCols);
             // xwin is followed by a zero area of one pixel (zeroOff_ bytes from xwin): the corner gathers of
             // points the window does not serve read it
+            zeroOff_ = static_cast<int64_t>(winPixels * lp_ * winElt_);
+        }
+        if (p.winRows > 0 && !produce_) { // (records: the windows' geometry only, no window buffers)
+            const uint32_t winPixels = static_cast<uint32_t>(p.winRows * p.winCols);
             pipe.InitBuffer(xwinBuf_, static_cast<uint32_t>((winPixels + 1) * lp_ * winElt_));
             pipe.InitBuffer(gwinBuf_, static_cast<uint32_t>(winPixels * lp_ * 4));
             xwin_ = xwinBuf_.Get<float>();
             gwin_ = gwinBuf_.Get<float>();
-            zeroOff_ = static_cast<int64_t>(winPixels * lp_ * winElt_);
             // padding lanes of the window pixels (never loaded) and the zero block are defined once
             AscendC::Duplicate(xwin_, 0.0f, static_cast<int32_t>((winPixels + 1) * lp_ * winElt_ / 4));
         }
@@ -270,11 +275,13 @@ public:
         offQue_.FreeTensor(raw0);
         offQue_.FreeTensor(raw1);
         // rows past a tile's G rows (the padding to whole repeats, short tiles) are read by the contributions: defined
-        AscendC::LocalTensor<float> g0 = gQue_.AllocTensor<float>(), g1 = gQue_.AllocTensor<float>();
-        AscendC::Duplicate(g0, 0.0f, static_cast<int32_t>(cornerRows_ * lp_));
-        AscendC::Duplicate(g1, 0.0f, static_cast<int32_t>(cornerRows_ * lp_));
-        gQue_.FreeTensor(g0);
-        gQue_.FreeTensor(g1);
+        if (!produce_) { // (records: no G rows)
+            AscendC::LocalTensor<float> g0 = gQue_.AllocTensor<float>(), g1 = gQue_.AllocTensor<float>();
+            AscendC::Duplicate(g0, 0.0f, static_cast<int32_t>(cornerRows_ * lp_));
+            AscendC::Duplicate(g1, 0.0f, static_cast<int32_t>(cornerRows_ * lp_));
+            gQue_.FreeTensor(g0);
+            gQue_.FreeTensor(g1);
+        }
         AscendC::Duplicate(rowBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * dcn_tiling::kStage2RowVecs * rs_));
         AscendC::Duplicate(redBuf_.Get<float>(), 0.0f, static_cast<int32_t>(4 * rs_));
         if (produce_) { // a record carries both key rows of its slot, the second unused with one key per point
@@ -300,7 +307,7 @@ public:
             BuildOrderTables(p.k % kt_, 1);
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
-        coordsSet_ = recStored_ = false;
+        coordsSet_ = false;
         fusedStarted_ = fusedPending_ = fusedUnfenced_ = false;
         coordsPending_ = coordsUnfenced_ = false;
         coordsPc_ = 0;
@@ -336,6 +343,11 @@ public:
         gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && 8 % nb == 0 && cornerBlocks % 8 == 0 &&
                          cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
         axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
+        // records: a gather table (and its work rows) per slot when two fit the broadcast buffer, so that a tile's
+        // weights need not wait for the previous record's stores
+        tableSpan_ = RoundUp(gatherTableAt_ + 4 * nb * rs_, 8);
+        tableSlots_ = produce_ && gatherCorners_ && 2 * tableSpan_ <= 4 * brcStride_;
+        tableBase_ = 0;
         // WeightsAndOffsets: the gather offsets in the levels of the weights (every tile holds all K kernel points,
         // so one row order; hy, hx by OneMinus; the mask slots; the Axpy index)
         fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k;
@@ -1562,19 +1574,27 @@ private:
     }
 
     // Records: tile J's front (Coords, Weights) -> its record. The scalar unit waits for the previous tile's
-    // coordinates (V_S) only before J's (its pixel bases), and the vector pipe for the previous record's stores
-    // (MTE3_V) only before J's weights rewrite the gather table: J's coordinates run beside those stores (its key rows
-    // and planes are not stored ones: the slot's rows and keys were stored two tiles ago, waited for since).
+    // coordinates (V_S) only before J's (its pixel bases). The vector pipe waits for the stores of the record that
+    // last used J's buffers: with a gather table per slot (tableSlots_) the tile two before (slot rows, keys, table: a
+    // whole tile ago), before J's coordinates; else the tile before (the one table), before J's weights, so that J's
+    // coordinates run beside those stores.
     __aicore__ inline void ProduceRecord(const TileJob& J)
     {
+        const int64_t slot = tableSlots_ ? J.slot : 0;
         if (coordsSet_) {
             AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
         }
+        if (tableSlots_ && storePending_[slot]) {
+            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+            storePending_[slot] = false;
+        }
         Coords(J);
         coordsSet_ = true;
-        if (recStored_) {
-            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[0]);
+        if (storePending_[slot]) {
+            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+            storePending_[slot] = false;
         }
+        tableBase_ = slot * tableSpan_;
         Weights(J);
         PipeSync<AscendC::HardEvent::V_MTE3>();
         const AscendC::GlobalTensor<float> rec = RecordOf(J);
@@ -1582,10 +1602,11 @@ private:
         AscendC::DataCopyPad(rec[kRecordRowVecs * rs_], KeyRows(J.slot), RecordCopy(2 * rs_));
         if (RecordHasTable(J)) {
             AscendC::DataCopyPad(
-                rec[dcn_tiling::kStage2RecordRows * rs_], brcBuf_.Get<float>(), RecordCopy(4 * cornerRows_ * winNb_));
+                rec[dcn_tiling::kStage2RecordRows * rs_], brcBuf_.Get<float>()[tableBase_],
+                RecordCopy(4 * cornerRows_ * winNb_));
         }
-        AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[0]);
-        recStored_ = true;
+        AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+        storePending_[slot] = true;
     }
     // The records' last flags, waited for at the end of the stage.
     __aicore__ inline void FinishRecords()
@@ -1593,10 +1614,13 @@ private:
         if (coordsSet_) {
             AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
         }
-        if (recStored_) {
-            AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[0]);
+        for (int64_t slot = 0; slot < 2; ++slot) {
+            if (storePending_[slot]) {
+                AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+                storePending_[slot] = false;
+            }
         }
-        coordsSet_ = recStored_ = false;
+        coordsSet_ = false;
     }
 
     // A record's rows: the weight rows mw_0..3, ly, lx, hy, hx, m (RowVecs 0..8; the Back reads no others).
@@ -1789,7 +1813,7 @@ private:
     // Exact: every value is an integer multiple of 32 below 2^24 except the kFarOffset ones, which the Mins replaces.
     __aicore__ inline void ExpandTable(const TileJob& J, int level)
     {
-        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
+        AscendC::LocalTensor<float> work = brcBuf_.Get<float>()[tableBase_];
         const int64_t nb = winNb_, column = 4 * cornerRows_, entries = nb * column;
         AscendC::LocalTensor<float> rr = work[entries];
         const int32_t rowCnt = static_cast<int32_t>(cornerRows_), colCnt = static_cast<int32_t>(column);
@@ -2623,7 +2647,7 @@ private:
         AscendC::LocalTensor<uint8_t> msk = coord_[CP_MSK * plane_].template ReinterpretCast<uint8_t>();
         // the broadcast buffer: the table, then its S rows; the rows q, d, qb in the corner-sum rows (read by the Back
         // before, barriers since; written next by the next Back)
-        AscendC::LocalTensor<float> work = brcBuf_.Get<float>();
+        AscendC::LocalTensor<float> work = brcBuf_.Get<float>()[tableBase_];
         AscendC::LocalTensor<float> sv = work[gatherTableAt_];
         AscendC::LocalTensor<float> q = redBuf_.Get<float>(), d = q[rs_], qb = q[2 * rs_];
         const int32_t rsCnt = static_cast<int32_t>(rs_);
@@ -2908,8 +2932,10 @@ private:
     bool produce_ = false;             // Stage2Mode::kRecords: fronts computed and stored, no sampling
     bool consume_ = false;             // shared fronts: fronts loaded (LoadRecordKeys, LoadRecordTableAndRows)
     bool coordsSet_ = false;           // records: a tile's coordinates set coordEvent_, not waited for yet
-    bool recStored_ = false;           // records: a record's stores set storeEvent_[0], not waited for yet
-    int64_t recBase_ = 0, recSeq_ = 0; // the unit's first record; its next tile's index in the unit (ProcessPixels)
+    int64_t tableBase_ = 0;            // the gather table's offset in the broadcast buffer (floats; records: per slot)
+    int64_t tableSpan_ = 0;   // records: the table and its work rows of one slot (0: one table, tableSlots_ off)
+    bool tableSlots_ = false; // records: a gather table per slot fits the broadcast buffer
+    int64_t recBase_ = 0, recSeq_ = 0;  // the unit's first record; its next tile's index in the unit (ProcessPixels)
     int64_t recFirst_ = 0, recEnd_ = 0; // records: the slice of the unit's tiles this call computes
     AscendC::TEventID winEvent_;       // MTE2_V: a prefetched window's loads -> its first tile's Loads
     bool winWait_;                     // winEvent_ is set and not waited for yet
