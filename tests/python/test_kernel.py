@@ -11,8 +11,8 @@ import torch
 
 from ascend_dcn import suite as bench_suite
 from ascend_dcn.precision import check_precision
-from test_kernel_common import (Case, last_launch_counters, shared_fronts, make_inputs, require_twin, run_reference, run_twin,
-                                set_vector_cores)
+from test_kernel_common import (Case, last_launch_counters, make_inputs, require_twin, run_reference, run_twin,
+                                set_vector_cores, shared_fronts)
 
 # The benchmark suite (ascend_dcn.suite, the one table of it), scaled down for the CPU twin: channel
 # counts, stride, groups and deformable groups come from the table (kernel 3x3, padding 1, dilation 1,
@@ -97,6 +97,12 @@ SHARED = [
     (Case("shared_fronts_g32", 1, 512, 32, 8, 8, groups=32), ("float32", "float16", "bfloat16")),
     (Case("shared_fronts_v1_c512", 1, 512, 16, 8, 8, modulated=False), ("float16", "bfloat16")),
     (Case("shared_fronts_g32_far", 1, 512, 32, 9, 7, groups=32, offset_kind="large"), ("float32", "float16")),
+    # one kernel point (the gather offsets outside the weights' levels), 5x5 points, two deformable groups, many
+    # records per unit
+    (Case("shared_fronts_k1", 1, 512, 32, 10, 10, kh=1, kw=1, padding=(0, 0, 0, 0), groups=32), ("float32", "float16")),
+    (Case("shared_fronts_k5", 1, 512, 32, 9, 9, kh=5, kw=5, padding=(2, 2, 2, 2), groups=32), ("float32", "bfloat16")),
+    (Case("shared_fronts_dg2", 1, 1024, 32, 6, 6, dg=2, groups=32), ("float16",)),
+    (Case("shared_fronts_40x40", 1, 512, 32, 40, 40, groups=32), ("float32", "float16")),
 ]
 
 # fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1
