@@ -78,8 +78,8 @@ struct WorkSplit {
     // Shared sampling fronts (PlanSharedFronts): the channel blocks of one deformable group sample the same points,
     // so each stage-2 tile's coordinates, weight rows, scalar keys and corner-gather offsets are computed once per
     // (image, pixel band, deformable group) in the chunk's first phase, as a record of recFloats floats (recTiles
-    // records per such unit, a bound on its tiles), and every block's unit loads it. recTiles = 0: each unit
-    // computes its own.
+    // records per such unit: the most tiles a unit pushes, MostUnitTiles), and every block's unit loads it. recTiles =
+    // 0: each unit computes its own.
     int64_t recTiles = 0, recFloats = 0;
 };
 

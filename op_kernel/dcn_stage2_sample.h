@@ -1584,13 +1584,13 @@ private:
         if (coordsSet_) {
             AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
         }
-        if (tableSlots_ && storePending_[slot]) {
+        if (tableSlots_ && storePending_[slot]) { // the record two before: before J's coordinates
             AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
             storePending_[slot] = false;
         }
         Coords(J);
         coordsSet_ = true;
-        if (storePending_[slot]) {
+        if (!tableSlots_ && storePending_[slot]) { // the record before (the one table): before J's weights
             AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
             storePending_[slot] = false;
         }

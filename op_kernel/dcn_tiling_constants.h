@@ -125,10 +125,10 @@ constexpr int64_t kRecordFree =
                                 // (the rest of the bound's 64 MiB, less the regions' alignment); larger
                                 // record sets: every unit computes its own fronts
 // Blocks per deformable group from which the units share their fronts (16-bit I/O; fp32: twice as many). The records'
-// producer computes each tile's front without the Back's barriers to ride on (about three times the front's share of
-// a sampling tile), so sharing pays where many blocks load each record (session 26, model: R50 c3 entry fp16 -8.6 %,
-// X101 -8.0 %, CenterNet up1 -5.0 % at 16 and 32 blocks; R50 c3 body (8) +4.3 %, CenterNet up3 (4) +10 %, R50 c4
-// dg4 (2) +30 %; fp32 CenterNet up1 (16) +2.5 %, X101 (32) -6.5 %).
+// producer computes each tile's front without the Back's barriers to ride on (~1,650 cycles per tile and ~0.6 us of
+// setup per chunk in the first phase), so sharing pays where many blocks load each record (session 26, model: R50 c3
+// entry fp16 -9.6 %, X101 -10.4 %, CenterNet up1 -5.8 % at 16 and 32 blocks; at 8: R50 c3 body fp16 +2.6 %, R50 c4
+// -3.7 %; CenterNet up3 (4) +10 %, R50 c4 dg4 (2) +30 %; fp32 at 16: R50 c3 entry -4.7 %, CenterNet up1 +2.5 %).
 constexpr int64_t kShareMinBlocks = 16;
 constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-row counts (one int32 per band x
                                               // image x block plane) take the bound's room beyond kWsBudget up to
