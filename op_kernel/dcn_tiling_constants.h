@@ -130,6 +130,11 @@ constexpr int64_t kRecordFree =
 // entry fp16 -9.6 %, X101 -10.4 %, CenterNet up1 -5.8 % at 16 and 32 blocks; at 8: R50 c3 body fp16 +2.6 %, R50 c4
 // -3.7 %; CenterNet up3 (4) +10 %, R50 c4 dg4 (2) +30 %; fp32 at 16: R50 c3 entry -4.7 %, CenterNet up1 +2.5 %).
 constexpr int64_t kShareMinBlocks = 16;
+// ... and for blocks of >= kShareWideBlockC channels in 16-bit I/O, whose sampling units are vector-bound and whose
+// fronts take the most instructions per channel (session 27, after the weight levels ride the scatter rounds of any
+// window: at 8 blocks R50 c4 fp16 -1.8 %, R50 c3 body (16-channel blocks) +4.4 %)
+constexpr int64_t kShareMinBlocksWide = 8;
+constexpr int64_t kShareWideBlockC = 32;
 constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-row counts (one int32 per band x
                                               // image x block plane) take the bound's room beyond kWsBudget up to
                                               // this many bytes; beyond it they come out of the budget

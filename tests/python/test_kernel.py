@@ -103,6 +103,9 @@ SHARED = [
     (Case("shared_fronts_k5", 1, 512, 32, 9, 9, kh=5, kw=5, padding=(2, 2, 2, 2), groups=32), ("float32", "bfloat16")),
     (Case("shared_fronts_dg2", 1, 1024, 32, 6, 6, dg=2, groups=32), ("float16",)),
     (Case("shared_fronts_40x40", 1, 512, 32, 40, 40, groups=32), ("float32", "float16")),
+    # 8 blocks of 32 channels per group (16-bit I/O: kShareMinBlocksWide), 12 blocks with a DCNv1 layer
+    (Case("shared_fronts_wide8", 1, 256, 32, 12, 12), ("float16", "bfloat16")),
+    (Case("shared_fronts_wide12_v1", 2, 384, 16, 10, 10, modulated=False), ("float16",)),
 ]
 
 # fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1
