@@ -106,6 +106,8 @@ SHARED = [
     # 8 blocks of 32 channels per group (16-bit I/O: kShareMinBlocksWide), 12 blocks with a DCNv1 layer
     (Case("shared_fronts_wide8", 1, 256, 32, 12, 12), ("float16", "bfloat16")),
     (Case("shared_fronts_wide12_v1", 2, 384, 16, 10, 10, modulated=False), ("float16",)),
+    # fp32, 16 blocks of 16 channels (kShareNarrowBlockC: narrow blocks share from kShareMinBlocks in fp32 too)
+    (Case("shared_fronts_g16", 1, 256, 16, 8, 8, groups=16), ("float32",)),
 ]
 
 # fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1

@@ -475,6 +475,7 @@ def _chunks_for(case, dtype, budget, split):
 SHARE_MIN_BLOCKS = 16  # dcn_tiling::kShareMinBlocks (fp32: twice as many)
 SHARE_MIN_BLOCKS_WIDE = 8  # dcn_tiling::kShareMinBlocksWide (16-bit I/O, blocks of >= SHARE_WIDE_BLOCK_C channels)
 SHARE_WIDE_BLOCK_C = 32  # dcn_tiling::kShareWideBlockC
+SHARE_NARROW_BLOCK_C = 16  # dcn_tiling::kShareNarrowBlockC (fp32: SHARE_MIN_BLOCKS for blocks of at most this)
 RECORD_FREE = (2 << 20) - (64 << 10)  # dcn_tiling::kRecordFree
 RECORD_ROWS = 11  # dcn_tiling::kStage2RecordRows
 COORD_PLANES = 13  # dcn_tiling::kStage2CoordPlanes (16-bit I/O: one more)
@@ -526,8 +527,11 @@ def shared_fronts(case, dtype, budget=WS_BUDGET):
     seg, block_c, pt = split["seg"], split["block_c"], split["pixel_tile"]
     win_out_rows, win_out_cols, win_rows, _ = split["window"]
     blocks_per_dg = (case.cin // case.dg // seg) * _cdiv(seg, block_c)
-    min_blocks = (2 * SHARE_MIN_BLOCKS if elt == 4 else
-                  SHARE_MIN_BLOCKS_WIDE if block_c >= SHARE_WIDE_BLOCK_C else SHARE_MIN_BLOCKS)
+    min_blocks = SHARE_MIN_BLOCKS
+    if elt == 4 and block_c > SHARE_NARROW_BLOCK_C:
+        min_blocks = 2 * SHARE_MIN_BLOCKS
+    elif elt < 4 and block_c >= SHARE_WIDE_BLOCK_C:
+        min_blocks = SHARE_MIN_BLOCKS_WIDE
     if (blocks_per_dg < min_blocks or k > 64 or seg % block_c or block_c % 8):
         return 0, 0
     rs = _cdiv(pt * k, 8) * 8
