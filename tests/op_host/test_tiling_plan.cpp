@@ -140,6 +140,16 @@ struct Platform {
 const Platform kPlatforms[] = {{24, 48, 24, 48}, {24, 7, 4, 7}, {24, 1, 1, 1}};
 constexpr uint64_t kUb = 196608;  // A2/A3 UB per vector core
 
+// The 910B2 / A3 platform (24 cube cores, 48 vector cores, the UB above).
+dcn::TilingPlatform A2Platform()
+{
+    dcn::TilingPlatform platform;
+    platform.aicNum = 24;
+    platform.aivNum = 48;
+    platform.ubBytes = kUb;
+    return platform;
+}
+
 void CheckSplit(const Row &r, const dcn::WorkSplit &w)
 {
     const int64_t got[17] = {w.segLen,  w.blockC,     w.blocksPerSeg, w.numBlocks, w.pixelTile,  w.pixelBands,
@@ -271,10 +281,7 @@ TEST(TilingPlan, plan_table_shapes_x_platforms)
 // narrowest block's 128-row tiles with two slots of partials planes exceeded the UB (PixelTile now takes fewer pixels).
 TEST(TilingPlan, every_kernel_size_has_a_plan)
 {
-    dcn::TilingPlatform platform;
-    platform.aicNum = 24;
-    platform.aivNum = 48;
-    platform.ubBytes = kUb;
+    const dcn::TilingPlatform platform = A2Platform();
     for (const int64_t elt : {4, 2}) {
         for (const int64_t cin : {8, 64, 72}) {
             for (int64_t k = 1; k <= 140; ++k) {
@@ -309,10 +316,7 @@ TEST(TilingPlan, every_kernel_size_has_a_plan)
 // within the UB (the K = 61..64 cliff was found by such a sweep).
 TEST(TilingPlan, swept_shapes_have_a_plan)
 {
-    dcn::TilingPlatform platform;
-    platform.aicNum = 24;
-    platform.aivNum = 48;
-    platform.ubBytes = kUb;
+    const dcn::TilingPlatform platform = A2Platform();
     uint64_t state = 23;
     auto pick = [&state](int64_t n) { // uniform in [0, n)
         state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -407,10 +411,7 @@ TEST(TilingPlan, matmul_int32_limit_is_an_error)
     s.wo = 32769; // Ho*Wo > INT32_MAX
     s.h = s.ho;
     s.w = s.wo;
-    dcn::TilingPlatform platform;
-    platform.aicNum = 24;
-    platform.aivNum = 48;
-    platform.ubBytes = kUb;
+    const dcn::TilingPlatform platform = A2Platform();
     dcn::TilingPlan plan;
     std::string error;
     EXPECT_FALSE(dcn::MakeTilingPlan(s, platform, plan, error));
@@ -427,10 +428,7 @@ TEST(TilingPlan, workspace_is_bounded_and_chunks_cover_the_output)
     const Sweep sweeps[] = {{1, 64, 1024, 64, 3, 1, 1},   {4096, 64, 56, 64, 3, 1, 1}, {16, 128, 168, 128, 3, 1, 1},
                             {1, 2048, 64, 2048, 3, 1, 1}, {2, 16, 2048, 16, 1, 1, 1},  {64, 256, 13, 256, 5, 4, 8},
                             {1, 8, 4000, 8, 7, 1, 1},     {100000, 8, 3, 8, 3, 1, 1}};
-    dcn::TilingPlatform platform;
-    platform.aicNum = 24;
-    platform.aivNum = 48;
-    platform.ubBytes = kUb;
+    const dcn::TilingPlatform platform = A2Platform();
     for (const Sweep& w : sweeps) {
         dcn::TilingShape s;
         s.n = w.n;
@@ -488,13 +486,11 @@ TEST(TilingPlan, workspace_is_bounded_and_chunks_cover_the_output)
 
 // Shared stage-2 fronts: the records' count per unit bounds every unit's tiles (the kernel indexes them by the
 // unit's tile order), their region fits the room beyond the budget, and they are taken only with many blocks per
-// deformable group (X101 g32 in 16-bit: 32 blocks of one group; R50 c4, 8 blocks: no).
+// deformable group (kShareMinBlocks and its variants per block width: X101 g32 in 16-bit, 32 blocks of one group;
+// R50 c4, 8 blocks of 32 channels: in 16-bit I/O only; R50 c3 entry, 16 blocks of 8: every dtype).
 TEST(TilingPlan, shared_fronts_bound_every_unit)
 {
-    dcn::TilingPlatform platform;
-    platform.aicNum = 24;
-    platform.aivNum = 48;
-    platform.ubBytes = kUb;
+    const dcn::TilingPlatform platform = A2Platform();
     int64_t shared = 0;
     for (const Row& r : kRows) {
         for (int64_t elt : {int64_t{4}, int64_t{2}}) {
