@@ -863,7 +863,9 @@ void PlanSharedFronts(const TilingShape& s, WorkSplit& w)
     const int64_t k = s.kh * s.kw, blocksPerDg = (s.cin / s.dg / w.segLen) * w.blocksPerSeg;
     // blocks per group from which the records pay (dcn_tiling_constants.h: kShareMinBlocks and its variants)
     int64_t minBlocks = kShareMinBlocks;
-    if (s.elt == 4 && w.blockC > kShareNarrowBlockC) {
+    if (s.elt == 4 && w.gRegions == 1) {
+        minBlocks = kShareMinBlocksOneG;
+    } else if (s.elt == 4 && w.blockC > kShareNarrowBlockC) {
         minBlocks = 2 * kShareMinBlocks;
     } else if (s.elt < 4 && w.blockC >= kShareWideBlockC) {
         minBlocks = kShareMinBlocksWide;

@@ -121,7 +121,7 @@ void PlanUnits(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget, Wo
 int64_t MostUnitTiles(const TilingShape& shape, const WorkSplit& split);
 // Shared sampling fronts (WorkSplit::recTiles) where a deformable group has at least kShareMinBlocks whole channel
 // blocks (fp32: twice as many unless the blocks have <= kShareNarrowBlockC channels; 16-bit I/O with blocks of >=
-// kShareWideBlockC channels: kShareMinBlocksWide), every tile
+// kShareWideBlockC channels: kShareMinBlocksWide; fp32 with one G region: kShareMinBlocksOneG), every tile
 // holds all K kernel points, a record's gather table fits the coordinate planes and the records fit kRecordFree bytes;
 // else recTiles = 0.
 void PlanSharedFronts(const TilingShape& shape, WorkSplit& split);

@@ -139,6 +139,11 @@ constexpr int64_t kShareWideBlockC = 32;
 // scalar unit's issue slots, which the records relieve; session 27: R50 c3 entry fp32 -4.8 % at 16 blocks of 8, while
 // 32-channel blocks at 16: CenterNet up1 +2.5 %, PP-YOLO -1.7 %)
 constexpr int64_t kShareNarrowBlockC = 16;
+// ... and in fp32 with one G region (WorkSplit::gRegions = 1) from kShareMinBlocksOneG blocks: every chunk's first
+// phase then runs the chunk's G GEMM on the cube while the vector cores only rearrange, so the records' producer rides
+// in the cube's shadow (session 28, model: PP-YOLO c5 fp32 -1.7 %, R50 c4 -0.2 %, R50 c5 unchanged; no other suite
+// row has one G region and several blocks per group in fp32)
+constexpr int64_t kShareMinBlocksOneG = 4;
 constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-row counts (one int32 per band x
                                               // image x block plane) take the bound's room beyond kWsBudget up to
                                               // this many bytes; beyond it they come out of the budget

@@ -108,6 +108,9 @@ SHARED = [
     (Case("shared_fronts_wide12_v1", 2, 384, 16, 10, 10, modulated=False), ("float16",)),
     # fp32, 16 blocks of 16 channels (kShareNarrowBlockC: narrow blocks share from kShareMinBlocks in fp32 too)
     (Case("shared_fronts_g16", 1, 256, 16, 8, 8, groups=16), ("float32",)),
+    # fp32 with one G region (one chunk), 4 blocks of 32 channels and 8 of 32 with a DCNv1 layer (kShareMinBlocksOneG)
+    (Case("shared_fronts_oneg4", 1, 128, 32, 10, 10), ("float32",)),
+    (Case("shared_fronts_oneg8_v1", 2, 256, 16, 9, 11, modulated=False), ("float32",)),
 ]
 
 # fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1

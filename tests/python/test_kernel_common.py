@@ -476,6 +476,7 @@ SHARE_MIN_BLOCKS = 16  # dcn_tiling::kShareMinBlocks (fp32: twice as many)
 SHARE_MIN_BLOCKS_WIDE = 8  # dcn_tiling::kShareMinBlocksWide (16-bit I/O, blocks of >= SHARE_WIDE_BLOCK_C channels)
 SHARE_WIDE_BLOCK_C = 32  # dcn_tiling::kShareWideBlockC
 SHARE_NARROW_BLOCK_C = 16  # dcn_tiling::kShareNarrowBlockC (fp32: SHARE_MIN_BLOCKS for blocks of at most this)
+SHARE_MIN_BLOCKS_ONE_G = 4  # dcn_tiling::kShareMinBlocksOneG (fp32 with one G region)
 RECORD_FREE = (2 << 20) - (64 << 10)  # dcn_tiling::kRecordFree
 RECORD_ROWS = 11  # dcn_tiling::kStage2RecordRows
 COORD_PLANES = 13  # dcn_tiling::kStage2CoordPlanes (16-bit I/O: one more)
@@ -528,7 +529,9 @@ def shared_fronts(case, dtype, budget=WS_BUDGET):
     win_out_rows, win_out_cols, win_rows, _ = split["window"]
     blocks_per_dg = (case.cin // case.dg // seg) * _cdiv(seg, block_c)
     min_blocks = SHARE_MIN_BLOCKS
-    if elt == 4 and block_c > SHARE_NARROW_BLOCK_C:
+    if elt == 4 and cp["g_regions"] == 1:
+        min_blocks = SHARE_MIN_BLOCKS_ONE_G
+    elif elt == 4 and block_c > SHARE_NARROW_BLOCK_C:
         min_blocks = 2 * SHARE_MIN_BLOCKS
     elif elt < 4 and block_c >= SHARE_WIDE_BLOCK_C:
         min_blocks = SHARE_MIN_BLOCKS_WIDE
