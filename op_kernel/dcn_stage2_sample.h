@@ -970,6 +970,12 @@ private:
                 }
                 nextSlot_ ^= 1;
                 Push(job);
+                if (seq + 1 == recEnd_) {
+                    // records: the slice's last tile. Its tiles through the pipeline now, while the window
+                    // geometries they name are still in wins_: the unit's later windows, opened as the loops
+                    // pass the other slices' tiles, reuse the kWinSlots entries
+                    Drain();
+                }
             }
         }
     }
