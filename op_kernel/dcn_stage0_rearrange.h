@@ -40,47 +40,64 @@ public:
         Stage1Feed<T>* feed)
     {
         runner_.Init(pipe);
-        const bool prologue = part == Stage0Part::kWeight;
-        const bool first = !prologue && p.cIdx == 0;
-
-        TransposeJob jw = WpJob(p, 0), jg = GotJob(p, p.cN0, 0), jd = DcolJob(p, p.cN0, 0, p.cRow0);
-        const int64_t tw = TransposeTileCount(jw);
-        const int64_t tg = TransposeTileCount(jg), td = TransposeTileCount(jd);
-        const int64_t nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0, nW = prologue ? p.cout * tw : 0;
-        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg,
-                      nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * td;
-        const int64_t total = nX + nW + nG + nD;
-
+        const int64_t total = Units(p, part);
         const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
         for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
             if (feed != nullptr) {
                 feed->Tick((u - aivIdx) / p.usedVecCores, mine);
             }
-            int64_t v = u;
-            if (v < nX) {
-                int64_t tile = 0;
-                const TransposeJob jx = LocateBlockTile<XtJobs>(p, v, tile);
-                runner_.RunTile(t.input, t.xt, jx, tile);
-                continue;
-            }
-            v -= nX;
-            if (v < nW) {
-                runner_.RunTile(t.weight, t.wp, WpJob(p, v / tw), v % tw);
-                continue;
-            }
-            v -= nW;
-            if (v < nG) {
-                int64_t m = v / tg;
-                runner_.RunTile(t.gradOutput, t.got, GotJob(p, p.cN0 + m / p.groups, m % p.groups), v % tg);
-                continue;
-            }
-            v -= nG;
-            int64_t m = v / td;
-            int64_t ho = p.cRow0 + m % p.cRows;
-            int64_t ng = m / p.cRows;
-            runner_.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + ng / p.groups, ng % p.groups, ho), v % td);
+            RunUnit(p, t, part, u, runner_);
         }
         pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
+    }
+
+    // Work units of the part (tiles of its transposes, in the order above).
+    __aicore__ static inline int64_t Units(const DcnParams& p, Stage0Part part)
+    {
+        const bool prologue = part == Stage0Part::kWeight;
+        const bool first = !prologue && p.cIdx == 0;
+        const int64_t nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0;
+        const int64_t nW = prologue ? p.cout * TransposeTileCount(WpJob(p, 0)) : 0;
+        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * TransposeTileCount(GotJob(p, p.cN0, 0));
+        const int64_t nD =
+            prologue ? 0 : p.cImgs * p.groups * p.cRows * TransposeTileCount(DcolJob(p, p.cN0, 0, p.cRow0));
+        return nX + nW + nG + nD;
+    }
+
+    // Unit u < Units(p, part) through the runner.
+    __aicore__ static inline void RunUnit(
+        const DcnParams& p, const DcnTensors<T>& t, Stage0Part part, int64_t u, TransposeRunner& runner)
+    {
+        const bool prologue = part == Stage0Part::kWeight;
+        const bool first = !prologue && p.cIdx == 0;
+        const int64_t tw = TransposeTileCount(WpJob(p, 0));
+        const int64_t tg = TransposeTileCount(GotJob(p, p.cN0, 0)),
+                      td = TransposeTileCount(DcolJob(p, p.cN0, 0, p.cRow0));
+        const int64_t nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0, nW = prologue ? p.cout * tw : 0;
+        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg;
+        int64_t v = u;
+        if (v < nX) {
+            int64_t tile = 0;
+            const TransposeJob jx = LocateBlockTile<XtJobs>(p, v, tile);
+            runner.RunTile(t.input, t.xt, jx, tile);
+            return;
+        }
+        v -= nX;
+        if (v < nW) {
+            runner.RunTile(t.weight, t.wp, WpJob(p, v / tw), v % tw);
+            return;
+        }
+        v -= nW;
+        if (v < nG) {
+            int64_t m = v / tg;
+            runner.RunTile(t.gradOutput, t.got, GotJob(p, p.cN0 + m / p.groups, m % p.groups), v % tg);
+            return;
+        }
+        v -= nG;
+        int64_t m = v / td;
+        int64_t ho = p.cRow0 + m % p.cRows;
+        int64_t ng = m / p.cRows;
+        runner.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + ng / p.groups, ng % p.groups, ho), v % td);
     }
 
 private:

@@ -38,27 +38,8 @@ public:
     __aicore__ inline void Run(
         AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, bool final)
     {
-        runner_.Init(pipe);
-        pipe.InitBuffer(inQue_, 2, dcn_tiling::kReduceChunk * 4);
-        pipe.InitBuffer(outQue_, 2, dcn_tiling::kReduceChunk * 4);
-        pipe.InitBuffer(accBuf_, dcn_tiling::kReduceChunk * 4);
-        pipe.InitBuffer(castBuf_, dcn_tiling::kReduceChunk * 4);
-        pipe.InitBuffer(redBuf_, 64 * 4);
-        pipe.InitBuffer(tabBuf_, kFoldTable * 4);
-
-        const int64_t offCh = p.offsetBlocks * p.dg * p.k;
-        const int64_t pixPieces = CeilDiv(p.cQLen, dcn_tiling::kReduceChunk);
-        const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
-        const int64_t kGroup = FoldKGroup(p, blocksPerDg);
-        const int64_t kGroups = CeilDiv(p.k, kGroup);
-        const bool rowParts = RowOrderParts(p, static_cast<int64_t>(sizeof(T)));
-        const int64_t foldPix = rowParts ? FoldPixels(p, blocksPerDg) : 0;
-        const int64_t foldPieces = rowParts ? CeilDiv(p.cQLen, foldPix) : 0;
-        tabPix_ = 0;                                                                     // no transpose table built yet
-        const int64_t nOff = DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T))) ? 0 : // stage 2 stored them
-                                 rowParts ? p.cImgs * p.offsetBlocks * p.dg * foldPieces :
-                             kGroup > 1   ? p.cImgs * p.offsetBlocks * p.dg * kGroups :
-                                            p.cImgs * offCh * pixPieces;
+        InitBuffers(pipe);
+        const int64_t nOff = FoldUnits(p);
         const int64_t wElems = p.cout * p.cinG * p.k;
         // grad_weight pieces of about wElems / kTargetUnits elements (at most a reduction chunk): on small weights
         // a piece's wSplitK slot rows then come several per DMA (SumRows) and the pieces fill the lanes
@@ -82,36 +63,8 @@ public:
                 AscendC::PipeBarrier<PIPE_V>(); // the previous unit's vector reads of acc precede its next writes
             }
             int64_t v = u;
-            if (v < nOff && rowParts) { // pixel piece of (image, j, deformable group), piece-major like the rows
-                const int64_t jobs = p.cImgs * p.offsetBlocks * p.dg, piece = v / jobs, jb = v % jobs;
-                const int64_t n = p.cN0 + jb / (p.offsetBlocks * p.dg), jd = jb % (p.offsetBlocks * p.dg);
-                const int64_t q = p.cQ0 + piece * foldPix;
-                FoldRows(p, t, n, jd / p.dg, jd % p.dg, blocksPerDg, q, MinI(foldPix, p.cQ0 + p.cQLen - q));
-                continue;
-            }
-            if (v < nOff && kGroup > 1) { // kernel points k0 .. k0+kr-1 of (image, j, deformable group), all pixels
-                const int64_t kg = v % kGroups, jd = (v / kGroups) % (p.offsetBlocks * p.dg);
-                const int64_t n = p.cN0 + v / kGroups / (p.offsetBlocks * p.dg);
-                const int64_t j = jd / p.dg, dgi = jd % p.dg, k0 = kg * kGroup, kr = MinI(kGroup, p.k - k0);
-                const int64_t r = j * p.dg * p.k + dgi * p.k + k0;
-                SumRowGroup(
-                    t.part, ChunkPartAt(p, n, dgi * blocksPerDg, j, k0, p.cQ0), 3 * p.k * p.chunkPix, blocksPerDg, kr,
-                    p.chunkPix, p.cQLen, t.gradOffset, (n * offCh + r) * p.howo + p.cQ0, p.howo);
-                continue;
-            }
             if (v < nOff) {
-                // piece-major: a chunk's last piece is short, and row-major units would give every short piece
-                // to the same half of the lanes (pixPieces = 2 and an even lane count)
-                const int64_t offRows = p.cImgs * offCh;
-                int64_t piece = v / offRows, row = v % offRows;
-                int64_t n = p.cN0 + row / offCh, r = row % offCh;
-                int64_t j = r / (p.dg * p.k), rem = r % (p.dg * p.k);
-                int64_t dgi = rem / p.k, k = rem % p.k;
-                int64_t q = p.cQ0 + piece * dcn_tiling::kReduceChunk;
-                int64_t cnt = MinI(dcn_tiling::kReduceChunk, p.cQ0 + p.cQLen - q);
-                int64_t first = ChunkPartAt(p, n, dgi * blocksPerDg, j, k, q);
-                SumRows(
-                    t.part, first, 3 * p.k * p.chunkPix, blocksPerDg, cnt, t.gradOffset, (n * offCh + r) * p.howo + q);
+                FoldUnit(p, t, v);
                 continue;
             }
             v -= nOff;
@@ -145,6 +98,71 @@ public:
         }
         pipe.Reset();
     }
+
+    // The UB of every unit kind (the transpose runner first: a later stage 0 after pipe.Reset uses the same addresses).
+    __aicore__ inline void InitBuffers(AscendC::TPipe& pipe)
+    {
+        runner_.Init(pipe);
+        pipe.InitBuffer(inQue_, 2, dcn_tiling::kReduceChunk * 4);
+        pipe.InitBuffer(outQue_, 2, dcn_tiling::kReduceChunk * 4);
+        pipe.InitBuffer(accBuf_, dcn_tiling::kReduceChunk * 4);
+        pipe.InitBuffer(castBuf_, dcn_tiling::kReduceChunk * 4);
+        pipe.InitBuffer(redBuf_, 64 * 4);
+        pipe.InitBuffer(tabBuf_, kFoldTable * 4);
+        tabPix_ = 0; // no transpose table built yet
+    }
+    // Fold units of the chunk p describes (0 when stage 2 stored the offset gradients itself); sets the fold's shape.
+    __aicore__ inline int64_t FoldUnits(const DcnParams& p)
+    {
+        fold_.offCh = p.offsetBlocks * p.dg * p.k;
+        fold_.pixPieces = CeilDiv(p.cQLen, dcn_tiling::kReduceChunk);
+        fold_.blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
+        fold_.kGroup = FoldKGroup(p, fold_.blocksPerDg);
+        fold_.kGroups = CeilDiv(p.k, fold_.kGroup);
+        fold_.rowParts = RowOrderParts(p, static_cast<int64_t>(sizeof(T)));
+        fold_.foldPix = fold_.rowParts ? FoldPixels(p, fold_.blocksPerDg) : 0;
+        const int64_t foldPieces = fold_.rowParts ? CeilDiv(p.cQLen, fold_.foldPix) : 0;
+        return DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T))) ? 0 : // stage 2 stored them
+                   fold_.rowParts ? p.cImgs * p.offsetBlocks * p.dg * foldPieces :
+               fold_.kGroup > 1   ? p.cImgs * p.offsetBlocks * p.dg * fold_.kGroups :
+                                    p.cImgs * fold_.offCh * fold_.pixPieces;
+    }
+    // Fold unit v < FoldUnits(p) (after FoldUnits(p)): one range of grad_offset rows, summed over the group's blocks.
+    __aicore__ inline void FoldUnit(const DcnParams& p, const DcnTensors<T>& t, int64_t v)
+    {
+        const int64_t offCh = fold_.offCh, blocksPerDg = fold_.blocksPerDg;
+        if (fold_.rowParts) { // pixel piece of (image, j, deformable group), piece-major like the rows
+            const int64_t jobs = p.cImgs * p.offsetBlocks * p.dg, piece = v / jobs, jb = v % jobs;
+            const int64_t n = p.cN0 + jb / (p.offsetBlocks * p.dg), jd = jb % (p.offsetBlocks * p.dg);
+            const int64_t q = p.cQ0 + piece * fold_.foldPix;
+            FoldRows(p, t, n, jd / p.dg, jd % p.dg, blocksPerDg, q, MinI(fold_.foldPix, p.cQ0 + p.cQLen - q));
+            return;
+        }
+        if (fold_.kGroup > 1) { // kernel points k0 .. k0+kr-1 of (image, j, deformable group), all pixels
+            const int64_t kGroup = fold_.kGroup, kGroups = fold_.kGroups;
+            const int64_t kg = v % kGroups, jd = (v / kGroups) % (p.offsetBlocks * p.dg);
+            const int64_t n = p.cN0 + v / kGroups / (p.offsetBlocks * p.dg);
+            const int64_t j = jd / p.dg, dgi = jd % p.dg, k0 = kg * kGroup, kr = MinI(kGroup, p.k - k0);
+            const int64_t r = j * p.dg * p.k + dgi * p.k + k0;
+            SumRowGroup(
+                t.part, ChunkPartAt(p, n, dgi * blocksPerDg, j, k0, p.cQ0), 3 * p.k * p.chunkPix, blocksPerDg, kr,
+                p.chunkPix, p.cQLen, t.gradOffset, (n * offCh + r) * p.howo + p.cQ0, p.howo);
+            return;
+        }
+        // piece-major: a chunk's last piece is short, and row-major units would give every short piece
+        // to the same half of the lanes (pixPieces = 2 and an even lane count)
+        const int64_t offRows = p.cImgs * offCh;
+        int64_t piece = v / offRows, row = v % offRows;
+        int64_t n = p.cN0 + row / offCh, r = row % offCh;
+        int64_t j = r / (p.dg * p.k), rem = r % (p.dg * p.k);
+        int64_t dgi = rem / p.k, k = rem % p.k;
+        int64_t q = p.cQ0 + piece * dcn_tiling::kReduceChunk;
+        int64_t cnt = MinI(dcn_tiling::kReduceChunk, p.cQ0 + p.cQLen - q);
+        int64_t first = ChunkPartAt(p, n, dgi * blocksPerDg, j, k, q);
+        SumRows(t.part, first, 3 * p.k * p.chunkPix, blocksPerDg, cnt, t.gradOffset, (n * offCh + r) * p.howo + q);
+    }
+    // The transposes of this stage's buffers (phase A: the next chunk's rearrangement tiles run through it).
+    __aicore__ inline TransposeRunner& Runner() { return runner_; }
 
 private:
     // image n, channel block b: the block's giacc planes [HW][len] (summed over the bands, band order) ->
@@ -469,6 +487,10 @@ private:
     AscendC::TQue<AscendC::TPosition::VECIN, 2> inQue_;
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> outQue_;
     AscendC::TBuf<AscendC::TPosition::VECCALC> accBuf_, castBuf_, redBuf_, tabBuf_;
+    struct FoldShape {
+        int64_t offCh = 0, pixPieces = 0, blocksPerDg = 0, kGroup = 1, kGroups = 1, foldPix = 0;
+        bool rowParts = false;
+    } fold_;         // the fold's shape for the chunk of the last FoldUnits
     int64_t tabPix_; // pixels of the fold pieces the transpose table in tabBuf_ was built for (0: none)
 };
 

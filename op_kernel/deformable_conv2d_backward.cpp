@@ -5,10 +5,10 @@
 // the shape and a fixed workspace budget), so the workspace holds one chunk of G, dcol, got and partials.
 // For each chunk c, in order:
 // (first a prologue rearranges the weight into wp, then SyncAll)
-//   phase A (vector) fold chunk c-1 (its offset/mask partials -> grad_offset; dcn_stage3_finalize.h), then
-//                    rearrange chunk c's inputs
-//                    into the user workspace; chunk 0 also rearranges the input and zeroes the grad_input
-//                    accumulator (dcn_stage0_rearrange.h)
+//   phase A (vector) fold chunk c-1 (its offset/mask partials -> grad_offset; dcn_stage3_finalize.h) and
+//                    rearrange chunk c's inputs into the user workspace (dcn_stage0_rearrange.h), the two
+//                    interleaved on each core (dcn_phase_a.h) unless the fold also writes an image group's
+//                    grad_input; chunk 0 also rearranges the input
 //      (cube)        meanwhile G = GO^T x Wp per (image, conv group) of chunk c, via the Matmul high-level
 //                    API called asynchronously from AIV code (dcn_stage1_matmul.h, Stage1Feed)
 //   phase C (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per pixel band of a
@@ -50,6 +50,7 @@
 #include "dcn_stage1_matmul.h"
 #include "dcn_stage2_sample.h"
 #include "dcn_stage3_finalize.h"
+#include "dcn_phase_a.h"
 
 namespace dcn_kernel {
 
@@ -143,14 +144,22 @@ private:
                 if (gHere) {
                     feedG.Begin(mmG, cur, tg, Stage1Kind::kG, idx_);
                 }
-                if (c > 0) {
+                // chunk c-1's fold beside chunk c's rearrangement, unless the fold also writes an image group's
+                // grad_input (its planes' transposes take the runner's buffers)
+                const bool beside = c > 0 && !AccFlushAfter(p_);
+                if (c > 0 && !beside) {
                     Stage3Finalize<T> fold;
                     fold.Run(pipe_, p_, t_, idx_, false); // p_ still describes chunk c-1
                 }
+                const DcnParams prev = p_;
                 SetChunk(p_, c);
                 t_.g = tg.g;
-                Stage0Rearrange<T> s0;
-                s0.Run(pipe_, p_, t_, idx_, Stage0Part::kChunk, gHere ? &feedG : nullptr);
+                if (beside) {
+                    RunFoldBesideRearrange<T>(pipe_, prev, p_, t_, idx_, gHere ? &feedG : nullptr);
+                } else {
+                    Stage0Rearrange<T> s0;
+                    s0.Run(pipe_, p_, t_, idx_, Stage0Part::kChunk, gHere ? &feedG : nullptr);
+                }
                 if (p_.recTiles > 0) { // the chunk's shared stage-2 fronts (its phase C loads them; the SyncAll below
                                        // orders the records' last vector work before the next stage's scalar writes)
                     Stage2Sample<T> fronts;
