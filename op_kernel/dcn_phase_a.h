@@ -4,10 +4,11 @@
 // Stage3Finalize (its transpose runner carries the tiles), so that the fold's vector work runs beside the tiles' DMAs
 // instead of before them.
 // Units: vector core i takes fold units i, i+usedVecCores, ... and rearrangement units i, i+usedVecCores, ... (the
-// sets of the two stages run alone) and merges its two sequences in proportion: the next fold unit while
-// folded * rearrangeCount <= rearranged * foldCount. Each unit writes the GM range it writes in its own stage, and the
-// two read nothing the other writes (fold: chunk c-1's part -> grad_offset; rearrangement: gradOutput, offsetOut ->
-// got, dcol), so the results are those of the two stages run one after the other.
+// sets of the two stages run alone) and merges its two sequences in proportion, a rearrangement tile first: the next
+// unit is a fold unit while folded * rearrangeCount < rearranged * foldCount (or no tile is left). Each unit writes the
+// GM range it writes in its own stage, and the two read nothing the other writes (fold: chunk c-1's part ->
+// grad_offset; rearrangement: gradOutput, offsetOut -> got, dcol), so the results are those of the two stages run one
+// after the other.
 #ifndef DCN_PHASE_A_H
 #define DCN_PHASE_A_H
 
@@ -28,7 +29,8 @@ __aicore__ inline void RunFoldBesideRearrange(
     fold.InitBuffers(pipe);
     const int64_t lanes = cur.usedVecCores;
     const int64_t nFold = fold.FoldUnits(prev);
-    const int64_t nRe = Stage0Rearrange<T>::Units(cur, Stage0Part::kChunk);
+    const typename Stage0Rearrange<T>::Plan re = Stage0Rearrange<T>::MakePlan(cur, Stage0Part::kChunk);
+    const int64_t nRe = re.total;
     const int64_t mineFold = aivIdx < nFold ? CeilDiv(nFold - aivIdx, lanes) : 0;
     const int64_t mineRe = aivIdx < nRe ? CeilDiv(nRe - aivIdx, lanes) : 0;
     int64_t folded = 0, rearranged = 0;
@@ -43,7 +45,7 @@ __aicore__ inline void RunFoldBesideRearrange(
             if (feed != nullptr) {
                 feed->Tick(rearranged, mineRe);
             }
-            Stage0Rearrange<T>::RunUnit(cur, t, Stage0Part::kChunk, aivIdx + rearranged * lanes, fold.Runner());
+            Stage0Rearrange<T>::RunUnit(cur, t, re, aivIdx + rearranged * lanes, fold.Runner());
             ++rearranged;
         }
     }

@@ -40,64 +40,66 @@ public:
         Stage1Feed<T>* feed)
     {
         runner_.Init(pipe);
-        const int64_t total = Units(p, part);
-        const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
-        for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
+        const Plan plan = MakePlan(p, part);
+        const int64_t mine = aivIdx < plan.total ? CeilDiv(plan.total - aivIdx, p.usedVecCores) : 0;
+        for (int64_t u = aivIdx; u < plan.total; u += p.usedVecCores) {
             if (feed != nullptr) {
                 feed->Tick((u - aivIdx) / p.usedVecCores, mine);
             }
-            RunUnit(p, t, part, u, runner_);
+            RunUnit(p, t, plan, u, runner_);
         }
         pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
 
-    // Work units of the part (tiles of its transposes, in the order above).
-    __aicore__ static inline int64_t Units(const DcnParams& p, Stage0Part part)
+    // The part's work units (tiles of its transposes, in the order above): counts per transpose kind and tiles per
+    // job, computed once per stage.
+    struct Plan {
+        int64_t nX = 0, nW = 0, nG = 0, total = 0; // xt, wp, got tiles; all units (dcol tiles last)
+        int64_t tw = 0, tg = 0, td = 0;            // tiles of one wp, got, dcol job
+    };
+    __aicore__ static inline Plan MakePlan(const DcnParams& p, Stage0Part part)
     {
         const bool prologue = part == Stage0Part::kWeight;
         const bool first = !prologue && p.cIdx == 0;
-        const int64_t nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0;
-        const int64_t nW = prologue ? p.cout * TransposeTileCount(WpJob(p, 0)) : 0;
-        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * TransposeTileCount(GotJob(p, p.cN0, 0));
-        const int64_t nD =
-            prologue ? 0 : p.cImgs * p.groups * p.cRows * TransposeTileCount(DcolJob(p, p.cN0, 0, p.cRow0));
-        return nX + nW + nG + nD;
+        Plan plan;
+        plan.tw = TransposeTileCount(WpJob(p, 0));
+        plan.tg = TransposeTileCount(GotJob(p, p.cN0, 0));
+        plan.td = TransposeTileCount(DcolJob(p, p.cN0, 0, p.cRow0));
+        plan.nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0;
+        plan.nW = prologue ? p.cout * plan.tw : 0;
+        plan.nG = prologue ? 0 : p.cImgs * p.groups * plan.tg;
+        const int64_t nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * plan.td;
+        plan.total = plan.nX + plan.nW + plan.nG + nD;
+        return plan;
     }
 
-    // Unit u < Units(p, part) through the runner.
+    // Unit u < plan.total through the runner.
     __aicore__ static inline void RunUnit(
-        const DcnParams& p, const DcnTensors<T>& t, Stage0Part part, int64_t u, TransposeRunner& runner)
+        const DcnParams& p, const DcnTensors<T>& t, const Plan& plan, int64_t u, TransposeRunner& runner)
     {
-        const bool prologue = part == Stage0Part::kWeight;
-        const bool first = !prologue && p.cIdx == 0;
-        const int64_t tw = TransposeTileCount(WpJob(p, 0));
-        const int64_t tg = TransposeTileCount(GotJob(p, p.cN0, 0)),
-                      td = TransposeTileCount(DcolJob(p, p.cN0, 0, p.cRow0));
-        const int64_t nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0, nW = prologue ? p.cout * tw : 0;
-        const int64_t nG = prologue ? 0 : p.cImgs * p.groups * tg;
         int64_t v = u;
-        if (v < nX) {
+        if (v < plan.nX) {
             int64_t tile = 0;
             const TransposeJob jx = LocateBlockTile<XtJobs>(p, v, tile);
             runner.RunTile(t.input, t.xt, jx, tile);
             return;
         }
-        v -= nX;
-        if (v < nW) {
-            runner.RunTile(t.weight, t.wp, WpJob(p, v / tw), v % tw);
+        v -= plan.nX;
+        if (v < plan.nW) {
+            runner.RunTile(t.weight, t.wp, WpJob(p, v / plan.tw), v % plan.tw);
             return;
         }
-        v -= nW;
-        if (v < nG) {
-            int64_t m = v / tg;
-            runner.RunTile(t.gradOutput, t.got, GotJob(p, p.cN0 + m / p.groups, m % p.groups), v % tg);
+        v -= plan.nW;
+        if (v < plan.nG) {
+            int64_t m = v / plan.tg;
+            runner.RunTile(t.gradOutput, t.got, GotJob(p, p.cN0 + m / p.groups, m % p.groups), v % plan.tg);
             return;
         }
-        v -= nG;
-        int64_t m = v / td;
+        v -= plan.nG;
+        int64_t m = v / plan.td;
         int64_t ho = p.cRow0 + m % p.cRows;
         int64_t ng = m / p.cRows;
-        runner.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + ng / p.groups, ng % p.groups, ho), v % td);
+        runner.RunTile(t.offsetOut, t.dcol, DcolJob(p, p.cN0 + ng / p.groups, ng % p.groups, ho), v % plan.td);
     }
 
 private:
