@@ -856,21 +856,27 @@ int64_t MostUnitTiles(const TilingShape& s, const WorkSplit& w)
     return most;
 }
 
+int64_t SharedFrontsMinBlocks(const TilingShape& s, const WorkSplit& w)
+{
+    if (s.elt == 4 && w.gRegions == 1) {
+        return kShareMinBlocksOneG;
+    }
+    if (s.elt == 4 && w.blockC > kShareNarrowBlockC) {
+        return 2 * kShareMinBlocks;
+    }
+    if (s.elt < 4 && w.blockC >= kShareWideBlockC) {
+        return kShareMinBlocksWide;
+    }
+    return kShareMinBlocks;
+}
+
 void PlanSharedFronts(const TilingShape& s, WorkSplit& w)
 {
     w.recTiles = 0;
     w.recFloats = 0;
     const int64_t k = s.kh * s.kw, blocksPerDg = (s.cin / s.dg / w.segLen) * w.blocksPerSeg;
-    // blocks per group from which the records pay (dcn_tiling_constants.h: kShareMinBlocks and its variants)
-    int64_t minBlocks = kShareMinBlocks;
-    if (s.elt == 4 && w.gRegions == 1) {
-        minBlocks = kShareMinBlocksOneG;
-    } else if (s.elt == 4 && w.blockC > kShareNarrowBlockC) {
-        minBlocks = 2 * kShareMinBlocks;
-    } else if (s.elt < 4 && w.blockC >= kShareWideBlockC) {
-        minBlocks = kShareMinBlocksWide;
-    }
-    if (blocksPerDg < minBlocks || k > kStage2MaxKt || w.segLen % w.blockC != 0 || w.blockC % 8 != 0) {
+    if (blocksPerDg < SharedFrontsMinBlocks(s, w) || k > kStage2MaxKt || w.segLen % w.blockC != 0 ||
+        w.blockC % 8 != 0) {
         return; // few blocks per group (the records cost more than they save), kernel-point chunks, or blocks of
                 // several widths (the units' tiles and windows must be alike)
     }

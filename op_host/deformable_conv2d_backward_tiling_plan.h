@@ -119,11 +119,13 @@ void PlanUnits(const TilingShape& shape, uint64_t ubLimit, uint64_t wsBudget, Wo
 // band, its UB windows and their output rows, in tiles of pixelTile pixels x kernel-point chunks (dcn_stage2_sample.h
 // ProcessUnit).
 int64_t MostUnitTiles(const TilingShape& shape, const WorkSplit& split);
-// Shared sampling fronts (WorkSplit::recTiles) where a deformable group has at least kShareMinBlocks whole channel
-// blocks (fp32: twice as many unless the blocks have <= kShareNarrowBlockC channels; 16-bit I/O with blocks of >=
-// kShareWideBlockC channels: kShareMinBlocksWide; fp32 with one G region: kShareMinBlocksOneG), every tile
-// holds all K kernel points, a record's gather table fits the coordinate planes and the records fit kRecordFree bytes;
-// else recTiles = 0.
+// Blocks per deformable group from which the split's units share their fronts: kShareMinBlocks (fp32: twice as many
+// unless the blocks have <= kShareNarrowBlockC channels; 16-bit I/O with blocks of >= kShareWideBlockC channels:
+// kShareMinBlocksWide; fp32 with one G region: kShareMinBlocksOneG).
+int64_t SharedFrontsMinBlocks(const TilingShape& shape, const WorkSplit& split);
+// Shared sampling fronts (WorkSplit::recTiles) where a deformable group has at least SharedFrontsMinBlocks whole
+// channel blocks, every tile holds all K kernel points, a record's gather table fits the coordinate planes and the
+// records fit kRecordFree bytes; else recTiles = 0.
 void PlanSharedFronts(const TilingShape& shape, WorkSplit& split);
 int64_t UnitsOf(const WorkSplit& split);
 void PlanWindow(

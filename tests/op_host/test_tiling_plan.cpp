@@ -492,6 +492,20 @@ TEST(TilingPlan, workspace_is_bounded_and_chunks_cover_the_output)
 TEST(TilingPlan, shared_fronts_bound_every_unit)
 {
     const dcn::TilingPlatform platform = A2Platform();
+    // the threshold per dtype, block width and G regions (dcn_tiling_constants.h)
+    const struct {
+        int64_t elt, blockC, gRegions, minBlocks;
+    } rules[] = {{4, 32, 2, 32}, {4, 16, 2, 16}, {4, 8, 2, 16},  {4, 32, 1, 4}, {4, 8, 1, 4},
+                 {2, 32, 2, 8},  {2, 64, 1, 8},  {2, 16, 2, 16}, {2, 8, 1, 16}};
+    for (const auto& rule : rules) {
+        dcn::TilingShape s;
+        s.elt = rule.elt;
+        dcn::WorkSplit w;
+        w.blockC = rule.blockC;
+        w.gRegions = rule.gRegions;
+        EXPECT_EQ(dcn::SharedFrontsMinBlocks(s, w), rule.minBlocks)
+            << rule.elt << " " << rule.blockC << " " << rule.gRegions;
+    }
     int64_t shared = 0;
     for (const Row& r : kRows) {
         for (int64_t elt : {int64_t{4}, int64_t{2}}) {
@@ -517,15 +531,7 @@ TEST(TilingPlan, shared_fronts_bound_every_unit)
                 continue;
             }
             ++shared;
-            int64_t minBlocks = dcn_tiling::kShareMinBlocks;
-            if (elt == 4 && w.gRegions == 1) {
-                minBlocks = dcn_tiling::kShareMinBlocksOneG;
-            } else if (elt == 4 && w.blockC > dcn_tiling::kShareNarrowBlockC) {
-                minBlocks = 2 * dcn_tiling::kShareMinBlocks;
-            } else if (elt < 4 && w.blockC >= dcn_tiling::kShareWideBlockC) {
-                minBlocks = dcn_tiling::kShareMinBlocksWide;
-            }
-            EXPECT_GE(blocksPerDg, minBlocks) << r.name;
+            EXPECT_GE(blocksPerDg, dcn::SharedFrontsMinBlocks(s, w)) << r.name;
             EXPECT_EQ(w.recTiles, SimulatedUnitTiles(s, w)) << r.name;
             EXPECT_LE(
                 static_cast<uint64_t>(w.chunkImgs * w.pixelBands * s.dg * w.recTiles * w.recFloats * 4),
