@@ -345,9 +345,18 @@ bool PlanLocalBands(
     const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, int64_t oneBandChunks,
     WorkSplit& best, uint64_t& bestBudget);
 
-// Pixel bands and chunks for gRegions G regions (PlanUnits); chunkBudget: what the chunk regions get.
+// An image-local plan PlanBandsAndChunks considered (valid: PlanLocalBands found one), and its chunk budget.
+struct LocalCandidate {
+    bool valid = false;
+    WorkSplit w;
+    uint64_t budget = 0;
+};
+
+// Pixel bands and chunks for gRegions G regions (PlanUnits); chunkBudget: what the chunk regions get; local: the
+// image-local plan it weighed (taken or not).
 WorkSplit PlanBandsAndChunks(
-    const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, uint64_t& chunkBudget)
+    const TilingShape& s, uint64_t wsBudget, int64_t gRegions, const WorkSplit& w0, uint64_t& chunkBudget,
+    LocalCandidate& local)
 {
     WorkSplit w = w0;
     const int64_t howo = s.ho * s.wo;
@@ -406,13 +415,11 @@ WorkSplit PlanBandsAndChunks(
     // planes has fewer stage-2 units than lanes or the local plan needs at most kBandCloseChunkPct percent of its
     // chunks. (Each image's flush reads, writes and zeroes its planes once more and every chunk costs a phase: by
     // scripts/perf_model.py the slot rule alone put PP-YOLO c5 fp16 +12 % (8 chunks for 4), fp32 +3 %.)
-    uint64_t localBudget = 0;
-    WorkSplit local;
-    if (PlanLocalBands(s, wsBudget, gRegions, w0, oneBandChunks, local, localBudget) &&
-        (UnitsOf(w) < kTargetUnits || local.numChunks * 100 <= w.numChunks * kBandCloseChunkPct) &&
-        SamplingSlots(s, local) * static_cast<uint64_t>(100 + kBandGainPct) < SamplingSlots(s, w) * 100) {
-        chunkBudget = localBudget;
-        return local;
+    local.valid = PlanLocalBands(s, wsBudget, gRegions, w0, oneBandChunks, local.w, local.budget);
+    if (local.valid && (UnitsOf(w) < kTargetUnits || local.w.numChunks * 100 <= w.numChunks * kBandCloseChunkPct) &&
+        SamplingSlots(s, local.w) * static_cast<uint64_t>(100 + kBandGainPct) < SamplingSlots(s, w) * 100) {
+        chunkBudget = local.budget;
+        return local.w;
     }
     return w;
 }
@@ -489,15 +496,32 @@ void PlanUnits(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudget, WorkSp
     // 12.6 -> 13.2 %, CenterNet up1 / up3 -10 %, no row slower). fp32 takes them on the same terms where a chunk's
     // two GEMMs are short beside its sampling (CubeFitsBesideSampling; session 25: R50 c3 entry / body, X101,
     // EDVR L1, BasicVSR++ -0.6 to -2.5 %; taken everywhere, R50 c4 +7.3 %: its GEMMs take as long as its sampling).
+    // Where the plan so chosen takes several rounds of stage-2 units and leaves lanes idle in the last (units above
+    // kTargetUnits and not a multiple of it), an image-local plan (one or two G regions; fp32 with two on the terms
+    // above) that needs no more chunks and fewer sampling slots is taken instead: it fills the lanes without a phase
+    // more, which the slot thresholds of PlanBandsAndChunks do not credit (they weigh slots against more chunks).
+    // scripts/perf_model.py: BasicVSR++ fp32 -8.4 % (128 units in 3 rounds -> 48 in 1, 8 chunks for 13), X101 fp32 -1.6
+    // %, fp16 -5.2 % (128 -> 96 units); where the chosen plan's rounds are full, the local plans with fewer slots were
+    // slower (R50 c4 fp16 +19 %, EDVR L1 fp32 +5.6 %: twice the band planes).
     uint64_t chunkBudget = 0, twoBudget = 0;
-    w = PlanBandsAndChunks(s, wsBudget, 1, w, chunkBudget);
+    LocalCandidate localOne, localTwo;
+    w = PlanBandsAndChunks(s, wsBudget, 1, w, chunkBudget, localOne);
     if (w.numChunks > 1) {
-        const WorkSplit two = PlanBandsAndChunks(s, wsBudget, 2, w, twoBudget);
+        const WorkSplit two = PlanBandsAndChunks(s, wsBudget, 2, w, twoBudget, localTwo);
         const bool sameStructure = two.accImgs == w.accImgs && two.pixelBands == w.pixelBands;
         if (two.numChunks <= w.numChunks || (sameStructure && two.numChunks * 100 <= kGAheadMaxChunkPct * w.numChunks &&
                                              (s.elt == 2 || CubeFitsBesideSampling(s, two)))) {
             w = two;
             chunkBudget = twoBudget;
+        }
+        localTwo.valid =
+            localTwo.valid && localTwo.w.numChunks > 1 && (s.elt == 2 || CubeFitsBesideSampling(s, localTwo.w));
+    }
+    for (const LocalCandidate* c : {&localOne, &localTwo}) {
+        if (c->valid && UnitsOf(w) > kTargetUnits && UnitsOf(w) % kTargetUnits != 0 && c->w.numChunks <= w.numChunks &&
+            SamplingSlots(s, c->w) < SamplingSlots(s, w)) {
+            w = c->w;
+            chunkBudget = c->budget;
         }
     }
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0

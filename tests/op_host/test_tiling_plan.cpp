@@ -4,9 +4,10 @@
 // diff. The expected values were computed from the formulas in deformable_conv2d_backward_tiling.h, not
 // by running the plan (with the independent Python derivation tests/python/test_kernel_common.stage2_split,
 // which also drives the workspace-formula cross-check of tests/python/test_workspace.py). The rows that took
-// image-local accumulator planes (accImgs = 1 < N: r1_s2, r11_dg16, chunk_rows_small, chunk_cols_tiny, chunk_imgs) were
-// re-pinned from the plan itself when those planes came in (session 22) and checked against the Python
-// derivation (test_chunks, test_workspace: the same workspaces).
+// image-local accumulator planes (accImgs = 1 < N: r1_s2, r6_g32, r11_dg16, chunk_rows_small, chunk_cols_tiny,
+// chunk_imgs) were re-pinned from the plan itself when those planes came in (session 22) and checked against the Python
+// derivation (test_chunks, test_workspace: the same workspaces); r6_g32 again when it came to take them (session 29:
+// a local plan that fills the lanes' last round with no more chunks is taken over the chosen one).
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -42,9 +43,9 @@ const Row kRows[] = {
     {"r6_g32",
      {2, 512, 50, 84, 512, 3, 3, 50, 84, 32, 1, 1, 1, 1, 1, 2, 1, 1, 1},
      0,
-     {16, 16, 1, 32, 14, 2, 168, 336, 144, 16, 144, 1, 672, 3, 14, 13, 24},
-     {2, 4, 84, 336, 672, 13, 13, 2, 2},
-     {0, 0, 34406400, 46792704, 59179008, 59867136, 66060288, 66355200, 68677632, 68678144, 69046784}},
+     {16, 16, 1, 32, 14, 3, 252, 256, 144, 16, 144, 1, 756, 4, 14, 14, 24},
+     {1, 9, 84, 756, 756, 6, 12, 2, 1},
+     {0, 0, 25804800, 39739392, 53673984, 54448128, 61415424, 61710336, 64323072, 64323584, 64738304}},
     {"r11_dg16",
      {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 1, 1, 2, 2, 1, 1},
      0,

@@ -429,8 +429,12 @@ def _chunks_for(case, dtype, budget, split):
         local = local_bands(g_regions, one_band_chunks) if case.n > 1 else None
         if local and (imgs * num_blocks * bands < 48 or local[2][6] * 100 <= num_chunks * 125) and \
                 local[0] * 115 < sampling_slots(imgs, bands, band_len, pix_chunks) * 100:
-            return local[1], local[2]
-        return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, case.n)
+            return local[1], local[2], local
+        return chunk_budget, (out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, case.n), local
+
+    def geo_slots(geo):
+        out_rows, out_cols, _, imgs, bands, band_len = geo[:6]
+        return sampling_slots(imgs, bands, band_len, _cdiv(ho, out_rows) * _cdiv(wo, out_cols))
 
     def cube_fits(geo):
         # op_host CubeFitsBesideSampling: a full chunk's two GEMMs (ideal fp32 cube cycles over 24 cube cores) take
@@ -443,12 +447,21 @@ def _chunks_for(case, dtype, budget, split):
     # one G region; with several chunks, two (chunk c+1's G GEMM during chunk c's sampling) when they need
     # no more chunks, or at most 2x the chunks (kGAheadMaxChunkPct) with the same bands and accumulator planes for
     # 16-bit I/O, and for fp32 where the chunk's GEMMs fit beside its sampling
-    chunk_budget, geo = bands_and_chunks(1)
+    chunk_budget, geo, local_one = bands_and_chunks(1)
+    local_two = None
     if geo[6] > 1:
-        two_budget, two = bands_and_chunks(2)
+        two_budget, two, local_two = bands_and_chunks(2)
         same_structure = two[8] == geo[8] and two[4] == geo[4]
         if two[6] <= geo[6] or (same_structure and two[6] * 100 <= 200 * geo[6] and (elt == 2 or cube_fits(two))):
             chunk_budget, geo = two_budget, two
+        if local_two and not (local_two[2][6] > 1 and (elt == 2 or cube_fits(local_two[2]))):
+            local_two = None
+    # an image-local plan with no more chunks and fewer sampling slots, where the chosen plan takes several rounds of
+    # 48 stage-2 lanes and its last is partly idle (op_host PlanUnits)
+    for cand in (local_one, local_two):
+        units = geo[3] * num_blocks * geo[4]
+        if cand and units > 48 and units % 48 != 0 and cand[2][6] <= geo[6] and cand[0] < geo_slots(geo):
+            chunk_budget, geo = cand[1], cand[2]
     budget = chunk_budget  # what the chunk regions get
     out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, acc_imgs = geo
     chunk_rows = imgs * chunk_pix
