@@ -4,10 +4,10 @@
 // diff. The expected values were computed from the formulas in deformable_conv2d_backward_tiling.h, not
 // by running the plan (with the independent Python derivation tests/python/test_kernel_common.stage2_split,
 // which also drives the workspace-formula cross-check of tests/python/test_workspace.py). The rows that took
-// image-local accumulator planes (accImgs = 1 < N: r1_s2, r6_g32, r11_dg16, chunk_rows_small, chunk_cols_tiny,
-// chunk_imgs) were re-pinned from the plan itself when those planes came in (session 22) and checked against the Python
-// derivation (test_chunks, test_workspace: the same workspaces); r6_g32 again when it came to take them (session 29:
-// a local plan that fills the lanes' last round with no more chunks is taken over the chosen one).
+// image-local accumulator planes (accImgs = 1 < N: r1_s2, r11_dg16, chunk_rows_small, chunk_cols_tiny, chunk_imgs) were
+// re-pinned from the plan itself when those planes came in (session 22) and checked against the Python
+// derivation (test_chunks, test_workspace: the same workspaces); r6_g32 likewise when it came to take them (session
+// 29: a local plan that fills the last round of lanes with no more chunks is taken over the chosen one).
 #include <cstdint>
 #include <cstdio>
 #include <string>
