@@ -7,7 +7,8 @@
 // image-local accumulator planes (accImgs = 1 < N: r1_s2, r11_dg16, chunk_rows_small, chunk_cols_tiny, chunk_imgs) were
 // re-pinned from the plan itself when those planes came in (session 22) and checked against the Python
 // derivation (test_chunks, test_workspace: the same workspaces); r6_g32 likewise when it came to take them (session
-// 29: a local plan that fills the last round of lanes with no more chunks is taken over the chosen one).
+// 29: a local plan that fills the last round of lanes with no more chunks is taken over the chosen one), and r12_c5
+// when whole-row chunks came to hold balanced rows (session 29: 10 + 9 rows instead of 13 + 6).
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -67,9 +68,9 @@ const Row kRows[] = {
     {"r12_c5",
      {8, 512, 19, 19, 512, 3, 3, 19, 19, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1},
      0,
-     {512, 32, 16, 16, 7, 1, 247, 247, 576, 256, 384, 1, 741, 3, 19, 13, 21},
-     {3, 13, 19, 247, 741, 2, 6, 2, 8},
-     {0, 0, 5914624, 19572736, 33230848, 33989632, 40818688, 50255872, 51536384, 51536896, 52106240}},
+     {512, 32, 16, 16, 7, 1, 190, 190, 576, 256, 384, 1, 570, 3, 19, 13, 21},
+     {3, 10, 19, 190, 570, 2, 6, 2, 8},
+     {0, 0, 5914624, 16420864, 26927104, 27510784, 32763904, 42201088, 43186176, 43186688, 43624448}},
     {"odd_small",
      {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 1, 1, 4, 0, 1, 1},
      0,

@@ -464,6 +464,12 @@ def _chunks_for(case, dtype, budget, split):
             chunk_budget, geo = cand[1], cand[2]
     budget = chunk_budget  # what the chunk regions get
     out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, acc_imgs = geo
+    if out_cols == wo and out_rows < ho and _cdiv(ho, _cdiv(ho, out_rows)) < out_rows:
+        # whole-row chunks of balanced rows: as many chunks, ceil(Ho / chunks) rows each (op_host PlanUnits)
+        out_rows = _cdiv(ho, _cdiv(ho, out_rows))
+        chunk_pix = out_rows * wo
+        band_len = _cdiv(chunk_pix, bands)
+        bands = _cdiv(chunk_pix, band_len)
     chunk_rows = imgs * chunk_pix
     slot_bytes = case.cout * (case.cin // case.groups) * k * 4
     # about 48 grad_weight units (256 x 256 tiles x Ka chunks of >= 128 rows), at least 2048-row Ka chunks'

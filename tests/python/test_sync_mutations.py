@@ -75,8 +75,10 @@ MATRIX = [
     # image-local grad_input planes on one core (chunks of one image, several bands, two deformable groups): the fold
     # after image 0's last chunk writes its grad_input and zeroes its planes tile by tile (one tile per channel
     # block) before stage 0 of the next chunk and image 1's sampling, whose dcol tiles (8 input channels: not
-    # DcolKwMajor) build their Gather tables in the runner's scratch memory the fold's last tile used
-    ("float16", Case("f16_local_planes", 2, 8, 8, 12, 10, dg=2), 1, LOCAL_BUDGET),
+    # DcolKwMajor) build their Gather tables in the runner's scratch memory the fold's last tile used; 11 output rows
+    # in chunks of 6 + 5, so the shorter chunk's last band is empty and its unit reads its plane's zeroed-row count
+    # right after the unit before it did (the S_MTE2 of Stage2Sample::BeginPlane)
+    ("float16", Case("f16_local_planes", 2, 8, 8, 11, 10, dg=2), 1, LOCAL_BUDGET),
     # 8 images on 2 cores: a core runs several stage-2 units back to back, each a full tile pipeline (the
     # next unit's window load follows the previous unit's tiles)
     ("float16", Case("f16_8imgs_2cores", 8, 8, 8, 12, 10), 2),
