@@ -426,6 +426,21 @@ WorkSplit PlanBandsAndChunks(
 
 // Modelled sampling of a whole run in band-pixel slots: per pixel chunk and image group, its stage-2 units (images
 // x blocks x bands) in rounds of kTargetUnits lanes, each round as long as a band (bandLen pixels).
+// The same with the bands of the balanced rows whole-row chunks get at the end of PlanUnits. PlanLocalBands ranks
+// its band counts by it: the remnant chunk of unbalanced rows inflates the slots of some counts more than others
+// (X101 fp32: 3 bands of 10-row chunks over 6 bands of 6-row ones, 10 chunks for 16, -10.4 % by
+// scripts/perf_model.py). The other choices keep SamplingSlots, against which their thresholds were set: taking
+// the balanced count there too moved R50 c5 fp32 (+8.6 %) and X101 fp16 (+9.8 %) to slower plans.
+uint64_t BalancedSlots(const TilingShape& s, const WorkSplit& w)
+{
+    const int64_t rounds = LaneRounds(s.n, w.chunkImgs, w.numBlocks * w.pixelBands);
+    int64_t bandLen = w.bandLen;
+    if (w.chunkOutCols == s.wo && w.chunkOutRows < s.ho) {
+        bandLen = CeilDiv(CeilDiv(s.ho, CeilDiv(s.ho, w.chunkOutRows)) * s.wo, w.pixelBands);
+    }
+    return static_cast<uint64_t>(rounds * w.pixChunks) * static_cast<uint64_t>(bandLen);
+}
+
 uint64_t SamplingSlots(const TilingShape& s, const WorkSplit& w)
 {
     const int64_t rounds = LaneRounds(s.n, w.chunkImgs, w.numBlocks * w.pixelBands);
@@ -466,7 +481,7 @@ bool PlanLocalBands(
         trial.bandLen = CeilDiv(trial.chunkPix, b);
         trial.pixelBands = CeilDiv(trial.chunkPix, trial.bandLen);
         trial.accImgs = 1;
-        const uint64_t slots = SamplingSlots(s, trial);
+        const uint64_t slots = BalancedSlots(s, trial);
         if (bestSlots == 0 || slots < bestSlots) {
             best = trial;
             bestBudget = wsBudget - extra;

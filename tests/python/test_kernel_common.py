@@ -376,7 +376,7 @@ def _chunks_for(case, dtype, budget, split):
         # op_host PlanLocalBands: image-local planes (one image per chunk), the first N planes in the batch
         # plane's room, the rest out of the budget; the band count with the fewest sampling slots
         img_plane = case.h * case.w * case.cin * 4
-        best = None
+        best, best_rank = None, 0
         for b in range(1, min(8, howo) + 1):
             extra = max(0, b - case.n) * img_plane
             if extra > budget - budget // 5:
@@ -388,9 +388,14 @@ def _chunks_for(case, dtype, budget, split):
                 continue
             band_len = _cdiv(chunk_pix, b)
             bands = _cdiv(chunk_pix, band_len)
-            slots = sampling_slots(1, bands, band_len, pix_chunks)
-            if best is None or slots < best[0]:
-                best = (slots, budget - extra,
+            # ranked with the bands of the balanced rows whole-row chunks get (op_host BalancedSlots); the plan
+            # carries its sampling slots (SamplingSlots) for the comparisons that take it
+            rows = _cdiv(ho, _cdiv(ho, out_rows)) if out_cols == wo and out_rows < ho else out_rows
+            rank = sampling_slots(1, bands, _cdiv(rows * out_cols, bands) if rows < out_rows else band_len,
+                                  pix_chunks)
+            if best is None or rank < best_rank:
+                best_rank = rank
+                best = (sampling_slots(1, bands, band_len, pix_chunks), budget - extra,
                         (out_rows, out_cols, chunk_pix, 1, bands, band_len, case.n * pix_chunks, g_regions, 1))
         return best
 
