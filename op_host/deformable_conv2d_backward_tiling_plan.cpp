@@ -426,25 +426,31 @@ WorkSplit PlanBandsAndChunks(
 
 // Modelled sampling of a whole run in band-pixel slots: per pixel chunk and image group, its stage-2 units (images
 // x blocks x bands) in rounds of kTargetUnits lanes, each round as long as a band (bandLen pixels).
-// The same with the bands of the balanced rows whole-row chunks get at the end of PlanUnits. PlanLocalBands ranks
-// its band counts by it: the remnant chunk of unbalanced rows inflates the slots of some counts more than others
-// (X101 fp32: 3 bands of 10-row chunks over 6 bands of 6-row ones, 10 chunks for 16, -10.4 % by
-// scripts/perf_model.py). The other choices keep SamplingSlots, against which their thresholds were set: taking
-// the balanced count there too moved R50 c5 fp32 (+8.6 %) and X101 fp16 (+9.8 %) to slower plans.
-uint64_t BalancedSlots(const TilingShape& s, const WorkSplit& w)
-{
-    const int64_t rounds = LaneRounds(s.n, w.chunkImgs, w.numBlocks * w.pixelBands);
-    int64_t bandLen = w.bandLen;
-    if (w.chunkOutCols == s.wo && w.chunkOutRows < s.ho) {
-        bandLen = CeilDiv(CeilDiv(s.ho, CeilDiv(s.ho, w.chunkOutRows)) * s.wo, w.pixelBands);
-    }
-    return static_cast<uint64_t>(rounds * w.pixChunks) * static_cast<uint64_t>(bandLen);
-}
-
 uint64_t SamplingSlots(const TilingShape& s, const WorkSplit& w)
 {
     const int64_t rounds = LaneRounds(s.n, w.chunkImgs, w.numBlocks * w.pixelBands);
     return static_cast<uint64_t>(rounds * w.pixChunks) * static_cast<uint64_t>(w.bandLen);
+}
+
+// Rows of a whole-row pixel chunk once balanced: as many chunks as chunkOutRows rows give, ceil(Ho / chunks) rows each
+// (PlanUnits; other chunks keep theirs).
+int64_t BalancedChunkRows(const TilingShape& s, const WorkSplit& w)
+{
+    return w.chunkOutCols == s.wo && w.chunkOutRows < s.ho ? CeilDiv(s.ho, CeilDiv(s.ho, w.chunkOutRows)) :
+                                                             w.chunkOutRows;
+}
+
+// SamplingSlots with the bands of the balanced rows. PlanLocalBands ranks its band counts by it: the remnant chunk of
+// unbalanced rows inflates the slots of some counts more than others (X101 fp32: 3 bands of 10-row chunks over 6
+// bands of 6-row ones, 10 chunks for 16, -10.4 % by scripts/perf_model.py). The other choices keep SamplingSlots,
+// against which their thresholds were set: taking the balanced count there too moved R50 c5 fp32 (+8.6 %) and X101
+// fp16 (+9.8 %) to slower plans.
+uint64_t BalancedSlots(const TilingShape& s, const WorkSplit& w)
+{
+    const int64_t rounds = LaneRounds(s.n, w.chunkImgs, w.numBlocks * w.pixelBands);
+    const int64_t rows = BalancedChunkRows(s, w);
+    const int64_t bandLen = rows < w.chunkOutRows ? CeilDiv(rows * s.wo, w.pixelBands) : w.bandLen;
+    return static_cast<uint64_t>(rounds * w.pixChunks) * static_cast<uint64_t>(bandLen);
 }
 
 // Image-local grad_input planes (WorkSplit::accImgs): chunks of one image, b band planes of one image each. The
@@ -543,15 +549,13 @@ void PlanUnits(const TilingShape& s, uint64_t ubLimit, uint64_t wsBudget, WorkSp
     // most one row shorter instead of a remnant whose units leave most lanes idle (their bands shrink with the
     // chunk; nothing else of the plan changes). scripts/perf_model.py: PP-YOLO c5 (19 rows: 13 + 6 -> 10 + 9) fp32
     // -12.2 %, fp16 -2.4 %; the other suite rows' chunks already hold ceil(Ho / chunks) rows.
-    if (w.chunkOutCols == s.wo && w.chunkOutRows < s.ho) {
-        const int64_t rows = CeilDiv(s.ho, CeilDiv(s.ho, w.chunkOutRows));
-        if (rows < w.chunkOutRows) {
-            w.chunkOutRows = rows;
-            w.chunkPix = rows * s.wo;
-            w.chunkRows = w.chunkImgs * w.chunkPix;
-            w.bandLen = CeilDiv(w.chunkPix, w.pixelBands);
-            w.pixelBands = CeilDiv(w.chunkPix, w.bandLen);
-        }
+    const int64_t rows = BalancedChunkRows(s, w);
+    if (rows < w.chunkOutRows) {
+        w.chunkOutRows = rows;
+        w.chunkPix = rows * s.wo;
+        w.chunkRows = w.chunkImgs * w.chunkPix;
+        w.bandLen = CeilDiv(w.chunkPix, w.pixelBands);
+        w.pixelBands = CeilDiv(w.chunkPix, w.bandLen);
     }
     // Stage 1 matmul tiles and the grad_weight Ka chunks of one pixel chunk: wSplitK partial slots (slot 0
     // is the grad_weight accumulator itself). Enough slots that the chunk's grad_weight work makes about
