@@ -368,6 +368,10 @@ def _chunks_for(case, dtype, budget, split):
         full, rest = divmod(case.n, imgs)
         return full * _cdiv(imgs * num_blocks * bands, 48) + (_cdiv(rest * num_blocks * bands, 48) if rest else 0)
 
+    def balanced_rows(out_rows, out_cols):
+        # op_host BalancedChunkRows: a whole-row chunk's rows once balanced, ceil(Ho / chunks) for as many chunks
+        return _cdiv(ho, _cdiv(ho, out_rows)) if out_cols == wo and out_rows < ho else out_rows
+
     def sampling_slots(imgs, bands, band_len, pix_chunks):
         # op_host SamplingSlots: those rounds per pixel chunk, each a band long
         return lane_rounds(imgs, bands) * pix_chunks * band_len
@@ -390,7 +394,7 @@ def _chunks_for(case, dtype, budget, split):
             bands = _cdiv(chunk_pix, band_len)
             # ranked with the bands of the balanced rows whole-row chunks get (op_host BalancedSlots); the plan
             # carries its sampling slots (SamplingSlots) for the comparisons that take it
-            rows = _cdiv(ho, _cdiv(ho, out_rows)) if out_cols == wo and out_rows < ho else out_rows
+            rows = balanced_rows(out_rows, out_cols)
             rank = sampling_slots(1, bands, _cdiv(rows * out_cols, bands) if rows < out_rows else band_len,
                                   pix_chunks)
             if best is None or rank < best_rank:
@@ -469,9 +473,8 @@ def _chunks_for(case, dtype, budget, split):
             chunk_budget, geo = cand[1], cand[2]
     budget = chunk_budget  # what the chunk regions get
     out_rows, out_cols, chunk_pix, imgs, bands, band_len, num_chunks, g_regions, acc_imgs = geo
-    if out_cols == wo and out_rows < ho and _cdiv(ho, _cdiv(ho, out_rows)) < out_rows:
-        # whole-row chunks of balanced rows: as many chunks, ceil(Ho / chunks) rows each (op_host PlanUnits)
-        out_rows = _cdiv(ho, _cdiv(ho, out_rows))
+    if balanced_rows(out_rows, out_cols) < out_rows:  # whole-row chunks of balanced rows (op_host PlanUnits)
+        out_rows = balanced_rows(out_rows, out_cols)
         chunk_pix = out_rows * wo
         band_len = _cdiv(chunk_pix, bands)
         bands = _cdiv(chunk_pix, band_len)
