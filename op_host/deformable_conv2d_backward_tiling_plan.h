@@ -59,7 +59,8 @@ struct WorkSplit {
     // Stage-2 UB window (PlanWindow): output rows x columns per window, input rows x columns it holds
     // (capacity); 0 = no window.
     int64_t winOutRows = 0, winOutCols = 0, winRows = 0, winCols = 0;
-    // Pixel chunks (PlanChunks): a chunk is chunkImgs images x chunkOutRows output rows x chunkOutCols output
+    // Pixel chunks (PlanChunks; whole-row chunks then balanced by PlanUnits, BalancedChunkRows: ceil(Ho / chunks)
+    // rows each): a chunk is chunkImgs images x chunkOutRows output rows x chunkOutCols output
     // columns (chunkOutCols < Wo only when chunkOutRows == 1); chunkPix = chunkOutRows * chunkOutCols pixels
     // per image, chunkRows = chunkImgs * chunkPix. Chunk c: image group c / pixChunks, pixel chunk
     // c % pixChunks (row-major over ceil(Ho/chunkOutRows) x ceil(Wo/chunkOutCols)).
