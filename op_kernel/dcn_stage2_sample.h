@@ -154,6 +154,10 @@ constexpr float kOutsideKey = -4.0f;
 constexpr float kFarOffset = 8388608.0f;
 // keys (y0 + 1)*(W + 2) + x0 + 1 of points inside stay below (H + 1)*(W + 2): int16 holds them up to this product
 constexpr int64_t kQuadKeyLimit = 32767;
+// Larger images (relKeys_): the int16 holds the key relative to the tile's reference row (KeyBase), clamped to
+// [kRelKeyFar, kQuadKeyLimit]; either end marks a point whose fp32 key the Loads read instead (outside, or sampled
+// beyond the rows the int16 spans).
+constexpr float kRelKeyFar = -1.0f;
 
 // kSample: the chunk's units (image, block, band) sample (scatter and partials); with shared fronts (DcnParams
 // recTiles > 0) each tile's front comes from its record (LoadRecordKeys, LoadRecordTableAndRows) instead of Coords and
@@ -394,7 +398,11 @@ public:
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
         // int16 keys where the scalar unit binds the tiles (narrow blocks: 128-row tiles, one Add per point); wider
         // blocks are vector-bound, where the extra Cast and barrier would cost more than the reads save
-        quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (p.h + 1) * (p.w + 2) <= kQuadKeyLimit;
+        // Larger images (relKeys_): keys relative to the tile's reference row (KeyBase), for blocks whose coordinates
+        // run before the Loads, not beside the Back (coordsInBack_): the conversion's scratch is the row sums' buffer
+        const bool bigImage = (p.h + 1) * (p.w + 2) > kQuadKeyLimit;
+        relKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && !coordsInBack_ && bigImage;
+        quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (!bigImage || relKeys_);
 
         if (consume_) { // a tile's record: in UB for the scalar unit (keys) and the vector pipe (gather table, rows)
             recSEvent_ = GetTPipePtr()->template AllocEventID<AscendC::HardEvent::MTE2_S>();
@@ -1433,8 +1441,31 @@ private:
             case 15:
                 break;
             case 16: // quadKeys_: the fp32 keys (gathered below) -> int16 behind them, four per scalar read
+                if (relKeys_) { // relative to the tile's reference row, clamped (in the row sums' buffer, free here)
+                    AscendC::Adds(
+                        redBuf_.Get<float>(), KeyRows(J.slot), static_cast<float>(-KeyBase(J)),
+                        static_cast<int32_t>(RoundUp(pt * kt, 4)));
+                    coordsPc_ = 17;
+                    return true;
+                }
                 AscendC::Cast(
                     QuadKeyRows(J.slot), KeyRows(J.slot), AscendC::RoundMode::CAST_RINT,
+                    static_cast<uint32_t>(RoundUp(pt * kt, 4)));
+                return false;
+            case 17:
+                AscendC::Maxs(
+                    redBuf_.Get<float>(), redBuf_.Get<float>(), kRelKeyFar, static_cast<int32_t>(RoundUp(pt * kt, 4)));
+                coordsPc_ = 18;
+                return true;
+            case 18:
+                AscendC::Mins(
+                    redBuf_.Get<float>(), redBuf_.Get<float>(), static_cast<float>(kQuadKeyLimit),
+                    static_cast<int32_t>(RoundUp(pt * kt, 4)));
+                coordsPc_ = 19;
+                return true;
+            case 19: // exact integers in [-1, 32767]
+                AscendC::Cast(
+                    QuadKeyRows(J.slot), redBuf_.Get<float>(), AscendC::RoundMode::CAST_RINT,
                     static_cast<uint32_t>(RoundUp(pt * kt, 4)));
                 return false;
             default:
@@ -1968,6 +1999,7 @@ private:
         const AscendC::LocalTensor<uint64_t> keyPairs = keys.template ReinterpretCast<uint64_t>();
         const AscendC::LocalTensor<uint64_t> keyQuads = QuadKeyRows(J.slot).template ReinterpretCast<uint64_t>();
         uint64_t pair = 0, pairX = 0;
+        const int64_t keyBase = relKeys_ ? KeyBase(J) : 0;
         for (int64_t i = 0; i < pt; ++i) {
             for (int64_t kk = 0; kk < kt; ++kk) {
                 const int64_t row = i * kt + kk;
@@ -1985,7 +2017,12 @@ private:
                 }
                 const bool odd = (idx & 1U) != 0;
                 if (keyPath_) {
-                    const float fk = quadKeys_ ? static_cast<float>(QuadPart(pair, idx & 3U)) : PairHalf(pair, odd);
+                    float fk = quadKeys_ ? static_cast<float>(QuadPart(pair, idx & 3U)) : PairHalf(pair, odd);
+                    if (relKeys_) { // a relative key, or (either end of its range) the fp32 key
+                        fk = fk > kRelKeyFar && fk < static_cast<float>(kQuadKeyLimit) ?
+                                 fk + static_cast<float>(keyBase) :
+                                 PairHalf(keyPairs.GetValue(idx >> 1), odd);
+                    }
                     ri.inside = fk >= 0.0f;
                     const int32_t key = ri.inside ? static_cast<int32_t>(fk) : 0, wk = static_cast<int32_t>(p.w + 2);
                     ri.y0 = key / wk - 1;
@@ -2455,6 +2492,16 @@ private:
     __aicore__ inline AscendC::LocalTensor<float> KeyRows(int64_t slot) { return keyBuf_.Get<float>()[slot * 2 * rs_]; }
     // quadKeys_: the slot's keys as int16 (exact integers, kOutsideKey outside) in the second half of its key rows
     // (unused with one key per point), 32-B aligned: the Loads read four rows per 64-bit scalar access.
+    // relKeys_: the key of the tile's reference row, (yRef + 1)*(W + 2), yRef = the middle of its sample rows without
+    // offsets less half the rows int16 keys span (whole rows of W + 2 keys below kQuadKeyLimit); a function of the tile
+    // alone (its records' producer and consumers agree). |key - KeyBase| < 2^24: exact in fp32.
+    __aicore__ inline int64_t KeyBase(const TileJob& J) const
+    {
+        const DcnParams& p = *p_;
+        const int64_t wk = p.w + 2, oh0 = J.p0 / p.wo, oh1 = (J.p0 + J.pt - 1) / p.wo;
+        const int64_t mid = (oh0 + oh1) * p.strideH / 2 - p.padTop + (p.kh - 1) * p.dilationH / 2;
+        return (mid + 1 - kQuadKeyLimit / wk / 2) * wk;
+    }
     __aicore__ inline AscendC::LocalTensor<int16_t> QuadKeyRows(int64_t slot)
     {
         return keyBuf_.Get<float>()[slot * 2 * rs_ + rs_].template ReinterpretCast<int16_t>();
@@ -2981,7 +3028,8 @@ private:
     bool fusedPending_;  // levels of fusedJob_ remain
     bool fusedUnfenced_; // its last issued level has no PipeBarrier<PIPE_V> after it yet
     bool keyPath_;  // y0, x0 of a point in one fp32 key (exact: (H + 1)*(W + 2) < 2^24), one scalar read per two points
-    bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit), one scalar read per four points
+    bool quadKeys_; // ... and as int16 ((H + 1)*(W + 2) <= kQuadKeyLimit, or relKeys_), one scalar read per four points
+    bool relKeys_;  // ... relative to the tile's reference row (KeyBase), its fp32 key read where that does not fit
     // a corner pair's window adds fit one Add: LP <= 64 lanes, corners cs elements apart (<= 255 blocks)
     __aicore__ inline bool PairAdds(int64_t cs) const { return lp_ <= dcn_tiling::kRepeatLanes && cs / 8 <= 255; }
     bool cornerHop_; // contributions written by row [row][c][LP] (a point's corner pairs contiguous for the scatter)
