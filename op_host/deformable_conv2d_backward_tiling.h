@@ -73,8 +73,10 @@
 //                             chunks of >= 128 rows), then lowered (PlanStage1Tiles) to the fewest slots, from
 //                             ceil(chunkRows/2048) up, whose modelled grad_weight GEMM of one full chunk (busiest
 //                             cube lane, plus the next chunk's G GEMM with gRegions = 2) fits within its modelled
-//                             sampling (stage-2 units in rounds of 48 lanes x tiles per unit x kStage2TileCycles):
-//                             the GEMM is hidden under phase C, and each slot beyond the first costs a per-chunk
+//                             sampling (stage-2 units in rounds of 48 lanes x tiles per unit x kStage2TileCycles;
+//                             within kWIdleLanesSamplingPct percent of it while the split's units, tiles x Ka
+//                             chunks, are fewer than the 24 cube lanes): the GEMM is hidden under phase C, and each
+//                             slot beyond the first costs a per-chunk
 //                             write and a stage-3 read. wChunkK = ceil(chunkRows/wSplitK). Every slot is written by
 //                             chunk 0 (which is full, so it has all wSplitK Ka chunks) and atomically added to by
 //                             later chunks; the final stage 3 sums the slots in slot order into grad_weight.

@@ -821,7 +821,9 @@ bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSpl
     // about kWTargetUnits units) only pays while the GEMM would outlast the sampling: every slot beyond the first
     // is written per chunk and read by stage 3. So the fewest slots (from the kWChunkK minimum up to that split)
     // whose modelled busiest cube lane for one full chunk (with the next chunk's G GEMM when it shares the phase,
-    // gRegions = 2) fits within the modelled vector lane of its sampling (Stage2LaneCycles) are taken.
+    // gRegions = 2) fits within the modelled vector lane of its sampling (Stage2LaneCycles) are taken; while its units
+    // (tiles x Ka chunks) leave cube lanes idle, within kWIdleLanesSamplingPct percent of it (more Ka chunks then
+    // spread the GEMM over the idle lanes).
     const std::vector<ChunkKind> full = {{w.chunkImgs, w.chunkPix, 1}};
     const double sampling = Stage2LaneCycles(s, w);
     const double nextG = w.gRegions > 1 ? GPhaseCycles(s, full, limits, w.gTileM, w.gTileN) : 0.0;
@@ -834,15 +836,18 @@ bool PlanStage1Tiles(const TilingShape& s, const MatmulL1Limits& limits, WorkSpl
             continue; // the same Ka chunks as a smaller split
         }
         double best = -1;
+        int64_t units = 0; // grad_weight units of the best tile shape
         for (const int64_t tileM : GTileLengths(coutG)) {
             for (const int64_t tileN : GTileLengths(kcg)) {
                 const double cycles = WPhaseCycles(s, trial, full, limits, tileM, tileN);
                 if (cycles >= 0 && (best < 0 || cycles < best)) {
                     best = cycles;
+                    units = s.groups * CeilDiv(coutG, tileM) * CeilDiv(kcg, tileN) * trial.wSplitK;
                 }
             }
         }
-        if ((best >= 0 && best + nextG <= sampling) || split == maxSplit) {
+        const double share = units < kStage1Lanes ? static_cast<double>(kWIdleLanesSamplingPct) / 100.0 : 1.0;
+        if ((best >= 0 && best + nextG <= sampling * share) || split == maxSplit) {
             w.wChunkK = trial.wChunkK;
             w.wSplitK = trial.wSplitK;
             break;

@@ -109,6 +109,11 @@ constexpr int64_t kStage2TileCycles = 3500; // vector-core cycles of one stage-2
                                             // fp32 -0.5 %, no row slower; 1,750 and 5,000 slower, R50 c3 body fp32
                                             // +18 % at 5,000)
 constexpr int64_t kWTargetUnits = 48;     // grad_weight units (tiles x Ka chunks) aimed at per pixel chunk
+// A Ka split whose grad_weight units (tiles x Ka chunks) leave cube lanes idle (fewer than kStage1Lanes) must fit this
+// share of the sampling at kStage2TileCycles, about what the tiles' timeline takes (1,750-2,300 cycles per tile): a
+// larger split then spreads the GEMM over idle lanes instead of letting it hold phase C (session 30, model: R50 c3
+// entry fp32 -5.9 %: 9 grad_weight tiles on 24 cube lanes -> 18 units; at 55 % CenterNet up1 fp16 +0.6 %)
+constexpr int64_t kWIdleLanesSamplingPct = 60;
 // Matmul base blocks (TCubeTiling baseM x baseN, fixed with SetFixSplit; baseK is the L1 plan's): per tile,
 // op_host PlanStage1Matmul.
 
