@@ -1232,6 +1232,10 @@ private:
         // (floor(d) + ceil(d - floor(d)) = ceil(d), every term exact below 2^24): ceil(d) in the hx, hy planes (free
         // with onesBlock_), plus the base planes a level later, compared with minus the tile's row/column offset
         const bool ceilRule = planeBases && pairOff && maskSlots_ && onesBlock_;
+        // quadKeys_: the key rows converted, whole scalar reads of four; relKeys_: their relative keys in the row sums'
+        // buffer (free while the coordinates run before the Loads)
+        const int32_t keyCnt = static_cast<int32_t>(RoundUp(pt * kt, 4));
+        AscendC::LocalTensor<float> relKeyRows = redBuf_.Get<float>();
         switch (coordsPc_) {
             case 0:
                 if (k0 == 0) { // the pixel bases of a new pixel tile
@@ -1441,32 +1445,25 @@ private:
             case 15:
                 break;
             case 16: // quadKeys_: the fp32 keys (gathered below) -> int16 behind them, four per scalar read
-                if (relKeys_) { // relative to the tile's reference row, clamped (in the row sums' buffer, free here)
-                    AscendC::Adds(
-                        redBuf_.Get<float>(), KeyRows(J.slot), static_cast<float>(-KeyBase(J)),
-                        static_cast<int32_t>(RoundUp(pt * kt, 4)));
+                if (relKeys_) { // relative to the tile's reference row, then clamped
+                    AscendC::Adds(relKeyRows, KeyRows(J.slot), static_cast<float>(-KeyBase(J)), keyCnt);
                     coordsPc_ = 17;
                     return true;
                 }
                 AscendC::Cast(
-                    QuadKeyRows(J.slot), KeyRows(J.slot), AscendC::RoundMode::CAST_RINT,
-                    static_cast<uint32_t>(RoundUp(pt * kt, 4)));
+                    QuadKeyRows(J.slot), KeyRows(J.slot), AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(keyCnt));
                 return false;
             case 17:
-                AscendC::Maxs(
-                    redBuf_.Get<float>(), redBuf_.Get<float>(), kRelKeyFar, static_cast<int32_t>(RoundUp(pt * kt, 4)));
+                AscendC::Maxs(relKeyRows, relKeyRows, kRelKeyFar, keyCnt);
                 coordsPc_ = 18;
                 return true;
             case 18:
-                AscendC::Mins(
-                    redBuf_.Get<float>(), redBuf_.Get<float>(), static_cast<float>(kQuadKeyLimit),
-                    static_cast<int32_t>(RoundUp(pt * kt, 4)));
+                AscendC::Mins(relKeyRows, relKeyRows, static_cast<float>(kQuadKeyLimit), keyCnt);
                 coordsPc_ = 19;
                 return true;
             case 19: // exact integers in [-1, 32767]
                 AscendC::Cast(
-                    QuadKeyRows(J.slot), redBuf_.Get<float>(), AscendC::RoundMode::CAST_RINT,
-                    static_cast<uint32_t>(RoundUp(pt * kt, 4)));
+                    QuadKeyRows(J.slot), relKeyRows, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(keyCnt));
                 return false;
             default:
                 break;
