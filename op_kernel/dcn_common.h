@@ -22,6 +22,12 @@ template <typename A> struct IsSameType<A, A> { static constexpr bool value = tr
 __aicore__ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 __aicore__ inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 __aicore__ inline int64_t MinI(int64_t a, int64_t b) { return a < b ? a : b; }
+// Bits lo..hi-1 of a 64-lane mask (0 <= lo <= hi <= 64): the lanes [lo, hi) of one repeat of 32-bit elements.
+__aicore__ inline uint64_t LaneBits(int64_t lo, int64_t hi)
+{
+    const uint64_t below = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
+    return lo >= 64 ? 0 : below & ~((uint64_t{1} << lo) - 1);
+}
 __aicore__ inline int64_t MaxI(int64_t a, int64_t b) { return a > b ? a : b; }
 
 

@@ -300,15 +300,10 @@ public:
         for (int64_t e = 0; e < hpr_ * dcn_tiling::kBrcLanes; ++e) { // row 0; the rows below by ExtendByDoubling
             table.SetValue(static_cast<uint32_t>(e), 0u);
         }
-        // the column ramp i*strideW (vector pixel bases of one-row tiles) behind the compare mask's bytes
+        // a ramp 0, 1, ... in coordinate plane 0, its first block by the scalar unit (SetupTables: the rest)
         rampRow_ = kt_ >= 2;
-        for (int64_t i = 0; rampRow_ && i < ptp_; ++i) {
-            Ramp().SetValue(static_cast<uint32_t>(i), static_cast<float>(i * p.strideW));
-        }
-        // order tables: set 0 for KT kernel points, set 1 for the last kernel-point chunk when K > KT leaves one
-        BuildOrderTables(kt_, 0);
-        if (p.k > kt_ && p.k % kt_ != 0) {
-            BuildOrderTables(p.k % kt_, 1);
+        for (int64_t e = 0; e < dcn_tiling::kBrcLanes; ++e) {
+            coord_.SetValue(static_cast<uint32_t>(e), static_cast<float>(e));
         }
         hasCoord_ = hasFront_ = hasBack_ = false;
         coordsSet_ = false;
@@ -375,6 +370,7 @@ public:
         // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
         PipeSync<AscendC::HardEvent::S_V>();
         ExtendByDoubling(table.template ReinterpretCast<int32_t>(), hpr_ * dcn_tiling::kBrcLanes, rows_, 4);
+        SetupTables();
         // one-row tiles with every kernel point: the sample bases of output (0, 0), once per kernel point row
         // (a tile adds its row's and column's offsets, Coords); the ramp is never written again
         basePlanes_ = rampRow_ && kt_ == p.k && (IsSameType<T, float>::value || maskSlots_);
@@ -1210,6 +1206,11 @@ private:
         const int64_t oh0 = J.p0 / p.wo, ow0 = J.p0 - oh0 * p.wo;
         const bool vectorBases = k0 == 0 && rampRow_ && ow0 + pt <= p.wo; // a new pixel tile in one output row
         const bool planeBases = vectorBases && basePlanes_; // ... with every kernel point: from the base planes
+        // a new pixel tile over a few output rows (at most 64 pixel lanes): vector too, a masked pair per row
+        const int64_t spanRows = (ow0 + pt - 1) / p.wo + 1;
+        const bool spanBases =
+            k0 == 0 && rampRow_ && !vectorBases && ptp_ <= dcn_tiling::kRepeatLanes && 2 * spanRows < pt;
+        const bool pixelBasesByVector = vectorBases || spanBases;
         AscendC::LocalTensor<float> hb = coord_[cpHb_ * plane_];
         AscendC::LocalTensor<float> wb = coord_[cpHb_ * plane_ + ptp_];
         // the planes 0..3: xs, ys (sample bases, then base + floor) and x0, y0 (floors) until the roles swap
@@ -1247,6 +1248,21 @@ private:
                             hb, static_cast<float>(oh0 * p.strideH - p.padTop), static_cast<int32_t>(ptp_));
                         AscendC::Adds(
                             wb, Ramp(), static_cast<float>(ow0 * p.strideW - p.padLeft), static_cast<int32_t>(ptp_));
+                    } else if (spanBases) { // row r of the tile: lanes [lo, hi) by a bit mask, from the ramp (a
+                        // barrier between the rows: their lanes may share a 32-B block)
+                        for (int64_t r = 0, lo = 0; lo < pt; ++r) {
+                            const int64_t hi = MinI(pt, (r + 1) * p.wo - ow0);
+                            uint64_t lanes[2] = {LaneBits(lo, hi), 0};
+                            if (r > 0) {
+                                AscendC::PipeBarrier<PIPE_V>();
+                            }
+                            AscendC::Duplicate(
+                                hb, static_cast<float>((oh0 + r) * p.strideH - p.padTop), lanes, 1, 1, 8);
+                            AscendC::Adds(
+                                wb, Ramp(), static_cast<float>((ow0 - r * p.wo) * p.strideW - p.padLeft), lanes, 1,
+                                AscendC::UnaryRepeatParams());
+                            lo = hi;
+                        }
                     } else {
                         // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
                         // tile: the V_S of the setup)
@@ -1284,7 +1300,7 @@ private:
                         pl0, coord_[cpXb_ * plane_], static_cast<float>(ow0 * p.strideW - p.padLeft),
                         static_cast<int32_t>(planeCnt));
                 } else {
-                    if (vectorBases) { // the pixel bases written by vector are complete
+                    if (pixelBasesByVector) { // the pixel bases written by vector are complete
                         coordsPc_ = 1;
                         return true;
                         case 1:;
@@ -1295,7 +1311,8 @@ private:
                 // beside the bases for 32-bit I/O (the offsets came by DMA), after the conversion for 16-bit (with
                 // vector pixel bases from the ramp the barrier before KernelPointBases, issued after the conversion,
                 // orders it; with the base planes, a level of its own)
-                if (!IsSameType<T, float>::value && (planeBases || !vectorBases)) { // off (converted above) is complete
+                if (!IsSameType<T, float>::value &&
+                    (planeBases || !pixelBasesByVector)) { // off (converted above) is complete
                     coordsPc_ = 2;
                     return true;
                     case 2:;
@@ -2459,23 +2476,89 @@ private:
             dst, MaskAt(0), dst, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
     }
 
+    // After the setup's S_V: the ramp in coordinate plane 0 completed by doubling, the column ramp i*strideW (vector
+    // pixel bases of one-row tiles, behind the compare mask's bytes) and the order tables (set 0 for KT kernel
+    // points, set 1 for the last kernel-point chunk when K > KT leaves one) from it; then the scratch planes 0..4
+    // back to their defined zeros.
+    __aicore__ inline void SetupTables()
+    {
+        const int64_t rampLen = MaxI(MaxI(rs_, rowParts_ ? 0 : plane_), rampRow_ ? ptp_ : 0);
+        for (int64_t len = dcn_tiling::kBrcLanes; len < rampLen; len *= 2) {
+            AscendC::Adds(coord_[len], coord_, static_cast<float>(len), static_cast<int32_t>(MinI(len, rampLen - len)));
+            AscendC::PipeBarrier<PIPE_V>();
+        }
+        if (rampRow_) {
+            AscendC::Muls(Ramp(), coord_, static_cast<float>(p_->strideW), static_cast<int32_t>(ptp_));
+        }
+        BuildOrderTables(kt_, 0);
+        if (p_->k > kt_ && p_->k % kt_ != 0) {
+            BuildOrderTables(p_->k % kt_, 1);
+        }
+        AscendC::PipeBarrier<PIPE_V>(); // the tables' Casts and the ramp's Muls read plane 0 / 3 before the zeroing
+        AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(5 * plane_));
+        AscendC::PipeBarrier<PIPE_V>(); // ... and the zeros land before the first tile's coordinates
+    }
+
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
-    //   rowTab[row]   = byte offset of plane element idx(row)   (planes -> rows)
-    //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT (rows -> planes)
-    // Two sets (TableSet), written once in the setup after its V_S; the first tile's S_V (pixel bases)
-    // orders them before the first vector reads.
+    //   rowTab[row]   = byte offset of plane element idx(row), 0 for rows >= R   (planes -> rows)
+    //   planeTab[idx] = byte offset of row element row(idx), 0 for padding pixels i >= PT or kk >= kt (rows -> planes)
+    // Two sets (TableSet), written once in the setup by the vector pipe from the ramp e = 0, 1, ... in coordinate
+    // plane 0 (planes 1..4 scratch); SetupTables' last barrier orders them before their readers.
     __aicore__ inline void BuildOrderTables(int64_t kt, int64_t set)
     {
         AscendC::LocalTensor<uint32_t> rowTab = rowTabBuf_.Get<uint32_t>()[set * rs_];
         AscendC::LocalTensor<uint32_t> planeTab = planeTabBuf_.Get<uint32_t>()[set * plane_];
-        for (int64_t e = 0; e < rs_; ++e) {
-            const int64_t i = e / kt, kk = e - i * kt;
-            rowTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(e < rows_ ? (kk * ptp_ + i) * 4 : 0));
+        // rows: i = row / kt, kk = row - i*kt -> (kk*PTP + i)*4
+        OrderTable(rowTab, rs_, kt, ptp_, rows_, rs_);
+        if (!rowParts_) { // (row-order partials need no planes) kk = idx / PTP, i = idx - kk*PTP -> (i*kt + kk)*4
+            OrderTable(planeTab, plane_, ptp_, kt, kt * ptp_, pt_);
         }
-        for (int64_t e = 0; e < plane_ && !rowParts_; ++e) { // (row-order partials need no planes)
-            const int64_t kk = e / ptp_, i = e - kk * ptp_;
-            planeTab.SetValue(static_cast<uint32_t>(e), static_cast<uint32_t>(i < pt_ && kk < kt ? (i * kt + kk) * 4 : 0));
+    }
+
+    // dst[e] = (r*mul + q)*4 for e < n with q = e / d, r = e - q*d, where e < eEnd and r < rEnd, else 0 (vector, in
+    // fp32: every value an integer below 2^24). The quotient is floor((e + 0.5) * (1/d)), exact: (e + 0.5)/d lies at
+    // least 0.5/d >= 2^-8 from an integer and the two roundings move it by less than 2^-10.
+    __aicore__ inline void OrderTable(
+        const AscendC::LocalTensor<uint32_t>& dst, int64_t n, int64_t d, int64_t mul, int64_t eEnd, int64_t rEnd)
+    {
+        const int32_t cnt = static_cast<int32_t>(n);
+        AscendC::LocalTensor<float> e = coord_, q = coord_[plane_], r = coord_[2 * plane_], v = coord_[3 * plane_],
+                                    m = coord_[4 * plane_];
+        AscendC::Adds(q, e, 0.5f, cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Muls(q, q, 1.0f / static_cast<float>(d), cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Cast(q, q, AscendC::RoundMode::CAST_FLOOR, static_cast<uint32_t>(n));
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Muls(r, q, static_cast<float>(d), cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Sub(r, e, r, cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Muls(v, r, static_cast<float>(mul), cnt); // r*mul, and m = rEnd - r (> 0 exactly where r < rEnd)
+        AscendC::Muls(m, r, -1.0f, cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Add(v, v, q, cnt);
+        AscendC::Adds(m, m, static_cast<float>(rEnd), cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Muls(v, v, 4.0f, cnt);
+        AscendC::Mins(m, m, 1.0f, cnt); // 1 where r < rEnd, else <= 0
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Maxs(m, m, 0.0f, cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        AscendC::Mul(v, v, m, cnt);
+        AscendC::PipeBarrier<PIPE_V>();
+        if (eEnd < n) { // entries e >= eEnd: a whole-block tail and the lanes of the block before it
+            const int64_t head = eEnd / dcn_tiling::kBrcLanes * dcn_tiling::kBrcLanes;
+            uint64_t lanes[2] = {LaneBits(eEnd - head, dcn_tiling::kBrcLanes), 0};
+            AscendC::Duplicate(v[head], 0.0f, lanes, 1, 1, 8);
+            if (head + dcn_tiling::kBrcLanes < n) {
+                AscendC::Duplicate(
+                    v[head + dcn_tiling::kBrcLanes], 0.0f, static_cast<int32_t>(n - head - dcn_tiling::kBrcLanes));
+            }
+            AscendC::PipeBarrier<PIPE_V>();
         }
+        AscendC::Cast(
+            dst.template ReinterpretCast<int32_t>(), v, AscendC::RoundMode::CAST_RINT, static_cast<uint32_t>(n));
     }
 
     // Order-table set of a tile's kernel-point count: 0 for KT, 1 for the last kernel-point chunk of K > KT.

@@ -60,6 +60,10 @@ EDGE = [
     # non-square kernels (kh and kw must not trade places), K > 16 (several 16-lane groups of the transpose)
     Case("dcol_kw_major_3x5", 1, 16, 8, 7, 9, kh=3, kw=5, padding=(1, 1, 2, 2)),
     Case("dcol_kw_major_5x7_g2", 1, 32, 8, 7, 9, kh=5, kw=7, padding=(2, 2, 3, 3), groups=2),
+    # K = 41 and 55: fp32 1/K lies below 1/K, so floor(row * (1/K)) misses whole multiples of K; the vector order
+    # tables take floor((row + 0.5) * (1/K)) (dcn_stage2_sample.h OrderTable)
+    Case("order_tables_k1x41", 1, 8, 4, 3, 50, kh=1, kw=41, padding=(0, 0, 0, 0)),
+    Case("order_tables_k5x11_dg2", 1, 16, 4, 7, 14, kh=5, kw=11, padding=(2, 2, 5, 5), dg=2),
 ]
 
 # Stage-2 UB window (tiling winOutRows < Ho): several windows per pixel band, corners with |dy| > the
