@@ -294,17 +294,21 @@ public:
         // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
         // 32-B block per repeat of the row)
         AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
-        // the Duplicates above are done before the scalar unit writes UB (these tables; coord_'s hb/wb rows
-        // in the first pixel tile); later vector instructions follow them as well
-        PipeSync<AscendC::HardEvent::V_S>();
-        for (int64_t e = 0; e < hpr_ * dcn_tiling::kBrcLanes; ++e) { // row 0; the rows below by ExtendByDoubling
-            table.SetValue(static_cast<uint32_t>(e), 0u);
-        }
-        // a ramp 0, 1, ... in coordinate plane 0, its first block by the scalar unit (SetupTables: the rest)
+        // No scalar UB writes in the setup (the scalar unit goes on to the first tiles while the vector pipe runs
+        // it): the table's row 0 (zeros; the rows below by ExtendByDoubling) and a ramp 0..7 in coordinate plane 0
+        // (zeroed above; SetupTables: the rest) by masked Adds of 1, 2, 4
+        AscendC::Duplicate(
+            table.template ReinterpretCast<int32_t>(), 0, static_cast<int32_t>(hpr_ * dcn_tiling::kBrcLanes));
         rampRow_ = kt_ >= 2;
-        for (int64_t e = 0; e < dcn_tiling::kBrcLanes; ++e) {
-            coord_.SetValue(static_cast<uint32_t>(e), static_cast<float>(e));
+        for (uint64_t bit = 1; bit < dcn_tiling::kBrcLanes; bit *= 2) {
+            uint64_t lanes[2] = {0, 0};
+            for (uint64_t e = 0; e < dcn_tiling::kBrcLanes; ++e) {
+                lanes[0] |= (e & bit) != 0 ? uint64_t{1} << e : 0;
+            }
+            AscendC::Adds(coord_, coord_, static_cast<float>(bit), lanes, 1, AscendC::UnaryRepeatParams());
+            AscendC::PipeBarrier<PIPE_V>();
         }
+        basesFenced_ = false;
         hasCoord_ = hasFront_ = hasBack_ = false;
         coordsSet_ = false;
         fusedStarted_ = fusedPending_ = fusedUnfenced_ = false;
@@ -366,9 +370,9 @@ public:
                     }
                 }
             }
+            // (the first pixel tile's S_V in Coords orders these writes before the vector reads)
         }
         // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
-        PipeSync<AscendC::HardEvent::S_V>();
         ExtendByDoubling(table.template ReinterpretCast<int32_t>(), hpr_ * dcn_tiling::kBrcLanes, rows_, 4);
         SetupTables();
         // one-row tiles with every kernel point: the sample bases of output (0, 0), once per kernel point row
@@ -1265,7 +1269,11 @@ private:
                         }
                     } else {
                         // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
-                        // tile: the V_S of the setup)
+                        // such tile of the phase: after the setup's zeros)
+                        if (!basesFenced_) {
+                            PipeSync<AscendC::HardEvent::V_S>();
+                            basesFenced_ = true;
+                        }
                         for (int64_t i = 0; i < pt; ++i) {
                             int64_t pix = J.p0 + i, oh = pix / p.wo, ow = pix - oh * p.wo;
                             hb.SetValue(static_cast<uint32_t>(i), static_cast<float>(oh * p.strideH - p.padTop));
@@ -2496,7 +2504,8 @@ private:
         }
         AscendC::PipeBarrier<PIPE_V>(); // the tables' Casts and the ramp's Muls read plane 0 / 3 before the zeroing
         AscendC::Duplicate(coord_, 0.0f, static_cast<int32_t>(5 * plane_));
-        AscendC::PipeBarrier<PIPE_V>(); // ... and the zeros land before the first tile's coordinates
+        // (the first tile's first writes of planes 0..4 follow a barrier: the base planes' below, or the level
+        // break after its pixel bases, or the V_S before its scalar pixel bases)
     }
 
     // Row-order tables for kt kernel points per pixel (row = i*kt + kk, plane index idx = kk*PTP + i):
@@ -3089,6 +3098,7 @@ private:
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
     bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue
+    bool basesFenced_ = false; // the setup's vector writes of coord_ precede the phase's first SetValue pixel bases
     bool basePlanes_;   // ... with every kernel point: sample bases from the base planes (cpXb_, cpXb_ + 1)
     int64_t cpXb_;      // the x base plane (BasePlaneX)
     int64_t cpHb_;      // the pixel bases' plane (PixelBasePlane)
