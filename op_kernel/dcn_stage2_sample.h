@@ -2484,10 +2484,10 @@ private:
             dst, MaskAt(0), dst, kOutsideKey, AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>(plane_));
     }
 
-    // After the setup's S_V: the ramp in coordinate plane 0 completed by doubling, the column ramp i*strideW (vector
-    // pixel bases of one-row tiles, behind the compare mask's bytes) and the order tables (set 0 for KT kernel
-    // points, set 1 for the last kernel-point chunk when K > KT leaves one) from it; then the scratch planes 0..4
-    // back to their defined zeros.
+    // After the ramp's seeds 0..7 (vector, Run's setup): the ramp in coordinate plane 0 completed by doubling, the
+    // column ramp i*strideW (vector pixel bases, behind the compare mask's bytes) and the order tables (set 0 for KT
+    // kernel points, set 1 for the last kernel-point chunk when K > KT leaves one) from it; then the scratch planes
+    // 0..4 back to their defined zeros.
     __aicore__ inline void SetupTables()
     {
         const int64_t rampLen = MaxI(MaxI(rs_, rowParts_ ? 0 : plane_), rampRow_ ? ptp_ : 0);
@@ -3097,7 +3097,8 @@ private:
     bool rowParts_;                    // ... or to the part region in row order (RowOrderParts: no Gathers)
     bool storeSyncAll_;                // a Back without a next tile of its slot yet: the next Loads waits for all MTE3
     AscendC::LocalTensor<T> rawCoord_; // offsets of jobCoord_ (dequeued by Coords, freed by Weights)
-    bool rampRow_;  // one-row tiles take their pixel bases from the column ramp (vector), others from SetValue
+    bool rampRow_; // new pixel tiles over one (or a few, spanBases) output rows take their pixel bases from the column
+                   // ramp (vector), others from SetValue
     bool basesFenced_ = false; // the setup's vector writes of coord_ precede the phase's first SetValue pixel bases
     bool basePlanes_;   // ... with every kernel point: sample bases from the base planes (cpXb_, cpXb_ + 1)
     int64_t cpXb_;      // the x base plane (BasePlaneX)
