@@ -22,6 +22,20 @@ template <typename A> struct IsSameType<A, A> { static constexpr bool value = tr
 __aicore__ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 __aicore__ inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 __aicore__ inline int64_t MinI(int64_t a, int64_t b) { return a < b ? a : b; }
+// Snake order of a stage's units over `lanes` vector cores: the lane's k-th unit is k*lanes + (lane in even rounds,
+// lanes-1-lane in odd ones), so units whose cost alternates with their index (a job's full and partial tiles, two job
+// kinds) reach every lane alike, and an odd last round fills the high lanes the even rounds' remainders left idle.
+// Which lane runs a unit never changes a result (each unit writes its own range, in a fixed order).
+__aicore__ inline int64_t SnakeUnit(int64_t k, int64_t lane, int64_t lanes)
+{
+    return k * lanes + ((k & 1) == 0 ? lane : lanes - 1 - lane);
+}
+// Units of `total` the lane takes in snake order (0 <= lane < lanes).
+__aicore__ inline int64_t SnakeCount(int64_t total, int64_t lane, int64_t lanes)
+{
+    const int64_t full = total / lanes;
+    return full + (SnakeUnit(full, lane, lanes) < total ? 1 : 0);
+}
 // Bits lo..hi-1 of a 64-lane mask (0 <= lo <= hi <= 64): the lanes [lo, hi) of one repeat of 32-bit elements.
 __aicore__ inline uint64_t LaneBits(int64_t lo, int64_t hi)
 {

@@ -3,8 +3,8 @@
 // (Stage0Rearrange::RunUnit: transposes bound by their DMAs) interleaved on each vector core, in the buffers of one
 // Stage3Finalize (its transpose runner carries the tiles), so that the fold's vector work runs beside the tiles' DMAs
 // instead of before them.
-// Units: vector core i takes fold units i, i+usedVecCores, ... and rearrangement units i, i+usedVecCores, ... (the
-// sets of the two stages run alone) and merges its two sequences in proportion, a rearrangement tile first: the next
+// Units: vector core i takes its fold units and its rearrangement units in snake order (SnakeUnit, as the two stages
+// run alone) and merges its two sequences in proportion, a rearrangement tile first: the next
 // unit is a fold unit while folded * rearrangeCount < rearranged * foldCount (or no tile is left). Each unit writes the
 // GM range it writes in its own stage, and the two read nothing the other writes (fold: chunk c-1's part ->
 // grad_offset; rearrangement: gradOutput, offsetOut -> got, dcol), so the results are those of the two stages run one
@@ -31,21 +31,21 @@ __aicore__ inline void RunFoldBesideRearrange(
     const int64_t nFold = fold.FoldUnits(prev);
     const typename Stage0Rearrange<T>::Plan re = Stage0Rearrange<T>::MakePlan(cur, Stage0Part::kChunk);
     const int64_t nRe = re.total;
-    const int64_t mineFold = aivIdx < nFold ? CeilDiv(nFold - aivIdx, lanes) : 0;
-    const int64_t mineRe = aivIdx < nRe ? CeilDiv(nRe - aivIdx, lanes) : 0;
+    const int64_t mineFold = SnakeCount(nFold, aivIdx, lanes);
+    const int64_t mineRe = SnakeCount(nRe, aivIdx, lanes);
     int64_t folded = 0, rearranged = 0;
     while (folded < mineFold || rearranged < mineRe) {
         if (folded < mineFold && (rearranged == mineRe || folded * mineRe < rearranged * mineFold)) {
             if (folded > 0) {
                 AscendC::PipeBarrier<PIPE_V>(); // the previous fold unit's vector reads of acc precede its next writes
             }
-            fold.FoldUnit(prev, t, aivIdx + folded * lanes);
+            fold.FoldUnit(prev, t, SnakeUnit(folded, aivIdx, lanes));
             ++folded;
         } else {
             if (feed != nullptr) {
                 feed->Tick(rearranged, mineRe);
             }
-            Stage0Rearrange<T>::RunUnit(cur, t, re, aivIdx + rearranged * lanes, fold.Runner());
+            Stage0Rearrange<T>::RunUnit(cur, t, re, SnakeUnit(rearranged, aivIdx, lanes), fold.Runner());
             ++rearranged;
         }
     }

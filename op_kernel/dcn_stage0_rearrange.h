@@ -20,7 +20,7 @@
 //                                    [CinG][KH][cols*KW] -> [cols*KW][KH*CinG], a plain transpose)
 // (The grad_input accumulator planes are zeroed by stage 2, rows on demand: dcn_stage2_sample.h.)
 // Work units: tiles of those transposes, enumerated in that order; vector
-// core i takes units i, i+usedVecCores, ... Every unit writes a disjoint GM range, so the result is
+// core i takes its units in snake order (SnakeUnit) Every unit writes a disjoint GM range, so the result is
 // independent of the assignment. Before each of its units a core gives the Matmul feed (if any) a tick.
 #ifndef DCN_STAGE0_REARRANGE_H
 #define DCN_STAGE0_REARRANGE_H
@@ -41,12 +41,12 @@ public:
     {
         runner_.Init(pipe);
         const Plan plan = MakePlan(p, part);
-        const int64_t mine = aivIdx < plan.total ? CeilDiv(plan.total - aivIdx, p.usedVecCores) : 0;
-        for (int64_t u = aivIdx; u < plan.total; u += p.usedVecCores) {
+        const int64_t mine = SnakeCount(plan.total, aivIdx, p.usedVecCores);
+        for (int64_t k = 0; k < mine; ++k) {
             if (feed != nullptr) {
-                feed->Tick((u - aivIdx) / p.usedVecCores, mine);
+                feed->Tick(k, mine);
             }
-            RunUnit(p, t, plan, u, runner_);
+            RunUnit(p, t, plan, SnakeUnit(k, aivIdx, p.usedVecCores), runner_);
         }
         pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }

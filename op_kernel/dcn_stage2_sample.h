@@ -3,10 +3,10 @@
 //
 // Work unit (n, b, j) of the current pixel chunk (DcnParams cN0.., SetChunk): image n of the chunk, channel
 // block b = [c0, c0+len) (inside one conv group gc and one deformable group dgi; see BlockRange), band j =
-// chunk pixels [cQ0 + j*bandLen, ...). In this chunk the unit exclusively owns the accumulator plane slice
-// giacc[j] plane of (n, [c0, c0+len)) (BlockPixelAt; chunks run in order, SyncAll between) and the chunk's partial
-// slots part[n][b][*][*][band j pixels] (ChunkPartAt; G rows: ChunkGRow); it visits the (pixel tile, kernel-point
-// chunk, pixel, kernel point) of its band in a fixed order:
+// chunk pixels [cQ0 + j*L, ...) (L = bandLen, or for a short chunk its span split evenly: DCN_CHUNK_BAND_LEN). In this
+// chunk the unit exclusively owns the accumulator plane slice giacc[j] plane of (n, [c0, c0+len)) (BlockPixelAt; chunks
+// run in order, SyncAll between) and the chunk's partial slots part[n][b][*][*][band j pixels] (ChunkPartAt; G rows:
+// ChunkGRow); it visits the (pixel tile, kernel-point chunk, pixel, kernel point) of its band in a fixed order:
 //   y = (ho*sH - padTop + kh*dH) + dy,  x = (wo*sW - padLeft + kw*dW) + dx     (never rounded as a sum)
 //   y0 = base + floor(dy) (Cast CAST_FLOOR; exact integers), ly = dy - floor(dy) (exact), hy = 1 - ly
 //   (x likewise; vector, per tile)
@@ -310,7 +310,6 @@ public:
         }
         basesFenced_ = false;
         hasCoord_ = hasFront_ = hasBack_ = false;
-        coordsSet_ = false;
         fusedStarted_ = fusedPending_ = fusedUnfenced_ = false;
         coordsPending_ = coordsUnfenced_ = false;
         coordsPc_ = 0;
@@ -421,7 +420,9 @@ public:
             const int64_t units = p.cImgs * p.pixelBands * p.dg;
             const int64_t slice = MaxI(1, CeilDiv(units * p.recTiles, 2 * p.usedVecCores));
             const int64_t slices = CeilDiv(p.recTiles, slice);
-            for (int64_t item = aivIdx; item < units * slices; item += p.usedVecCores) {
+            const int64_t items = SnakeCount(units * slices, aivIdx, p.usedVecCores);
+            for (int64_t k = 0; k < items; ++k) {
+                const int64_t item = SnakeUnit(k, aivIdx, p.usedVecCores);
                 const int64_t u = item / slices, sl = item - u * slices;
                 const int64_t d = u % p.dg, band = (u / p.dg) % p.pixelBands, i = u / (p.dg * p.pixelBands);
                 recFirst_ = sl * slice;
@@ -431,11 +432,12 @@ public:
             FinishRecords();
         } else {
             const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
-            const int64_t mine = aivIdx < total ? CeilDiv(total - aivIdx, p.usedVecCores) : 0;
-            for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
+            const int64_t mine = SnakeCount(total, aivIdx, p.usedVecCores);
+            for (int64_t k = 0; k < mine; ++k) {
                 if (feed != nullptr) {
-                    feed->Tick((u - aivIdx) / p.usedVecCores, mine); // the grad_weight GEMM runs meanwhile
+                    feed->Tick(k, mine); // the grad_weight GEMM runs meanwhile
                 }
+                const int64_t u = SnakeUnit(k, aivIdx, p.usedVecCores);
                 const int64_t nb = u / p.pixelBands;
                 ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
             }
@@ -484,7 +486,9 @@ private:
         int64_t c0, len;
         BlockRange(p, b, c0, len);
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
-        const int64_t pBegin = p.cQ0 + band * p.bandLen, pEnd = MinI(p.cQ0 + p.cQLen, pBegin + p.bandLen);
+        const int64_t fullSpan = (MinI(p.chunkOutRows, p.ho) - 1) * p.wo + MinI(p.chunkOutCols, p.wo);
+        const int64_t bandLen = DCN_CHUNK_BAND_LEN(p.cQLen, fullSpan, p.bandLen, p.pixelBands);
+        const int64_t pBegin = p.cQ0 + band * bandLen, pEnd = MinI(p.cQ0 + p.cQLen, pBegin + bandLen);
         giaccBase_ = band * p.giaccPlane - AccShift(p, n);
         recBase_ = (((n - p.cN0) * p.pixelBands + band) * p.dg + dgi) * p.recTiles;
         recSeq_ = 0;
@@ -1182,7 +1186,8 @@ private:
     {
         coordsPending_ = CoordsLevel(coordsJob_);
         coordsUnfenced_ = coordsPending_;
-        if (!coordsPending_) { // the coordinates are visible to the scalar unit (its Loads a Step later)
+        if (!coordsPending_ && !produce_) { // the coordinates are visible to the scalar unit (its Loads a Step
+                                            // later; the records' producer reads none)
             AscendC::SetFlag<AscendC::HardEvent::V_S>(coordEvent_);
         }
     }
@@ -1270,7 +1275,7 @@ private:
                     } else {
                         // the vector reads of hb/wb are done: the wait for the previous tile's coordinates (the first
                         // such tile of the phase: after the setup's zeros)
-                        if (!basesFenced_) {
+                        if (!basesFenced_ || produce_) {
                             PipeSync<AscendC::HardEvent::V_S>();
                             basesFenced_ = true;
                         }
@@ -1633,23 +1638,19 @@ private:
         return consume_ ? RecordTable() : brcBuf_.Get<uint32_t>();
     }
 
-    // Records: tile J's front (Coords, Weights) -> its record. The scalar unit waits for the previous tile's
-    // coordinates (V_S) only before J's (its pixel bases). The vector pipe waits for the stores of the record that
-    // last used J's buffers: with a gather table per slot (tableSlots_) the tile two before (slot rows, keys, table: a
-    // whole tile ago), before J's coordinates; else the tile before (the one table), before J's weights, so that J's
-    // coordinates run beside those stores.
+    // Records: tile J's front (Coords, Weights) -> its record. The scalar unit reads nothing the fronts compute, so it
+    // waits for the vector pipe (V_S) only before scalar writes of J's pixel bases (CoordsLevel). The vector pipe waits
+    // for the stores of the record that last used J's buffers: with a gather table per slot (tableSlots_) the tile two
+    // before (slot rows, keys, table: a whole tile ago), before J's coordinates; else the tile before (the one table),
+    // before J's weights, so that J's coordinates run beside those stores.
     __aicore__ inline void ProduceRecord(const TileJob& J)
     {
         const int64_t slot = tableSlots_ ? J.slot : 0;
-        if (coordsSet_) {
-            AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
-        }
         if (tableSlots_ && storePending_[slot]) { // the record two before: before J's coordinates
             AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
             storePending_[slot] = false;
         }
         Coords(J);
-        coordsSet_ = true;
         if (!tableSlots_ && storePending_[slot]) { // the record before (the one table): before J's weights
             AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
             storePending_[slot] = false;
@@ -1671,16 +1672,12 @@ private:
     // The records' last flags, waited for at the end of the stage.
     __aicore__ inline void FinishRecords()
     {
-        if (coordsSet_) {
-            AscendC::WaitFlag<AscendC::HardEvent::V_S>(coordEvent_);
-        }
         for (int64_t slot = 0; slot < 2; ++slot) {
             if (storePending_[slot]) {
                 AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
                 storePending_[slot] = false;
             }
         }
-        coordsSet_ = false;
     }
 
     // A record's rows: the weight rows mw_0..3, ly, lx, hy, hx, m (RowVecs 0..8; the Back reads no others).
@@ -3082,7 +3079,6 @@ private:
     AscendC::TEventID rowEvent_[2];    // MTE2_V per slot (shared fronts): a tile's row vectors -> its Back
     bool produce_ = false;             // Stage2Mode::kRecords: fronts computed and stored, no sampling
     bool consume_ = false;             // shared fronts: fronts loaded (LoadRecordKeys, LoadRecordTableAndRows)
-    bool coordsSet_ = false;           // records: a tile's coordinates set coordEvent_, not waited for yet
     int64_t tableBase_ = 0;            // the gather table's offset in the broadcast buffer (floats; records: per slot)
     int64_t tableSpan_ = 0;   // records: the table and its work rows of one slot (0: one table, tableSlots_ off)
     bool tableSlots_ = false; // records: a gather table per slot fits the broadcast buffer

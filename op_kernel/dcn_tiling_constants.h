@@ -161,6 +161,12 @@ constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-
     (((elt) < 4 && (((blockC) + 7) / 8 * 8) % 16 == 0 && ((blockC) + 7) / 8 * 8 <= dcn_tiling::kGatherMaxLp) ? (elt) : \
                                                                                                                4)
 
+// Pixels of each stage-2 band of a pixel chunk whose pixel span (row-major, from its first pixel) is `span`: bandLen
+// in a full chunk (span == fullSpan); a short chunk (the last rows or columns) splits its span evenly over the bands,
+// so its units stay balanced (a macro: the kernel's units and the host's tile counts, MostUnitTiles, take the same).
+#define DCN_CHUNK_BAND_LEN(span, fullSpan, bandLen, bands) \
+    ((span) < (fullSpan) && ((span) + (bands) - 1) / (bands) < (bandLen) ? ((span) + (bands) - 1) / (bands) : (bandLen))
+
 // ---- workspace and UB budget
 constexpr int64_t kWsAlign = 512;         // every user-workspace region starts 512-B aligned
 constexpr int64_t kUbReserved = 8 * 1024; // UB kept free for the toolchain (cann-conventions §4.10)

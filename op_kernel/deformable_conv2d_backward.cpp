@@ -28,8 +28,9 @@
 // followed by an MTE3_S FetchEventID/AllocEventID while the client lives (see ChunkLoop).
 //
 // Determinism: every stage's work units are a function of the shape only (chunks, tile sizes and block sizes
-// come from the tiling, never from the core count); vector core i processes units i, i+usedVecCores, ...
-// (stage 1: from its CubeLane instead of i, so that consecutive units go to distinct cube cores);
+// come from the tiling, never from the core count); vector core i processes its units in snake order (SnakeUnit:
+// i, 2*usedVecCores-1-i, ...; stage 3: i, i+usedVecCores, ...; stage 1: from its CubeLane, so that consecutive units
+// go to distinct cube cores);
 // every unit writes a disjoint output range within its phase, and every reduction (matmul K loop, scatter
 // into one (band plane, channel block) of grad_input, block / band / Ka-chunk partial sums) runs inside one
 // unit in a fixed order; accumulations across chunks (grad_input band planes, the grad_weight Ka

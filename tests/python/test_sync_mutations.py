@@ -79,6 +79,9 @@ MATRIX = [
     # in chunks of 6 + 5, so the shorter chunk's last band is empty and its unit reads its plane's zeroed-row count
     # right after the unit before it did (the S_MTE2 of Stage2Sample::BeginPlane)
     ("float16", Case("f16_local_planes", 2, 8, 8, 11, 10, dg=2), 1, LOCAL_BUDGET),
+    # pixel chunks of 9 pixels of one output row x 5 bands on one core: the last chunk of each row has 4 pixels, so
+    # its fifth band is empty and that unit only reads its plane's zeroed-row count before the next unit loads its own
+    ("float16", Case("f16_short_bands", 2, 16, 8, 6, 13), 1, 36 << 10),
     # 8 images on 2 cores: a core runs several stage-2 units back to back, each a full tile pipeline (the
     # next unit's window load follows the previous unit's tiles)
     ("float16", Case("f16_8imgs_2cores", 8, 8, 8, 12, 10), 2),
