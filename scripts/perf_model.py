@@ -23,6 +23,8 @@ constants, and the pipe terms (pipe cycles = sum of counter x constant). This sc
   per launch           sum over the stages, for each of the three
   sensitivity          every assumed constant x0.5 and x2 (HBM and L2 bandwidth, L2 capacity included): geometric-mean
                        efficiency of the timeline (the twin computes one timeline per variant)
+  lane balance         per row, the slowest vector core's timeline less the vector cores' mean, summed over the
+                       stages (what idle or overloaded lanes cost)
 
 No other constants: chip core counts and clock come from the SoC ini files (cann-conventions.md §5).
 Roofline of the ideal backward: max(2 GEMMs' FLOPs at the dtype's cube peak of all AIC, minimal HBM traffic
@@ -228,6 +230,22 @@ def estimate(measured, chip, scale=None):
                        "pipes": {p: v / f for p, v in pipe_max.items()}, "slow_core": slow_core})
     return {"stages": stages, "serial": sum(x["serial"] for x in stages), "overlap": sum(x["overlap"] for x in stages),
             "timeline": sum(x["timeline"] for x in stages), "violations": violations}
+
+
+def lane_surplus(measured, chip):
+    """Vector-lane balance of one launch from the twin's per-core timelines (variant 0): per stage, the slowest vector
+    core's timeline less the mean over the vector cores (a core that waits for its AIC or sits idle counts as it
+    is). Returns (seconds summed over the stages, the stage with the largest surplus, that surplus in seconds)."""
+    total, worst, worst_s = 0.0, None, 0.0
+    aiv = [c["timeline"] for c in measured["cores"] if not c["aic"] and c.get("timeline")]
+    n_stages = max((len(tl) for tl in aiv), default=0)
+    for s in range(n_stages):
+        vals = [tl[s][0] if s < len(tl) else 0.0 for tl in aiv]
+        surplus = (max(vals) - sum(vals) / len(vals)) / chip.freq_hz
+        total += surplus
+        if worst is None or surplus > worst_s:
+            worst, worst_s = s, surplus
+    return total, worst, worst_s
 
 
 def l2_credit(measured, chip):
@@ -524,6 +542,16 @@ def render(results, args, command, chip):
             ceilings.append(r / max(r, floor_s))
             lines.append(f"| {idx} {case.name} | {adds / 1e6:.2f} | {us(floor_s)} | {us(r)} | {ceilings[-1]:.1%} |")
         lines += ["", f"Geometric-mean ceiling over {len(ok)} shapes: {geomean(ceilings):.1%}."]
+    # how far the slowest vector lane runs ahead of the mean, per row (the twin's per-core timelines)
+    if ok and all(c.get("timeline") for _, _, m in ok for c in m["cores"] if not c["aic"]):
+        lines += ["", "Vector-lane balance: per stage, the slowest vector core's timeline less the mean over the vector "
+                  "cores (cores waiting for their AIC or idle count as they are), summed over the stages; the stage "
+                  "with the largest surplus.", "",
+                  "| row | surplus µs | of the estimate | largest in stage | its surplus µs |", "|---|---|---|---|---|"]
+        for idx, case, m in ok:
+            total, worst, worst_s = lane_surplus(m, chip)
+            est = estimate(m, chip)["timeline"]
+            lines.append(f"| {idx} {case.name} | {us(total)} | {total / est:.1%} | {worst} | {us(worst_s)} |")
     # per-row summary
     lines += ["", "| row | shape | est. µs (timeline) | serial µs | overlap µs | roofline µs | efficiency | slowest stage | "
               "its busiest pipe | stage timeline µs | cubeMacs/formula |", "|" + "---|" * 11]

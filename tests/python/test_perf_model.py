@@ -315,3 +315,24 @@ def test_render_shows_the_scatter_ceiling_when_the_issue_cost_is_known(tmp_path)
     r = perf_model.roofline(case, "float16", chip)["time"]
     assert f"Geometric-mean ceiling over 1 shapes: {r / max(r, floor_s):.1%}." in text
     assert [line for line in text.splitlines() if line.strip()][-2].startswith("Geometric-mean efficiency (roofline")
+
+
+def test_lane_surplus_is_the_slowest_vector_core_less_the_mean_per_stage(tmp_path):
+    # stage 0: AIV timelines 3000 and 1500 (mean 2250): 750 cycles; stage 1: 5000 and 0 (mean 2500): 2500 cycles
+    m = _measurement()
+    total, worst, worst_s = perf_model.lane_surplus(m, UNIT_CHIP)
+    assert total == pytest.approx(3250e-9) and worst == 1 and worst_s == pytest.approx(2500e-9)
+    # balanced lanes: no surplus
+    m["cores"][2]["timeline"] = [list(t) for t in m["cores"][1]["timeline"]]
+    assert perf_model.lane_surplus(m, UNIT_CHIP)[0] == pytest.approx(0.0)
+    # the rendered table carries the row's surplus and its share of the estimate
+    m = dict(_measurement(), macs_check=1.0)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"scale": 64, "dtype": "float32", "rows": {"10": m}}))
+    out = tmp_path / "out.md"
+    assert perf_model.main(["--from-json", str(path), "--rows", "10", "--write-doc", str(out)]) == 0
+    chip = perf_model.CHIPS["Ascend910B2"]
+    total, worst, worst_s = perf_model.lane_surplus(m, chip)
+    est = perf_model.estimate(m, chip)["timeline"]
+    row = f"| 10 r10 EDVR L3 dg8 | {perf_model.us(total)} | {total / est:.1%} | {worst} | {perf_model.us(worst_s)} |"
+    assert row in out.read_text()
