@@ -886,8 +886,7 @@ int64_t MostUnitTiles(const TilingShape& s, const WorkSplit& w)
         const int64_t row0 = (pc / colChunks) * w.chunkOutRows, rows = std::min(w.chunkOutRows, s.ho - row0);
         const int64_t col0 = (pc % colChunks) * w.chunkOutCols, cols = std::min(w.chunkOutCols, s.wo - col0);
         const int64_t q0 = row0 * s.wo + col0, qEnd = q0 + (rows - 1) * s.wo + cols;
-        const int64_t fullSpan = (std::min(w.chunkOutRows, s.ho) - 1) * s.wo + std::min(w.chunkOutCols, s.wo);
-        const int64_t bandLen = DCN_CHUNK_BAND_LEN(qEnd - q0, fullSpan, w.bandLen, w.pixelBands);
+        const int64_t bandLen = DCN_CHUNK_BAND_LEN(qEnd - q0, w.chunkPix, w.bandLen, w.pixelBands);
         for (int64_t band = 0; band < w.pixelBands; ++band) {
             const int64_t begin = q0 + band * bandLen, end = std::min(qEnd, begin + bandLen);
             int64_t tiles = 0;

@@ -20,7 +20,7 @@
 //                                    [CinG][KH][cols*KW] -> [cols*KW][KH*CinG], a plain transpose)
 // (The grad_input accumulator planes are zeroed by stage 2, rows on demand: dcn_stage2_sample.h.)
 // Work units: tiles of those transposes, enumerated in that order; vector
-// core i takes its units in snake order (SnakeUnit) Every unit writes a disjoint GM range, so the result is
+// core i takes its units in snake order (SnakeUnit). Every unit writes a disjoint GM range, so the result is
 // independent of the assignment. Before each of its units a core gives the Matmul feed (if any) a tick.
 #ifndef DCN_STAGE0_REARRANGE_H
 #define DCN_STAGE0_REARRANGE_H

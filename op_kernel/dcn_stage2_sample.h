@@ -486,8 +486,7 @@ private:
         int64_t c0, len;
         BlockRange(p, b, c0, len);
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
-        const int64_t fullSpan = (MinI(p.chunkOutRows, p.ho) - 1) * p.wo + MinI(p.chunkOutCols, p.wo);
-        const int64_t bandLen = DCN_CHUNK_BAND_LEN(p.cQLen, fullSpan, p.bandLen, p.pixelBands);
+        const int64_t bandLen = DCN_CHUNK_BAND_LEN(p.cQLen, p.chunkPix, p.bandLen, p.pixelBands);
         const int64_t pBegin = p.cQ0 + band * bandLen, pEnd = MinI(p.cQ0 + p.cQLen, pBegin + bandLen);
         giaccBase_ = band * p.giaccPlane - AccShift(p, n);
         recBase_ = (((n - p.cN0) * p.pixelBands + band) * p.dg + dgi) * p.recTiles;

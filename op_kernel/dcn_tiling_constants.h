@@ -162,10 +162,11 @@ constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-
                                                                                                                4)
 
 // Pixels of each stage-2 band of a pixel chunk whose pixel span (row-major, from its first pixel) is `span`: bandLen
-// in a full chunk (span == fullSpan); a short chunk (the last rows or columns) splits its span evenly over the bands,
-// so its units stay balanced (a macro: the kernel's units and the host's tile counts, MostUnitTiles, take the same).
-#define DCN_CHUNK_BAND_LEN(span, fullSpan, bandLen, bands) \
-    ((span) < (fullSpan) && ((span) + (bands) - 1) / (bands) < (bandLen) ? ((span) + (bands) - 1) / (bands) : (bandLen))
+// in a full chunk (span == chunkPix: whole rows, or a piece of one row); a short chunk (the last rows or columns)
+// splits its span evenly over the bands, so its units stay balanced (a macro: the kernel's units and the host's tile
+// counts, MostUnitTiles, take the same).
+#define DCN_CHUNK_BAND_LEN(span, chunkPix, bandLen, bands) \
+    ((span) < (chunkPix) && ((span) + (bands) - 1) / (bands) < (bandLen) ? ((span) + (bands) - 1) / (bands) : (bandLen))
 
 // ---- workspace and UB budget
 constexpr int64_t kWsAlign = 512;         // every user-workspace region starts 512-B aligned

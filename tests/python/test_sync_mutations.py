@@ -76,11 +76,11 @@ MATRIX = [
     # after image 0's last chunk writes its grad_input and zeroes its planes tile by tile (one tile per channel
     # block) before stage 0 of the next chunk and image 1's sampling, whose dcol tiles (8 input channels: not
     # DcolKwMajor) build their Gather tables in the runner's scratch memory the fold's last tile used; 11 output rows
-    # in chunks of 6 + 5, so the shorter chunk's last band is empty and its unit reads its plane's zeroed-row count
-    # right after the unit before it did (the S_MTE2 of Stage2Sample::BeginPlane)
+    # in chunks of 6 + 5 (the shorter one's bands split evenly, DCN_CHUNK_BAND_LEN)
     ("float16", Case("f16_local_planes", 2, 8, 8, 11, 10, dg=2), 1, LOCAL_BUDGET),
     # pixel chunks of 9 pixels of one output row x 5 bands on one core: the last chunk of each row has 4 pixels, so
-    # its fifth band is empty and that unit only reads its plane's zeroed-row count before the next unit loads its own
+    # its fifth band is empty and that unit only reads its plane's zeroed-row count right before the next unit loads
+    # its own (the S_MTE2 of Stage2Sample::BeginPlane)
     ("float16", Case("f16_short_bands", 2, 16, 8, 6, 13), 1, 36 << 10),
     # 8 images on 2 cores: a core runs several stage-2 units back to back, each a full tile pipeline (the
     # next unit's window load follows the previous unit's tiles)
