@@ -1,12 +1,14 @@
 // Stage 0 (vector): rearrange the inputs of one pixel chunk (DcnParams cN0.., SetChunk; chunk rows
-// r = i*qLen + (q - q0) for image n = cN0+i, pixel q) into the user workspace; the first chunk also
-// rearranges the whole-run inputs. The weight is rearranged by a
+// r = i*qLen + (q - q0) for image n = cN0+i, pixel q) into the user workspace, and a share of the input copy xt
+// (XtTiles: the first chunk that of image group 0, every chunk of group g a slice of group g+1's, so that the
+// copy's HBM traffic runs in the first phases of the chunks before its use instead of all in the first chunk's,
+// which is HBM-bound). The weight is rearranged by a
 // prologue of its own (Stage0Part::kWeight, before the first chunk and its SyncAll), so that the G GEMM of
 // every chunk can run during that chunk's rearrangement (dcn_stage1_matmul.h, Stage1Feed).
 //   prologue only:
 //   wp    [groups][CoutG][K][CinG] <- weight [Cout][CinG][K]     (per oc: [CinG][K] -> [K][CinG]; wp is the
 //                                   grad_weight output, overwritten only by stage 3)
-//   first chunk only:
+//   its share (XtTiles):
 //   xt    [N][blocks][H,W,len] T <- input [N,Cin,H,W]           (per image and channel block [c0, c0+len):
 //                                   [len][HW] -> [HW][len] at (n*Cin + c0)*HW, BlockPixelAt; xt is the
 //                                   grad_input output, overwritten only by stage 3)
@@ -55,17 +57,40 @@ public:
     // job, computed once per stage.
     struct Plan {
         int64_t nX = 0, nW = 0, nG = 0, total = 0; // xt, wp, got tiles; all units (dcol tiles last)
+        int64_t x0 = 0;                            // the first xt tile (XtTiles)
         int64_t tw = 0, tg = 0, td = 0;            // tiles of one wp, got, dcol job
     };
+    // The xt tiles [x0, x1) of the chunk's first phase, numbered image-major over all N images (BlockTilesPerImage
+    // each, LocateBlockTile): chunk c of image group g = c / pixChunks takes slice c mod pixChunks of pixChunks even
+    // slices of group g+1's tiles (none in the last group), and chunk 0 also group 0's, which precede them; with one
+    // chunk per group, chunk c takes group c's (its first phase precedes its sampling). A group's copy is complete
+    // when the first phase of its first chunk ends (SyncAll), before its first sampling; each image's copy lives in
+    // its grad_input range, written by nothing else until that image's flush.
+    __aicore__ static inline void XtTiles(const DcnParams& p, int64_t& x0, int64_t& x1)
+    {
+        const int64_t perImage = BlockTilesPerImage<XtJobs>(p);
+        const int64_t grp = p.cIdx / p.pixChunks, pc = p.cIdx - grp * p.pixChunks;
+        const int64_t g = p.pixChunks == 1 ? grp : grp + 1;
+        const int64_t first = MinI(p.n, g * p.chunkImgs) * perImage;
+        const int64_t end = MinI(p.n, (g + 1) * p.chunkImgs) * perImage;
+        x0 = first + pc * (end - first) / p.pixChunks;
+        x1 = first + (pc + 1) * (end - first) / p.pixChunks;
+        if (p.cIdx == 0) {
+            x0 = 0;
+        }
+    }
     __aicore__ static inline Plan MakePlan(const DcnParams& p, Stage0Part part)
     {
         const bool prologue = part == Stage0Part::kWeight;
-        const bool first = !prologue && p.cIdx == 0;
         Plan plan;
         plan.tw = TransposeTileCount(WpJob(p, 0));
         plan.tg = TransposeTileCount(GotJob(p, p.cN0, 0));
         plan.td = TransposeTileCount(DcolJob(p, p.cN0, 0, p.cRow0));
-        plan.nX = first ? p.n * BlockTilesPerImage<XtJobs>(p) : 0;
+        if (!prologue) {
+            int64_t x1 = 0;
+            XtTiles(p, plan.x0, x1);
+            plan.nX = x1 - plan.x0;
+        }
         plan.nW = prologue ? p.cout * plan.tw : 0;
         plan.nG = prologue ? 0 : p.cImgs * p.groups * plan.tg;
         const int64_t nD = prologue ? 0 : p.cImgs * p.groups * p.cRows * plan.td;
@@ -80,7 +105,7 @@ public:
         int64_t v = u;
         if (v < plan.nX) {
             int64_t tile = 0;
-            const TransposeJob jx = LocateBlockTile<XtJobs>(p, v, tile);
+            const TransposeJob jx = LocateBlockTile<XtJobs>(p, plan.x0 + v, tile);
             runner.RunTile(t.input, t.xt, jx, tile);
             return;
         }

@@ -8,7 +8,8 @@
 //   phase A (vector) fold chunk c-1 (its offset/mask partials -> grad_offset; dcn_stage3_finalize.h) and
 //                    rearrange chunk c's inputs into the user workspace (dcn_stage0_rearrange.h), the two
 //                    interleaved on each core (dcn_phase_a.h) unless the fold also writes an image group's
-//                    grad_input; chunk 0 also rearranges the input
+//                    grad_input; each chunk also copies a slice of the next image group's input (chunk 0
+//                    also all of group 0's: Stage0Rearrange::XtTiles)
 //      (cube)        meanwhile G = GO^T x Wp per (image, conv group) of chunk c, via the Matmul high-level
 //                    API called asynchronously from AIV code (dcn_stage1_matmul.h, Stage1Feed)
 //   phase C (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per pixel band of a
