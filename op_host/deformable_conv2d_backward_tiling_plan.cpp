@@ -886,9 +886,12 @@ int64_t MostUnitTiles(const TilingShape& s, const WorkSplit& w)
         const int64_t row0 = (pc / colChunks) * w.chunkOutRows, rows = std::min(w.chunkOutRows, s.ho - row0);
         const int64_t col0 = (pc % colChunks) * w.chunkOutCols, cols = std::min(w.chunkOutCols, s.wo - col0);
         const int64_t q0 = row0 * s.wo + col0, qEnd = q0 + (rows - 1) * s.wo + cols;
-        const int64_t bandLen = DCN_CHUNK_BAND_LEN(qEnd - q0, w.chunkPix, w.bandLen, w.pixelBands);
+        const bool tileRuns = (w.winRows == 0 || w.winOutCols >= s.wo) && UnitsOf(w) > kTargetUnits;
+        const auto start = [&](int64_t b) {
+            return DCN_BAND_START(qEnd - q0, w.chunkPix, w.bandLen, w.pixelBands, w.pixelTile, tileRuns, b);
+        };
         for (int64_t band = 0; band < w.pixelBands; ++band) {
-            const int64_t begin = q0 + band * bandLen, end = std::min(qEnd, begin + bandLen);
+            const int64_t begin = q0 + start(band), end = std::min(qEnd, q0 + start(band + 1));
             int64_t tiles = 0;
             const auto pixels = [&](int64_t from, int64_t to) {
                 tiles += from < to ? CeilDiv(to - from, w.pixelTile) : 0;

@@ -3,7 +3,8 @@
 //
 // Work unit (n, b, j) of the current pixel chunk (DcnParams cN0.., SetChunk): image n of the chunk, channel
 // block b = [c0, c0+len) (inside one conv group gc and one deformable group dgi; see BlockRange), band j =
-// chunk pixels [cQ0 + j*L, ...) (L = bandLen, or for a short chunk its span split evenly: DCN_CHUNK_BAND_LEN). In this
+// chunk pixels [cQ0 + j*L, ...) (L = bandLen, or for a short chunk its span split evenly; where tiles run across rows,
+// the tiles of the chunk's span split evenly: DCN_BAND_START). In this
 // chunk the unit exclusively owns the accumulator plane slice giacc[j] plane of (n, [c0, c0+len)) (BlockPixelAt; chunks
 // run in order, SyncAll between) and the chunk's partial slots part[n][b][*][*][band j pixels] (ChunkPartAt; G rows:
 // ChunkGRow); it visits the (pixel tile, kernel-point chunk, pixel, kernel point) of its band in a fixed order:
@@ -486,8 +487,13 @@ private:
         int64_t c0, len;
         BlockRange(p, b, c0, len);
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
-        const int64_t bandLen = DCN_CHUNK_BAND_LEN(p.cQLen, p.chunkPix, p.bandLen, p.pixelBands);
-        const int64_t pBegin = p.cQ0 + band * bandLen, pEnd = MinI(p.cQ0 + p.cQLen, pBegin + bandLen);
+        const bool tileRuns = (p.winRows == 0 || p.winOutCols >= p.wo) &&
+                              p.chunkImgs * p.numBlocks * p.pixelBands > dcn_tiling::kTargetUnits;
+        const int64_t pBegin =
+            p.cQ0 + DCN_BAND_START(p.cQLen, p.chunkPix, p.bandLen, p.pixelBands, pt_, tileRuns, band);
+        const int64_t pEnd =
+            p.cQ0 +
+            MinI(p.cQLen, DCN_BAND_START(p.cQLen, p.chunkPix, p.bandLen, p.pixelBands, pt_, tileRuns, band + 1));
         giaccBase_ = band * p.giaccPlane - AccShift(p, n);
         recBase_ = (((n - p.cN0) * p.pixelBands + band) * p.dg + dgi) * p.recTiles;
         recSeq_ = 0;

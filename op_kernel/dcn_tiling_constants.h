@@ -163,10 +163,19 @@ constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-
 
 // Pixels of each stage-2 band of a pixel chunk whose pixel span (row-major, from its first pixel) is `span`: bandLen
 // in a full chunk (span == chunkPix: whole rows, or a piece of one row); a short chunk (the last rows or columns)
-// splits its span evenly over the bands, so its units stay balanced (a macro: the kernel's units and the host's tile
-// counts, MostUnitTiles, take the same).
+// splits its span evenly over the bands, so its units stay balanced.
 #define DCN_CHUNK_BAND_LEN(span, chunkPix, bandLen, bands) \
     ((span) < (chunkPix) && ((span) + (bands) - 1) / (bands) < (bandLen) ? ((span) + (bands) - 1) / (bands) : (bandLen))
+// First pixel (from the chunk's first) of stage-2 band b, b <= bands (band b covers [start(b), min(span, start(b+1))):
+// with tileRuns (a unit's tiles of pt pixels run across output rows: a full-width UB window or none; and a full chunk
+// has more units than kTargetUnits, so a lane takes several and its time follows their tile count), band b starts at
+// tile floor(b*T/bands) of the span's T = ceil(span/pt) tiles: no band but the last ends in a partial tile and the
+// most tiles of a band stay ceil(T/bands) (EDVR L3: bands of 86/86/84 pixels in 7/7/6 tiles of 14 -> 84/84/88 in
+// 6/6/7; with one unit per lane the even pixel split keeps the longest band shorter); otherwise at
+// b*DCN_CHUNK_BAND_LEN. A macro: the kernel's units and the host's tile counts (MostUnitTiles) take the same.
+#define DCN_BAND_START(span, chunkPix, bandLen, bands, pt, tileRuns, b)   \
+    ((tileRuns) ? (pt) * ((b) * (((span) + (pt) - 1) / (pt)) / (bands)) : \
+                  (b) * DCN_CHUNK_BAND_LEN(span, chunkPix, bandLen, bands))
 
 // ---- workspace and UB budget
 constexpr int64_t kWsAlign = 512;         // every user-workspace region starts 512-B aligned

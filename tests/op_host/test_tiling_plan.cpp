@@ -203,7 +203,8 @@ void CheckWorkspace(const Row &r, const dcn::WorkspaceLayout &ws)
 }
 
 // The most tiles one stage-2 unit pushes in any pixel chunk (the kernel's SetChunk and ProcessUnit loops: bands of
-// the chunk's pixel range, UB windows, output rows of a window, tiles of pixelTile pixels x kernel-point chunks).
+// the chunk's pixel range, on tile boundaries where tiles run across rows, UB windows, output rows of a window, tiles
+// of pixelTile pixels x kernel-point chunks).
 int64_t SimulatedUnitTiles(const dcn::TilingShape& s, const dcn::WorkSplit& w)
 {
     const auto cdiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
@@ -215,8 +216,16 @@ int64_t SimulatedUnitTiles(const dcn::TilingShape& s, const dcn::WorkSplit& w)
         const int64_t row0 = rc * w.chunkOutRows, rows = std::min(w.chunkOutRows, s.ho - row0);
         const int64_t col0 = cc * w.chunkOutCols, cols = std::min(w.chunkOutCols, s.wo - col0);
         const int64_t q0 = row0 * s.wo + col0, qLen = (rows - 1) * s.wo + cols;
+        // tiles across rows (a full-width window or none) and more units than lanes: band b from tile b*T/bands of
+        // the chunk's T tiles
+        const bool tileRuns = (w.winRows == 0 || w.winOutCols >= s.wo) && w.chunkImgs * w.numBlocks * w.pixelBands > 48;
+        const int64_t chunkTiles = cdiv(qLen, w.pixelTile);
         for (int64_t band = 0; band < w.pixelBands; ++band) {
-            const int64_t begin = q0 + band * w.bandLen, end = std::min(q0 + qLen, begin + w.bandLen);
+            int64_t begin = q0 + band * w.bandLen, end = std::min(q0 + qLen, begin + w.bandLen);
+            if (tileRuns) {
+                begin = q0 + w.pixelTile * (band * chunkTiles / w.pixelBands);
+                end = std::min(q0 + qLen, q0 + w.pixelTile * ((band + 1) * chunkTiles / w.pixelBands));
+            }
             if (begin >= end) {
                 continue;
             }

@@ -511,7 +511,8 @@ COORD_PLANES = 13  # dcn_tiling::kStage2CoordPlanes (16-bit I/O: one more)
 
 def _most_unit_tiles(case, cp, pt, win_out_rows, win_out_cols, win_rows):
     """The most tiles a stage-2 unit pushes in any pixel chunk (op_host MostUnitTiles: the kernel's loops over the
-    chunk's band, its UB windows and their output rows)."""
+    chunk's band, its UB windows and their output rows; where tiles run across rows, a full-width window or none,
+    band b starts at tile b*T//bands of the chunk's T tiles, DCN_BAND_START)."""
     ho, wo = case.out_hw
     k = case.kh * case.kw
     col_chunks = _cdiv(wo, cp["out_cols"])
@@ -522,9 +523,13 @@ def _most_unit_tiles(case, cp, pt, win_out_rows, win_out_cols, win_rows):
         rows, cols = min(cp["out_rows"], ho - row0), min(cp["out_cols"], wo - col0)
         q0 = row0 * wo + col0
         q_end = q0 + (rows - 1) * wo + cols
+        tiles = _cdiv(q_end - q0, pt)
         for band in range(cp["bands"]):
             begin = q0 + band * cp["band_len"]
             end = min(q_end, begin + cp["band_len"])
+            if (win_rows == 0 or win_out_cols >= wo) and cp["imgs"] * cp["num_blocks"] * cp["bands"] > 48:
+                begin = q0 + pt * (band * tiles // cp["bands"])
+                end = min(q_end, q0 + pt * ((band + 1) * tiles // cp["bands"]))
             if begin >= end:
                 continue
             spans = []
