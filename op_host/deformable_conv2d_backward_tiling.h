@@ -23,8 +23,10 @@
 //                most 1.25x the chunks of the best b so far), keep >= 1 output row per band (whole-row chunks)
 //                and need at most 2.5x the one-band chunks; pixelBands = ceil(chunkPix/bandLen) with
 //                bandLen = ceil(chunkPix / min(1 + extra, chunkPix)). Band j of a chunk covers its pixels
-//                [q0 + j*bandLen, ...) of each image; each band scatters into its own grad_input accumulator
-//                plane (the same plane in every chunk, chunks in order); stage 3 adds the planes in band order.
+//                [q0 + j*bandLen, ...) of each image (a short chunk's span split evenly; where tiles run across rows
+//                and units > 48, from tile j*T/bands of the span's T tiles: DCN_BAND_START); each band scatters into
+//                its own grad_input accumulator plane (the same plane in every chunk, chunks in order); stage 3 adds
+//                the planes in band order.
 //   accImgs      N (the planes above hold the batch), or image-local planes (accImgs = chunkImgs = 1, N > 1): each
 //                plane holds one image, the first N planes take the batch plane's room and planes beyond it come
 //                out of bandRoom (extra = max(0, b - N)*H*W*Cin*4); chunks as PlanChunks for one image, N times
