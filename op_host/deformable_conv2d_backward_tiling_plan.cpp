@@ -881,12 +881,12 @@ int64_t MostUnitTiles(const TilingShape& s, const WorkSplit& w)
 {
     const int64_t k = s.kh * s.kw, kChunks = CeilDiv(k, std::min(k, kStage2MaxKt));
     const int64_t colChunks = CeilDiv(s.wo, w.chunkOutCols);
+    const bool tileRuns = DCN_BAND_TILE_RUNS(w.winRows, w.winOutCols, s.wo, UnitsOf(w));
     int64_t most = 0;
     for (int64_t pc = 0; pc < w.pixChunks; ++pc) { // the chunks of one image group (every group alike)
         const int64_t row0 = (pc / colChunks) * w.chunkOutRows, rows = std::min(w.chunkOutRows, s.ho - row0);
         const int64_t col0 = (pc % colChunks) * w.chunkOutCols, cols = std::min(w.chunkOutCols, s.wo - col0);
         const int64_t q0 = row0 * s.wo + col0, qEnd = q0 + (rows - 1) * s.wo + cols;
-        const bool tileRuns = (w.winRows == 0 || w.winOutCols >= s.wo) && UnitsOf(w) > kTargetUnits;
         const auto start = [&](int64_t b) {
             return DCN_BAND_START(qEnd - q0, w.chunkPix, w.bandLen, w.pixelBands, w.pixelTile, tileRuns, b);
         };

@@ -487,8 +487,8 @@ private:
         int64_t c0, len;
         BlockRange(p, b, c0, len);
         const int64_t gc = c0 / p.cinG, cl0 = c0 - gc * p.cinG, dgi = c0 / p.cinDg;
-        const bool tileRuns = (p.winRows == 0 || p.winOutCols >= p.wo) &&
-                              p.chunkImgs * p.numBlocks * p.pixelBands > dcn_tiling::kTargetUnits;
+        const bool tileRuns =
+            DCN_BAND_TILE_RUNS(p.winRows, p.winOutCols, p.wo, p.chunkImgs * p.numBlocks * p.pixelBands);
         const int64_t pBegin =
             p.cQ0 + DCN_BAND_START(p.cQLen, p.chunkPix, p.bandLen, p.pixelBands, pt_, tileRuns, band);
         const int64_t pEnd =

@@ -173,6 +173,10 @@ constexpr int64_t kZeroStateFree = 2ll << 20; // the accumulator planes' zeroed-
 // most tiles of a band stay ceil(T/bands) (EDVR L3: bands of 86/86/84 pixels in 7/7/6 tiles of 14 -> 84/84/88 in
 // 6/6/7; with one unit per lane the even pixel split keeps the longest band shorter); otherwise at
 // b*DCN_CHUNK_BAND_LEN. A macro: the kernel's units and the host's tile counts (MostUnitTiles) take the same.
+// tileRuns of DCN_BAND_START, from the plan: no UB window or a full-width one (winOutCols >= wo), and more units per
+// full chunk (images x blocks x bands) than kTargetUnits.
+#define DCN_BAND_TILE_RUNS(winRows, winOutCols, wo, units) \
+    (((winRows) == 0 || (winOutCols) >= (wo)) && (units) > dcn_tiling::kTargetUnits)
 #define DCN_BAND_START(span, chunkPix, bandLen, bands, pt, tileRuns, b)   \
     ((tileRuns) ? (pt) * ((b) * (((span) + (pt) - 1) / (pt)) / (bands)) : \
                   (b) * DCN_CHUNK_BAND_LEN(span, chunkPix, bandLen, bands))
