@@ -2978,7 +2978,7 @@ private:
         for (int64_t e = 0; e < servedCount_; ++e) {
             rounds = MaxI(rounds, static_cast<int64_t>(servedRound_[e]));
         }
-        int16_t start[kMaskRounds + dcn_tiling::kStage2RowsNarrow + 2];
+        int16_t start[kMaskRounds + dcn_tiling::kStage2MaxTileRows + 2];
         for (int64_t r = 0; r <= rounds + 1; ++r) {
             start[r] = 0;
         }
@@ -2988,7 +2988,7 @@ private:
         for (int64_t r = 1; r <= rounds + 1; ++r) {
             start[r] = static_cast<int16_t>(start[r] + start[r - 1]);
         }
-        int16_t order[dcn_tiling::kStage2RowsNarrow];
+        int16_t order[dcn_tiling::kStage2MaxTileRows];
         for (int64_t e = 0; e < servedCount_; ++e) {
             order[start[servedRound_[e]]++] = servedRow_[e];
         }
@@ -3075,7 +3075,7 @@ private:
         }
     }
 
-    RowInfo rowInfo_[2][dcn_tiling::kStage2RowsNarrow]; // per slot, the most rows of any tile
+    RowInfo rowInfo_[2][dcn_tiling::kStage2MaxTileRows]; // per slot, the most rows of any tile
     TileJob jobCoord_, jobFront_, jobBack_; // tiles waiting for their Coords (offsets loaded) / Loads / Back
     bool hasCoord_, hasFront_, hasBack_;
     AscendC::TEventID coordEvent_;     // V_S: a tile's coordinates (Coords) -> its Loads a Step later
@@ -3145,8 +3145,8 @@ private:
     bool flushOpen_;                                // a window flush since then, of plane rows / columns:
     int32_t flushY0_, flushY1_, flushX0_, flushX1_; // (inclusive)
     // window-served points of the Back in progress (collection order) and their rounds (AssignRound)
-    int16_t servedRow_[dcn_tiling::kStage2RowsNarrow];
-    uint8_t servedRound_[dcn_tiling::kStage2RowsNarrow];
+    int16_t servedRow_[dcn_tiling::kStage2MaxTileRows];
+    uint8_t servedRound_[dcn_tiling::kStage2MaxTileRows];
     int64_t servedCount_;
     bool addsInFlight_; // window adds issued since the last PipeBarrier<PIPE_V> (rounds or a partial point)
     // rounds per gwin pixel of the collection under way (AssignRound): epoch << kMaskRounds | a bit per round

@@ -8,7 +8,10 @@
 // re-pinned from the plan itself when those planes came in (session 22) and checked against the Python
 // derivation (test_chunks, test_workspace: the same workspaces); r6_g32 likewise when it came to take them (session
 // 29: a local plan that fills the last round of lanes with no more chunks is taken over the chosen one), and r12_c5
-// when whole-row chunks came to hold balanced rows (session 29: 10 + 9 rows instead of 13 + 6).
+// when whole-row chunks came to hold balanced rows (session 29: 10 + 9 rows instead of 13 + 6). The pixel tiles of
+// r11_dg16, chunk_cols_tiny and chunk_imgs (8-channel blocks alone in their deformable group: 16 pixels, not 14) and
+// r11_dg16's window were re-pinned from the plan when kStage2RowsOwnFronts came in (session 34), with the Python
+// derivation's tile rule changed alike.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -50,7 +53,7 @@ const Row kRows[] = {
     {"r11_dg16",
      {8, 128, 64, 64, 64, 3, 3, 64, 64, 1, 16, 1, 1, 1, 1, 2, 2, 1, 1},
      0,
-     {8, 8, 1, 16, 14, 3, 1366, 512, 384, 64, 128, 2, 2048, 16, 25, 26, 35},
+     {8, 8, 1, 16, 16, 3, 1366, 512, 384, 64, 128, 2, 2048, 17, 16, 27, 26},
      {1, 64, 64, 4096, 4096, 1, 8, 1, 1},
      {0, 0, 6291456, 25165824, 25165824, 25690112, 35127296, 35717120, 42795008, 42795520, 42795520}},
     {"r1_s2",
@@ -122,13 +125,13 @@ const Row kRows[] = {
     {"chunk_cols_tiny",
      {2, 16, 9, 40, 12, 3, 3, 9, 40, 2, 2, 1, 1, 1, 1, 2, 1, 1, 1},
      30000,
-     {8, 8, 1, 2, 14, 2, 7, 13, 72, 6, 72, 1, 13, 1, 40, 11, 42},
+     {8, 8, 1, 2, 16, 2, 7, 13, 72, 6, 72, 1, 13, 1, 40, 11, 42},
      {1, 1, 13, 13, 13, 36, 72, 2, 1},
      {0, 0, 46080, 53760, 61440, 61952, 66048, 69632, 72704, 73216, 73216}},
     {"chunk_imgs",
      {5, 12, 6, 7, 8, 3, 3, 6, 7, 1, 3, 1, 1, 1, 1, 4, 0, 1, 1},
      90000,
-     {4, 4, 1, 3, 14, 6, 7, 42, 108, 8, 108, 1, 42, 2, 7, 8, 9},
+     {4, 4, 1, 3, 16, 6, 7, 42, 108, 8, 108, 1, 42, 2, 7, 8, 9},
      {1, 6, 7, 42, 42, 1, 5, 1, 1},
      {0, 0, 12288, 30720, 30720, 32256, 50688, 54272, 68096, 68608, 68608}},
 };
