@@ -4,8 +4,8 @@
 //   call):
 //   grad_offset[n][j*dg*K + dgi*K + k][q] = sum over the blocks b of deformable group dgi, in block order,
 //                                           of part[n][b][j][k][q]     (j = dx, dy[, mask]; q in the chunk;
-//                                           RowOrderParts: part[n][b][j][q][k], summed per pixel piece, then
-//                                           transposed: FoldRows)
+//                                           RowOrderParts: part[n][b][j][q][k], summed per pixel piece by
+//                                           halving, a fixed order too: SumInto; then transposed: FoldRows)
 //   final call only:
 //   grad_weight = sum over the wSplitK slots s, in order, of gw[s] (slot s holds Ka chunk s summed over the
 //                 pixel chunks in chunk order by stage 1; chunk 0 has every Ka chunk), cast; with DcolKwMajor the
@@ -324,17 +324,18 @@ private:
         return pix;
     }
 
-    // grad_offset[n][j*dg*K + dgi*K + k][q0 + i] = T( sum over the blocks of dgi, in order, of their partial
-    // [q0 + i][k] (row order, ChunkPartRowAt) ), i < pix, k < K: the blocks' runs of pix*K elements summed by
-    // SumInto (several blocks per DMA, block order), then one Gather transposes [pix][K] -> [K][roundup(pix, 16)]
-    // (table entry (k, i) = byte offset of (i, k); padding columns read element k, never stored) and one DMA writes
-    // the K rows. The table's row 0 comes from the scalar unit, the other rows by doubling (ExtendByDoubling).
+    // grad_offset[n][j*dg*K + dgi*K + k][q0 + i] = T( sum over the blocks of dgi of their partial [q0 + i][k] (row
+    // order, ChunkPartRowAt) ), i < pix, k < K: the blocks' runs of pix*K elements summed by SumInto (several blocks
+    // per DMA, each DMA's blocks by halving: log2 levels of one Add instead of one Add per block), then one Gather
+    // transposes [pix][K] -> [K][roundup(pix, 16)] (table entry (k, i) = byte offset of (i, k); padding columns read
+    // element k, never stored) and one DMA writes the K rows. The table's row 0 comes from the scalar unit, the other
+    // rows by doubling (ExtendByDoubling).
     __aicore__ inline void FoldRows(
         const DcnParams& p, const DcnTensors<T>& t, int64_t n, int64_t j, int64_t dgi, int64_t blocks, int64_t q0,
         int64_t pix)
     {
         const int64_t pitch = RoundUp(pix, kFoldPitch), outCnt = p.k * pitch;
-        SumInto(t.part, ChunkPartRowAt(p, n, dgi * blocks, j, q0), 3 * p.k * p.chunkPix, blocks, pix * p.k);
+        SumInto(t.part, ChunkPartRowAt(p, n, dgi * blocks, j, q0), 3 * p.k * p.chunkPix, blocks, pix * p.k, true);
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
         AscendC::LocalTensor<uint32_t> table = tabBuf_.Get<uint32_t>();
         if (pix != tabPix_) { // the scalar writes wait for the Gathers that read the table before
@@ -378,9 +379,12 @@ private:
         WriteOut(accBuf_.Get<float>(), cnt, dst, dstOff);
     }
 
-    // acc[i] = sum_{r < rows, in order} src[first + r*stride + i], i < cnt (cnt <= dcn_tiling::kReduceChunk)
+    // acc[i] = sum_{r < rows} src[first + r*stride + i], i < cnt (cnt <= dcn_tiling::kReduceChunk): in row order, or
+    // (halving) each DMA's rows summed by halving (rows [0, h) += rows [m - h, m), h = floor(m/2), m -> m - h: one Add
+    // over h whole rows per level) and the DMAs' sums in order; either order is a function of rows and cnt alone
     __aicore__ inline void SumInto(
-        const AscendC::GlobalTensor<float>& src, int64_t first, int64_t stride, int64_t rows, int64_t cnt)
+        const AscendC::GlobalTensor<float>& src, int64_t first, int64_t stride, int64_t rows, int64_t cnt,
+        bool halving = false)
     {
         AscendC::DataCopyPadExtParams<float> noPad;
         AscendC::LocalTensor<float> acc = accBuf_.Get<float>();
@@ -394,6 +398,22 @@ private:
             AscendC::DataCopyPad(in, src[first + r0 * stride], RowsParams(nr, cnt * 4, (stride - cnt) * 4, 0), noPad);
             inQue_.EnQue(in);
             in = inQue_.DeQue<float>();
+            if (halving) { // (the rows' pad lanes are defined by the DMA and never read back)
+                for (int64_t m = nr; m > 1;) {
+                    const int64_t h = m / 2;
+                    AscendC::Add(in, in, in[(m - h) * pitch], static_cast<int32_t>(h * pitch));
+                    AscendC::PipeBarrier<PIPE_V>();
+                    m -= h;
+                }
+                if (r0 == 0) {
+                    AscendC::Adds(acc, in, 0.0f, n32);
+                } else {
+                    AscendC::Add(acc, acc, in, n32);
+                }
+                AscendC::PipeBarrier<PIPE_V>();
+                inQue_.FreeTensor(in);
+                continue;
+            }
             for (int64_t r = 0; r < nr; ++r) {
                 if (r0 + r == 0) {
                     AscendC::Adds(acc, in, 0.0f, n32);
