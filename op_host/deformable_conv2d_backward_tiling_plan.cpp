@@ -124,10 +124,10 @@ int64_t PixelTile(const TilingShape& s, int64_t blockC, uint64_t ubLimit)
     const int64_t k = s.kh * s.kw, kt = std::min(k, kStage2MaxKt);
     const int64_t rows = blockC == kBlockCWide ? kStage2RowsWide : (blockC <= kNarrowBlockC ? kStage2RowsNarrow : kStage2Rows);
     int64_t pt = rows / kt;
-    // an 8-channel block that is its deformable group's only one computes every tile's front itself: its tiles fill
-    // the pixel lanes their planes are padded to, up to kStage2RowsOwnFronts rows
-    if (blockC <= 8 && s.cin / s.dg <= blockC) {
-        pt = std::min(RoundUp(pt, kPixelAlign), kStage2RowsOwnFronts / kt);
+    // 8-channel blocks (the least UB per tile row; their tiles bound by the scalar unit's issue): the tiles fill the
+    // pixel lanes their planes are padded to, up to kStage2RowsNarrow8 rows
+    if (blockC <= 8) {
+        pt = std::min(RoundUp(pt, kPixelAlign), kStage2RowsNarrow8 / kt);
     }
     pt = std::max<int64_t>(1, std::min(s.ho * s.wo, pt));
     while (blockC <= 8 && pt > 1 && Stage2UbBytes(k, s.dg, pt, blockC, s.elt) > ubLimit) {

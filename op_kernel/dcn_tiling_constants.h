@@ -30,15 +30,15 @@ constexpr int64_t kStage2Rows = 64;       // sample points (G rows) per tile: pi
 constexpr int64_t kStage2RowsWide = 32;   // the same for wide blocks (UB)
 constexpr int64_t kStage2RowsNarrow = 128; // the same for blocks of <= kNarrowBlockC channels (fewer tile DMAs)
 constexpr int64_t kNarrowBlockC = 16;
-// ... and for an 8-channel block that is its deformable group's only one (Cin/dg <= 8): its units compute every
-// tile's front (coordinates, weights, keys: about 60 vector instructions per tile whatever its rows) for themselves,
-// so its tiles fill the pixel lanes their planes are padded to (kPixelAlign), up to this many rows: 16 pixels at 3x3
-// instead of 14 (session 34, model: EDVR L1 / L3 / BasicVSR++ fp16 -3.0 / -5.8 / -7.4 %, fp32 -2.5 / -5.1 / -4.8 %,
-// though their UB windows shrink; 16-channel blocks lose their windows at 144 rows, +300 % and more)
-constexpr int64_t kStage2RowsOwnFronts = 144;
+// ... and for 8-channel blocks: their tiles fill the pixel lanes their planes are padded to (kPixelAlign), up to this
+// many rows (16 pixels at 3x3 instead of 14). A tile's fixed work (its front: coordinates, weights, keys, or its
+// shared-front record's loads; gathers, the Back's levels and their barriers) then serves 144 points instead of 126,
+// at the cost of a smaller UB window (session 34, model: BasicVSR++ / EDVR L3 / EDVR L1 fp16 -7.4 / -5.8 / -3.0 %,
+// fp32 -4.8 / -5.1 / -2.5 %; R50 c3 entry fp16 -2.1 %, fp32 -1.0 %; 16-channel blocks lose their windows at 144
+// rows, +300 % and more)
+constexpr int64_t kStage2RowsNarrow8 = 144;
 // the most rows of any stage-2 tile (the kernel's per-row scalar tables)
-constexpr int64_t kStage2MaxTileRows =
-    kStage2RowsOwnFronts > kStage2RowsNarrow ? kStage2RowsOwnFronts : kStage2RowsNarrow;
+constexpr int64_t kStage2MaxTileRows = kStage2RowsNarrow8 > kStage2RowsNarrow ? kStage2RowsNarrow8 : kStage2RowsNarrow;
 constexpr int64_t kOffsetSpanMaxBytes = 640; // dg > 1: a tile's offsets (3 blocks x K channels of its
                                              // deformable group) load as one DMA of the 2*dg*K + K channels they
                                              // span when that many rows x the I/O dtype's bytes fit (one transfer,

@@ -8,10 +8,10 @@
 // re-pinned from the plan itself when those planes came in (session 22) and checked against the Python
 // derivation (test_chunks, test_workspace: the same workspaces); r6_g32 likewise when it came to take them (session
 // 29: a local plan that fills the last round of lanes with no more chunks is taken over the chosen one), and r12_c5
-// when whole-row chunks came to hold balanced rows (session 29: 10 + 9 rows instead of 13 + 6). The pixel tiles of
-// r11_dg16, chunk_cols_tiny and chunk_imgs (8-channel blocks alone in their deformable group: 16 pixels, not 14) and
-// r11_dg16's window were re-pinned from the plan when kStage2RowsOwnFronts came in (session 34), with the Python
-// derivation's tile rule changed alike.
+// when whole-row chunks came to hold balanced rows (session 29: 10 + 9 rows instead of 13 + 6). The pixel tiles of the
+// rows with blocks of <= 8 channels (16 pixels at 3x3, not 14: r11_dg16, r1_s2, odd_small, win_k3_s2, win_dil2_dg2,
+// chunk_cols_tiny, chunk_imgs), their windows and r1_s2's record region were re-pinned from the plan when
+// kStage2RowsNarrow8 came in (session 34), with the Python derivation's tile rule changed alike.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -59,9 +59,9 @@ const Row kRows[] = {
     {"r1_s2",
      {2, 128, 200, 336, 128, 3, 3, 100, 168, 1, 1, 2, 1, 2, 1, 4, 0, 1, 1},
      0,
-     {128, 8, 16, 16, 14, 3, 392, 304, 192, 128, 128, 2, 588, 4, 28, 17, 65},
+     {128, 8, 16, 16, 16, 3, 392, 304, 192, 128, 128, 2, 588, 4, 32, 17, 73},
      {1, 7, 168, 1176, 1176, 15, 30, 2, 1},
-     {0, 0, 103219200, 108638208, 114057216, 114659328, 120078336, 121257984, 123290112, 123290624, 123935744}},
+     {0, 0, 103219200, 108638208, 114057216, 114659328, 120078336, 121257984, 123290112, 123290624, 123964928}},
     {"r8_up3",
      {32, 128, 64, 64, 64, 3, 3, 64, 64, 1, 1, 1, 1, 1, 1, 4, 0, 1, 1},
      0,
@@ -77,7 +77,7 @@ const Row kRows[] = {
     {"odd_small",
      {1, 12, 5, 5, 8, 3, 3, 5, 5, 2, 3, 1, 1, 1, 1, 4, 0, 1, 1},
      0,
-     {2, 2, 1, 6, 14, 5, 5, 25, 54, 4, 54, 1, 25, 2, 5, 7, 7},
+     {2, 2, 1, 6, 16, 5, 5, 25, 54, 4, 54, 1, 25, 2, 5, 7, 7},
      {1, 5, 5, 25, 25, 1, 1, 1, 1},
      {0, 0, 6144, 17408, 17408, 18432, 29696, 31744, 48128, 48640, 48640}},
     {"k5_long_ka",
@@ -101,13 +101,13 @@ const Row kRows[] = {
     {"win_k3_s2",
      {1, 16, 60, 90, 8, 3, 3, 30, 45, 1, 1, 2, 1, 2, 1, 4, 0, 1, 1},
      0,
-     {16, 8, 2, 2, 14, 8, 169, 128, 144, 8, 144, 2, 675, 3, 45, 15, 92},
+     {16, 8, 2, 2, 16, 8, 169, 128, 144, 8, 144, 2, 675, 5, 16, 19, 41},
      {1, 30, 45, 1350, 1350, 1, 1, 1, 1},
      {0, 0, 2764800, 3542528, 3542528, 3586048, 4363776, 4372992, 4664832, 4665344, 4665344}},
     {"win_dil2_dg2",
      {1, 32, 40, 120, 8, 3, 3, 40, 120, 1, 2, 1, 2, 1, 2, 4, 0, 2, 2},
      0,
-     {16, 8, 2, 4, 14, 8, 600, 400, 144, 8, 144, 3, 1600, 6, 64, 18, 76},
+     {16, 8, 2, 4, 16, 8, 600, 400, 144, 8, 144, 3, 1600, 6, 48, 18, 60},
      {1, 40, 120, 4800, 4800, 1, 1, 1, 1},
      {0, 0, 4915200, 10444800, 10444800, 10598400, 16128000, 16155648, 18229248, 18229760, 18229760}},
     {"r3_c3_n16",

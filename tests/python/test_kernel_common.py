@@ -142,7 +142,7 @@ UB_LIMIT = 196608 - 256 - 8 * 1024  # A2/A3 UB as GetCoreMemSize(UB) reports it 
 WINDOW_MARGIN, WINDOW_MIN_OUT, WINDOW_MIN_BLOCK_C, WINDOW_TILE_WEIGHT = 4, 20, 16, 64
 WINDOW_BORDER_WEIGHT = 4  # dcn_tiling::kWindowBorderWeight
 GATHER_MAX_LP = 32  # dcn_tiling::kGatherMaxLp: gathered blocks' windows may hold a zero ring around the image
-STAGE2_ROWS_OWN_FRONTS = 144  # dcn_tiling::kStage2RowsOwnFronts: tile rows of an 8-channel block alone in its group
+STAGE2_ROWS_NARROW8 = 144  # dcn_tiling::kStage2RowsNarrow8: the most tile rows of an 8-channel block
 
 
 def _cdiv(a, b):
@@ -256,8 +256,8 @@ def _window_split(case, dtype, force_block_c=None, max_rows=None, tile_aware=Fal
 
     def tile(bc):  # PixelTile: fewer pixels for the narrowest block while the stage-2 buffers exceed the UB
         pt = (32 if bc == 128 else 128 if bc <= 16 else 64) // min(k, 64)
-        if bc <= 8 and case.cin // case.dg <= bc:  # the group's only block: its tiles fill their padded pixel lanes
-            pt = min(_cdiv(pt, 16) * 16, STAGE2_ROWS_OWN_FRONTS // min(k, 64))
+        if bc <= 8:  # 8-channel blocks: the tiles fill their padded pixel lanes
+            pt = min(_cdiv(pt, 16) * 16, STAGE2_ROWS_NARROW8 // min(k, 64))
         pt = max(1, min(howo, pt))
         while bc <= 8 and pt > 1 and _stage2_ub(k, pt, bc, elt, case.dg) > UB_LIMIT:
             pt -= 1
