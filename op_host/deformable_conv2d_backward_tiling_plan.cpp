@@ -116,9 +116,10 @@ int64_t WindowPixelBytes(int64_t blockC, int64_t elt)
     return RoundUp(blockC, 8) * (DCN_WINDOW_ELEM_BYTES(blockC, elt) + 4);
 }
 
-// Stage-2 tile pixels for a block width (shape and UB only): the tile's rows over the kernel points, and for the
-// narrowest block (8 channels, which PlanWorkSplit does not narrow further) fewer pixels while the stage-2 buffers
-// exceed the UB (K = 61..64 with 128-row tiles: two slots of partials planes; such shapes had no plan).
+// Stage-2 tile pixels for a block width (shape and UB only): the tile's rows over the kernel points (8-channel blocks:
+// as many as the padded pixel lanes hold, up to kStage2RowsNarrow8 rows), and for the narrowest block (8 channels,
+// which PlanWorkSplit does not narrow further) fewer pixels while the stage-2 buffers exceed the UB (K = 61..64 with
+// 128-row tiles: two slots of partials planes; such shapes had no plan).
 int64_t PixelTile(const TilingShape& s, int64_t blockC, uint64_t ubLimit)
 {
     const int64_t k = s.kh * s.kw, kt = std::min(k, kStage2MaxKt);

@@ -396,10 +396,11 @@ public:
         // its two corner pairs are 2*LP contiguous lanes each, one repeat per pair
         pointAdds_ = cornerHop_ && 2 * lp_ <= dcn_tiling::kRepeatLanes && p.winCols * gb <= 255;
         keyPath_ = (p.h + 1) * (p.w + 2) < (int64_t{1} << 24);
-        // int16 keys where the scalar unit binds the tiles (narrow blocks: 128-row tiles, one Add per point); wider
-        // blocks are vector-bound, where the extra Cast and barrier would cost more than the reads save
-        // Larger images (relKeys_): keys relative to the tile's reference row (KeyBase), for blocks whose coordinates
-        // run before the Loads, not beside the Back (coordsInBack_): the conversion's scratch is the row sums' buffer
+        // int16 keys where the scalar unit binds the tiles (narrow blocks: tiles of 128 or, 8-channel, 144 rows, one
+        // Add per point); wider blocks are vector-bound, where the extra Cast and barrier would cost more than the
+        // reads save Larger images (relKeys_): keys relative to the tile's reference row (KeyBase), for blocks whose
+        // coordinates run before the Loads, not beside the Back (coordsInBack_): the conversion's scratch is the row
+        // sums' buffer
         const bool bigImage = (p.h + 1) * (p.w + 2) > kQuadKeyLimit;
         relKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && !coordsInBack_ && bigImage;
         quadKeys_ = keyPath_ && lp_ <= dcn_tiling::kNarrowBlockC && (!bigImage || relKeys_);

@@ -398,23 +398,16 @@ private:
             AscendC::DataCopyPad(in, src[first + r0 * stride], RowsParams(nr, cnt * 4, (stride - cnt) * 4, 0), noPad);
             inQue_.EnQue(in);
             in = inQue_.DeQue<float>();
-            if (halving) { // (the rows' pad lanes are defined by the DMA and never read back)
-                for (int64_t m = nr; m > 1;) {
-                    const int64_t h = m / 2;
-                    AscendC::Add(in, in, in[(m - h) * pitch], static_cast<int32_t>(h * pitch));
-                    AscendC::PipeBarrier<PIPE_V>();
-                    m -= h;
-                }
-                if (r0 == 0) {
-                    AscendC::Adds(acc, in, 0.0f, n32);
-                } else {
-                    AscendC::Add(acc, acc, in, n32);
-                }
+            // halving: rows [0, h) += rows [kept - h, kept) until one is left (the rows' pad lanes are defined by the
+            // DMA and never read back); the rows kept are then added into acc in row order
+            int64_t kept = nr;
+            while (halving && kept > 1) {
+                const int64_t h = kept / 2;
+                AscendC::Add(in, in, in[(kept - h) * pitch], static_cast<int32_t>(h * pitch));
                 AscendC::PipeBarrier<PIPE_V>();
-                inQue_.FreeTensor(in);
-                continue;
+                kept -= h;
             }
-            for (int64_t r = 0; r < nr; ++r) {
+            for (int64_t r = 0; r < kept; ++r) {
                 if (r0 + r == 0) {
                     AscendC::Adds(acc, in, 0.0f, n32);
                 } else {
