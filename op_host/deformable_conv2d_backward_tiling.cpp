@@ -209,6 +209,7 @@ void FillTilingData(const dcn::BackwardArgs &args, const dcn::TilingShape &s, co
     td.set_wsZeroed(ws.zeroed);
     td.set_wsRec(ws.rec);
     td.set_wsUserBytes(ws.userBytes);
+    td.set_ubBytes(plan.ub.limit);
     td.set_usedVecCores(plan.cores.usedVecCores);
     td.set_modulated(args.modulated ? 1U : 0U);
 }

@@ -194,6 +194,8 @@ BEGIN_TILING_DATA_DEF(DeformableConv2dBackwardTilingData)
     TILING_DATA_FIELD_DEF(uint64_t, wsZeroed);
     TILING_DATA_FIELD_DEF(uint64_t, wsRec);
     TILING_DATA_FIELD_DEF(uint64_t, wsUserBytes);
+    // ---- 64-bit: UB a vector core may allocate (the kernel's optional buffers: records beside phase A)
+    TILING_DATA_FIELD_DEF(uint64_t, ubBytes);
     // ---- 32-bit
     TILING_DATA_FIELD_DEF(uint32_t, usedVecCores); // vector cores [0, usedVecCores) take work units
     TILING_DATA_FIELD_DEF(uint32_t, modulated);    // 1: offset has [dx|dy|mask], 0: [dx|dy]

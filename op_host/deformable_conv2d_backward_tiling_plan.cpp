@@ -1039,6 +1039,7 @@ bool MakeTilingPlan(
         return false;
     }
     plan.ub = PlanUbBytes(shape, plan.split);
+    plan.ub.limit = ubLimit;
     if (plan.ub.need > ubLimit) {
         error = "UB budget: need " + std::to_string(plan.ub.need) + " bytes, platform allows " + std::to_string(ubLimit);
         return false;

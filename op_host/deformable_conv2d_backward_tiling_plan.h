@@ -97,6 +97,7 @@ struct WorkspaceLayout {
 struct UbBudget {
     uint64_t stage0 = 0, stage2 = 0, stage3 = 0;
     uint64_t need = 0;        // max of the stages
+    uint64_t limit = 0;       // UB a vector core may allocate (platform UB less kUbReserved; tiling ubBytes)
 };
 
 struct TilingPlan {

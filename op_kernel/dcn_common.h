@@ -65,6 +65,7 @@ struct DcnParams {
     // [cRow0, cRow0+cRows) x columns [cCol0, cCol0+cCols); cR = cImgs*cQLen rows; cIdx = chunk index
     int64_t cIdx, cN0, cImgs, cQ0, cQLen, cRow0, cRows, cCol0, cCols, cR;
     int64_t usedVecCores;
+    int64_t ubBytes; // UB the kernel may allocate per vector core (tiling ubBytes)
     bool modulated;
 };
 
@@ -82,6 +83,7 @@ __aicore__ inline void LoadParams(const TD &td, DcnParams &p)
     p.accImgs = td.accImgs;
     p.recTiles = td.recTiles;
     p.recFloats = td.recFloats;
+    p.ubBytes = static_cast<int64_t>(td.ubBytes);
     p.giaccPlane = p.accImgs * p.h * p.w * p.cin;
     p.gTileM = td.gTileM;
     p.gTileN = td.gTileN;

@@ -41,7 +41,8 @@
 // Shared fronts (tiling recTiles > 0: a deformable group of many whole blocks, op_host PlanSharedFronts): every block's
 // unit samples the same points, so a tile's front (the coordinates, weights, key and gather-offset work below: the
 // weight rows mw_c, ly, lx, hy, hx, m, the key rows and the window's gather table) is computed once per (image, band,
-// deformable group) in the chunk's first phase (Stage2Mode::kRecords, ProduceRecord: units sliced across the cores)
+// deformable group) in the chunk's first phase (Stage2Mode::kRecords, ProduceRecord: units sliced across the cores;
+// RecordItem beside the phase's other units when the producer's buffers, ProducerUb, fit: dcn_phase_a.h)
 // and stored in the chunk's record region (rec, a record per tile in the unit's tile order); the sampling units load
 // it (LoadRecordKeys, LoadRecordTableAndRows: the table into the coordinate planes they no longer use) instead of
 // running Coords and Weights. The results are the same bits either way.
@@ -173,8 +174,120 @@ public:
         AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, Stage1Feed<T>* feed,
         Stage2Mode mode = Stage2Mode::kSample)
     {
-        p_ = &p;
-        t_ = &t;
+        Setup(pipe, p, t, mode, 2);
+        if (produce_) {
+            const int64_t items = RecordItems(aivIdx);
+            for (int64_t k = 0; k < items; ++k) {
+                RecordItem(aivIdx, k);
+            }
+            FinishRecords();
+        } else {
+            const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
+            const int64_t mine = SnakeCount(total, aivIdx, p.usedVecCores);
+            for (int64_t k = 0; k < mine; ++k) {
+                if (feed != nullptr) {
+                    feed->Tick(k, mine); // the grad_weight GEMM runs meanwhile
+                }
+                const int64_t u = SnakeUnit(k, aivIdx, p.usedVecCores);
+                const int64_t nb = u / p.pixelBands;
+                ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
+            }
+        }
+        ReleaseEvents();
+        pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
+    }
+
+    // The records' producer beside phase A's other units (dcn_phase_a.h), in the UB after theirs: RecordsUbBytes
+    // (recordSlots gather tables: 2, or 1 where two do not fit) before BeginRecords, then this core's items
+    // (RecordItem k < the count BeginRecords returns) in any order with the other units' work, then EndRecords.
+    __aicore__ inline int64_t RecordsUbBytes(const DcnParams& p, int64_t recordSlots)
+    {
+        Geometry(p, Stage2Mode::kRecords, recordSlots);
+        return ProducerUb(0) + ProducerUb(1) + ProducerUb(2) + ProducerUb(3) + ProducerUb(4) + ProducerUb(5) +
+               ProducerUb(6) + ProducerUb(7) + ProducerUb(8);
+    }
+    __aicore__ inline int64_t BeginRecords(
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, int64_t recordSlots)
+    {
+        Setup(pipe, p, t, Stage2Mode::kRecords, recordSlots);
+        return RecordItems(aivIdx);
+    }
+    // Item k of this core's records: a slice of the tiles of one (image, band, deformable group) unit.
+    __aicore__ inline void RecordItem(int64_t aivIdx, int64_t k)
+    {
+        const DcnParams& p = *p_;
+        // units (image, band, deformable group), the group's first block standing for all of them, in slices of
+        // `slice` tiles (about two slices per vector core): a record is a function of the inputs only, so
+        // which core computes it does not matter
+        const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
+        int64_t slice, slices;
+        RecordSlices(p, slice, slices);
+        const int64_t item = SnakeUnit(k, aivIdx, p.usedVecCores);
+        const int64_t u = item / slices, sl = item - u * slices;
+        const int64_t d = u % p.dg, band = (u / p.dg) % p.pixelBands, i = u / (p.dg * p.pixelBands);
+        recFirst_ = sl * slice;
+        recEnd_ = recFirst_ + slice;
+        ProcessUnit(p.cN0 + i, d * blocksPerDg, band);
+    }
+    __aicore__ inline void EndRecords()
+    {
+        FinishRecords();
+        ReleaseEvents();
+    }
+
+private:
+    __aicore__ inline void RecordSlices(const DcnParams& p, int64_t& slice, int64_t& slices) const
+    {
+        const int64_t units = p.cImgs * p.pixelBands * p.dg;
+        slice = MaxI(1, CeilDiv(units * p.recTiles, 4 * p.usedVecCores));
+        slices = CeilDiv(p.recTiles, slice);
+    }
+    __aicore__ inline int64_t RecordItems(int64_t aivIdx) const
+    {
+        const DcnParams& p = *p_;
+        int64_t slice, slices;
+        RecordSlices(p, slice, slices);
+        return SnakeCount(p.cImgs * p.pixelBands * p.dg * slices, aivIdx, p.usedVecCores);
+    }
+    __aicore__ inline void ReleaseEvents()
+    {
+        if (consume_) {
+            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_S>(recSEvent_);
+            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_V>(tabEvent_);
+            for (int64_t slot = 0; slot < 2; ++slot) {
+                GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_V>(rowEvent_[slot]);
+            }
+        }
+        GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::V_S>(coordEvent_);
+        for (int64_t slot = 0; slot < 2; ++slot) {
+            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
+        }
+    }
+
+    // The producer's buffers (Setup with produce_; RecordsUbBytes), bytes after Geometry: 0 raw offsets (2-deep
+    // queue), 1 coordinate planes, 2 key rows, 3 corner sums (GatherOffsets' q, d, qb rows), 4 row vectors,
+    // 5 gather tables and their work rows (tableSlots_ of tableSpan_ floats; none without corner gathers), 6 row
+    // order tables, 7 plane order tables, 8 the offset table's Gather indices (unfused offsets only). No G tiles,
+    // corner planes, staging, partials, broadcast table or zeroing state: the Back's.
+    __aicore__ inline int64_t ProducerUb(int64_t i) const
+    {
+        const int64_t bytes[9] = {
+            2 * offRows_ * ptp_ * static_cast<int64_t>(sizeof(T)),
+            (cpHb_ * plane_ + 2 * ptp_) * 4,
+            2 * 2 * rs_ * 4,
+            4 * rs_ * 4,
+            2 * dcn_tiling::kStage2RowVecs * rs_ * 4,
+            gatherCorners_ ? (tableSlots_ ? 2 : 1) * tableSpan_ * 4 : 0,
+            2 * rs_ * 4,
+            2 * plane_ * 4,
+            gatherCorners_ && !fusedOffsets_ ? 4 * cornerRows_ * winNb_ * 4 : 0};
+        return RoundUp(bytes[i], dcn_tiling::kUbBlockBytes);
+    }
+
+    // The stage's shape-only geometry and paths (no UB): tiles, planes, offsets' layout, window element, gather
+    // tables and the fused offsets' conditions. recordSlots: the producer's gather tables at most (2 or 1).
+    __aicore__ inline void Geometry(const DcnParams& p, Stage2Mode mode, int64_t recordSlots)
+    {
         produce_ = mode == Stage2Mode::kRecords;
         consume_ = !produce_ && p.recTiles > 0;
         kt_ = MinI(p.k, dcn_tiling::kStage2MaxKt);
@@ -190,10 +303,6 @@ public:
                        span * static_cast<int64_t>(sizeof(T)) <= dcn_tiling::kOffsetSpanMaxBytes;
         offRows_ = spanOffsets_ ? MaxI(span, 3 * kt_) : 3 * kt_;
         offHop_ = spanOffsets_ ? p.dg * p.k * ptp_ : plane_;
-
-        // G tiles of RoundUp(pt*kt, 8) rows (cornerRows_, set below): the contributions' whole 8-row repeats read them
-        pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(RoundUp(pt_ * kt_, dcn_tiling::kRedAlign) * lp_ * 4));
-        pipe.InitBuffer(offQue_, 2, static_cast<uint32_t>(offRows_ * ptp_ * sizeof(T)));
         rows_ = pt_ * kt_;
         // a row of a wide block (LP = 128 = 2 repeats of 64 fp32 lanes) is reduced and scaled as 2 repeats
         hpr_ = lp_ > dcn_tiling::kRepeatLanes ? lp_ / dcn_tiling::kRepeatLanes : 1;
@@ -201,42 +310,16 @@ public:
         // the corner planes hold whole 8-row repeats (rs_ rows each), so the per-row vector work over them needs no
         // tail instructions and the 4 planes form one run of 4*rs_ rows
         cornerRows_ = rs_;
-        pipe.InitBuffer(xQue_, 2, static_cast<uint32_t>(4 * cornerRows_ * lp_ * 4));
         lpt_ = RoundUp(p.blockC, 16);
-        if constexpr (!IsSameType<T, float>::value) {
-            const int64_t stageElems = 4 * cornerRows_ * lpt_;
-            pipe.InitBuffer(xsBuf_, static_cast<uint32_t>(stageElems * sizeof(T)));
-            xs_ = xsBuf_.Get<T>();
-            // padding lanes (never loaded) are cast along with the rows: defined once (records: no corner rows)
-            if (!produce_) {
-                AscendC::Duplicate(
-                    xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
-            }
-        }
         cpXb_ = BasePlaneX(static_cast<int64_t>(sizeof(T)));
         cpHb_ = PixelBasePlane(static_cast<int64_t>(sizeof(T)));
-        pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((cpHb_ * plane_ + 2 * ptp_) * 4));
         // the partials plane per slot when every tile holds all K kernel points (K <= KT), else one
         slotParts_ = kt_ == p.k;
         directOffsets_ = DirectOffsetGrads(p, static_cast<int64_t>(sizeof(T)));
         rowParts_ = RowOrderParts(p, static_cast<int64_t>(sizeof(T)));
-        pipe.InitBuffer(partBuf_, static_cast<uint32_t>((slotParts_ ? 2 : 1) * 3 * plane_ * 4));
-        pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * rs_ * 4));
-        pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
-        pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(2 * dcn_tiling::kStage2RowVecs * rs_ * 4));
         // per corner max(rows*hpr, rs) broadcast blocks: rows*hpr for the Gather path, rs (Brcb writes whole
         // repeats of 8 rows) for the block-wise path
         brcStride_ = MaxI(rows_ * hpr_, rs_) * dcn_tiling::kBrcLanes;
-        pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * brcStride_ * 4));
-        pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
-        pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(2 * rs_ * 4));
-        pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(2 * plane_ * 4));
-        // the accumulator planes' on-demand zeroing (ZeroTo): a zero area, and a load and a store word of the
-        // unit's zeroed-row count (BeginPlane, EndPlane)
-        pipe.InitBuffer(planeZeroBuf_, static_cast<uint32_t>(dcn_tiling::kPlaneZeroBytes));
-        pipe.InitBuffer(zeroStateBuf_, static_cast<uint32_t>(2 * dcn_tiling::kUbBlockBytes));
-        zerosReady_ = false;
-        CloseWindowState();
         // xwin holds the input in T (winT_: 16-bit I/O, LP == LPT <= kGatherMaxLp; its gathered corner rows land
         // in the staging planes and are cast per tile) or in fp32; gwin is fp32. Pixels are LP elements apart.
         winElt_ = DCN_WINDOW_ELEM_BYTES(p.blockC, static_cast<int64_t>(sizeof(T)));
@@ -247,6 +330,81 @@ public:
             // points the window does not serve read it
             zeroOff_ = static_cast<int64_t>(winPixels * lp_ * winElt_);
         }
+        // a block of ones behind the column ramp when the mask plane has room (OneMinus), never written again
+        onesBlock_ = plane_ / 2 + ptp_ + dcn_tiling::kBrcLanes <= plane_;
+        maskBytes_ = RoundUp(RoundUp(plane_, dcn_tiling::kRepeatLanes) / 8, dcn_tiling::kUbBlockBytes);
+        maskSlots_ =
+            4 * maskBytes_ <= 2 * plane_; // four masks (Coords, GatherOffsets) before the ramp (plane/2 floats)
+        rampRow_ = kt_ >= 2;
+        // GatherOffsets' Axpy form of the window index (below): for a served point every term is an integer of
+        // magnitude at most (H + 2)*(W + 2), exact in fp32 below 2^24 (larger images: the window-relative form).
+        // Corner gathers (Gatherb from the window, see GatherOffsets): a window pixel of 1, 2 or 4 blocks, whole
+        // repeats of 8 blocks over the 4 corner planes (fp32, or the staging planes for winT_), and the offset work
+        // areas within the broadcast buffer.
+        const int64_t nb = lp_ * winElt_ / dcn_tiling::kUbBlockBytes;
+        winNb_ = nb;
+        const int64_t cornerBlocks = 4 * cornerRows_ * nb;
+        gatherTableAt_ = RoundUp(cornerBlocks, 8);
+        gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && 8 % nb == 0 && cornerBlocks % 8 == 0 &&
+                         cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
+        axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
+        // records: a gather table (and its work rows) per slot when two fit the broadcast buffer and recordSlots
+        // allows, so that a tile's weights need not wait for the previous record's stores
+        tableSpan_ = RoundUp(gatherTableAt_ + 4 * nb * rs_, 8);
+        tableSlots_ = produce_ && recordSlots > 1 && gatherCorners_ && 2 * tableSpan_ <= 4 * brcStride_;
+        // WeightsAndOffsets: the gather offsets in the levels of the weights (every tile holds all K kernel points,
+        // so one row order; hy, hx by OneMinus; the mask slots; the Axpy index)
+        fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k;
+    }
+
+    // Geometry, the UB (the sampler's buffers; the producer's ProducerUb set) and its defined contents, the
+    // pipeline's state and events.
+    __aicore__ inline void Setup(
+        AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, Stage2Mode mode, int64_t recordSlots)
+    {
+        p_ = &p;
+        t_ = &t;
+        Geometry(p, mode, recordSlots);
+        if (produce_) { // (records: no G rows, corner planes, staging, partials, broadcast table or zeroing state)
+            pipe.InitBuffer(offQue_, 2, static_cast<uint32_t>(ProducerUb(0) / 2));
+            pipe.InitBuffer(coordBuf_, static_cast<uint32_t>(ProducerUb(1)));
+            pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(ProducerUb(2)));
+            pipe.InitBuffer(redBuf_, static_cast<uint32_t>(ProducerUb(3)));
+            pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(ProducerUb(4)));
+            if (ProducerUb(5) > 0) {
+                pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(ProducerUb(5)));
+            }
+            pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(ProducerUb(6)));
+            pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(ProducerUb(7)));
+        } else {
+            // G tiles of RoundUp(pt*kt, 8) rows (cornerRows_): the contributions' whole 8-row repeats read them
+            pipe.InitBuffer(gQue_, 2, static_cast<uint32_t>(cornerRows_ * lp_ * 4));
+            pipe.InitBuffer(offQue_, 2, static_cast<uint32_t>(offRows_ * ptp_ * sizeof(T)));
+            pipe.InitBuffer(xQue_, 2, static_cast<uint32_t>(4 * cornerRows_ * lp_ * 4));
+            if constexpr (!IsSameType<T, float>::value) {
+                const int64_t stageElems = 4 * cornerRows_ * lpt_;
+                pipe.InitBuffer(xsBuf_, static_cast<uint32_t>(stageElems * sizeof(T)));
+                xs_ = xsBuf_.Get<T>();
+                // padding lanes (never loaded) are cast along with the rows: defined once
+                AscendC::Duplicate(
+                    xs_.template ReinterpretCast<float>(), 0.0f, static_cast<int32_t>(stageElems * sizeof(T) / 4));
+            }
+            pipe.InitBuffer(coordBuf_, static_cast<uint32_t>((cpHb_ * plane_ + 2 * ptp_) * 4));
+            pipe.InitBuffer(partBuf_, static_cast<uint32_t>((slotParts_ ? 2 : 1) * 3 * plane_ * 4));
+            pipe.InitBuffer(keyBuf_, static_cast<uint32_t>(2 * 2 * rs_ * 4));
+            pipe.InitBuffer(redBuf_, static_cast<uint32_t>(4 * rs_ * 4));
+            pipe.InitBuffer(rowBuf_, static_cast<uint32_t>(2 * dcn_tiling::kStage2RowVecs * rs_ * 4));
+            pipe.InitBuffer(brcBuf_, static_cast<uint32_t>(4 * brcStride_ * 4));
+            pipe.InitBuffer(tableBuf_, static_cast<uint32_t>(rows_ * hpr_ * dcn_tiling::kBrcLanes * 4));
+            pipe.InitBuffer(rowTabBuf_, static_cast<uint32_t>(2 * rs_ * 4));
+            pipe.InitBuffer(planeTabBuf_, static_cast<uint32_t>(2 * plane_ * 4));
+            // the accumulator planes' on-demand zeroing (ZeroTo): a zero area, and a load and a store word of the
+            // unit's zeroed-row count (BeginPlane, EndPlane)
+            pipe.InitBuffer(planeZeroBuf_, static_cast<uint32_t>(dcn_tiling::kPlaneZeroBytes));
+            pipe.InitBuffer(zeroStateBuf_, static_cast<uint32_t>(2 * dcn_tiling::kUbBlockBytes));
+        }
+        zerosReady_ = false;
+        CloseWindowState();
         if (p.winRows > 0 && !produce_) { // (records: the windows' geometry only, no window buffers)
             const uint32_t winPixels = static_cast<uint32_t>(p.winRows * p.winCols);
             pipe.InitBuffer(xwinBuf_, static_cast<uint32_t>((winPixels + 1) * lp_ * winElt_));
@@ -263,11 +421,6 @@ public:
         outside_ = coord_[CP_OUT * plane_]; // a plane of kOutsideKey (Select's tensor form), never written again
         AscendC::PipeBarrier<PIPE_V>();
         AscendC::Duplicate(outside_, kOutsideKey, static_cast<int32_t>(plane_));
-        // a block of ones behind the column ramp when the mask plane has room (OneMinus), never written again
-        onesBlock_ = plane_ / 2 + ptp_ + dcn_tiling::kBrcLanes <= plane_;
-        maskBytes_ = RoundUp(RoundUp(plane_, dcn_tiling::kRepeatLanes) / 8, dcn_tiling::kUbBlockBytes);
-        maskSlots_ =
-            4 * maskBytes_ <= 2 * plane_; // four masks (Coords, GatherOffsets) before the ramp (plane/2 floats)
         if (onesBlock_) {
             AscendC::Duplicate(Ones(), 1.0f, static_cast<int32_t>(dcn_tiling::kBrcLanes));
         }
@@ -292,15 +445,14 @@ public:
         if (produce_) { // a record carries both key rows of its slot, the second unused with one key per point
             AscendC::Duplicate(keyBuf_.Get<float>(), 0.0f, static_cast<int32_t>(2 * 2 * rs_));
         }
-        // broadcast table: entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into one
-        // 32-B block per repeat of the row)
-        AscendC::LocalTensor<uint32_t> table = tableBuf_.Get<uint32_t>();
+        // broadcast table (the Back's): entry (r*hpr + h)*8 + l = byte offset of row r (Gather copies coef[r] into
+        // one 32-B block per repeat of the row)
         // No scalar UB writes in the setup (the scalar unit goes on to the first tiles while the vector pipe runs
         // it): the table's row 0 (zeros; the rows below by ExtendByDoubling) and a ramp 0..7 in coordinate plane 0
         // (zeroed above; SetupTables: the rest) by masked Adds of 1, 2, 4
-        AscendC::Duplicate(
-            table.template ReinterpretCast<int32_t>(), 0, static_cast<int32_t>(hpr_ * dcn_tiling::kBrcLanes));
-        rampRow_ = kt_ >= 2;
+        if (!produce_) {
+            AscendC::Duplicate(tableBuf_.Get<int32_t>(), 0, static_cast<int32_t>(hpr_ * dcn_tiling::kBrcLanes));
+        }
         for (uint64_t bit = 1; bit < dcn_tiling::kBrcLanes; bit *= 2) {
             uint64_t lanes[2] = {0, 0};
             for (uint64_t e = 0; e < dcn_tiling::kBrcLanes; ++e) {
@@ -333,33 +485,15 @@ public:
         ClearRoundMap();
         // contributions by row ([row][c][LP], the 4 corners of a row contiguous), 8 rows per repeat
         cornerHop_ = lp_ <= dcn_tiling::kRepeatLanes && rows_ <= 255 && brcStride_ / dcn_tiling::kBrcLanes <= 255;
-        // GatherOffsets' Axpy form of the window index (below): for a served point every term is an integer of
-        // magnitude at most (H + 2)*(W + 2), exact in fp32 below 2^24 (larger images: the window-relative form).
-        // Corner gathers (Gatherb from the window, see GatherOffsets): a window pixel of 1, 2 or 4 blocks, whole
-        // repeats of 8 blocks over the 4 corner planes (fp32, or the staging planes for winT_), and the offset work
-        // areas within the broadcast buffer.
-        const int64_t nb = lp_ * winElt_ / dcn_tiling::kUbBlockBytes;
+        const int64_t nb = winNb_;
         const int64_t gb = lp_ / 8; // fp32 blocks per gwin pixel (the scatter's Adds)
-        winNb_ = nb;
-        const int64_t cornerBlocks = 4 * cornerRows_ * nb;
-        gatherTableAt_ = RoundUp(cornerBlocks, 8);
-        gatherCorners_ = p.winRows > 0 && lp_ <= dcn_tiling::kGatherMaxLp && 8 % nb == 0 && cornerBlocks % 8 == 0 &&
-                         cornerBlocks / 8 <= 255 && gatherTableAt_ + 4 * nb * rs_ <= 4 * brcStride_;
-        axpyIndex_ = (p.h + 2) * (p.w + 2) < (int64_t{1} << 24);
-        // records: a gather table (and its work rows) per slot when two fit the broadcast buffer, so that a tile's
-        // weights need not wait for the previous record's stores
-        tableSpan_ = RoundUp(gatherTableAt_ + 4 * nb * rs_, 8);
-        tableSlots_ = produce_ && gatherCorners_ && 2 * tableSpan_ <= 4 * brcStride_;
         tableBase_ = 0;
-        // WeightsAndOffsets: the gather offsets in the levels of the weights (every tile holds all K kernel points,
-        // so one row order; hy, hx by OneMinus; the mask slots; the Axpy index)
-        fusedOffsets_ = gatherCorners_ && onesBlock_ && maskSlots_ && axpyIndex_ && kt_ == p.k;
         // fusedOffsets_: the table from e in row order (ExpandTable; its row vector behind the table in the broadcast
         // buffer: fits, as the table and GatherOffsets' work area do); no Gather indices (the host's UB plan still
         // reserves them: it does not decide the fused path)
         if (gatherCorners_ && !fusedOffsets_) { // Gather indices of the offset table (GatherOffsets), entry (c, row, j)
             // <- element row of S row c*nb + j
-            pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(cornerBlocks * 4));
+            pipe.InitBuffer(gatherIdxBuf_, static_cast<uint32_t>(4 * cornerRows_ * nb * 4));
             AscendC::LocalTensor<uint32_t> idx = gatherIdxBuf_.Get<uint32_t>();
             for (int64_t c = 0; c < (consume_ ? 0 : 4); ++c) { // (shared fronts: the records hold the tables)
                 for (int64_t row = 0; row < cornerRows_; ++row) {
@@ -372,8 +506,9 @@ public:
             }
             // (the first pixel tile's S_V in Coords orders these writes before the vector reads)
         }
-        // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
-        ExtendByDoubling(table.template ReinterpretCast<int32_t>(), hpr_ * dcn_tiling::kBrcLanes, rows_, 4);
+        if (!produce_) { // the broadcast table's rows 1.. (entry (r*hpr + h)*8 + l = r*4; 32-B units)
+            ExtendByDoubling(tableBuf_.Get<int32_t>(), hpr_ * dcn_tiling::kBrcLanes, rows_, 4);
+        }
         SetupTables();
         // one-row tiles with every kernel point: the sample bases of output (0, 0), once per kernel point row
         // (a tile adds its row's and column's offsets, Coords); the ramp is never written again
@@ -414,52 +549,8 @@ public:
         }
         recFirst_ = 0;
         recEnd_ = int64_t{1} << 62; // every tile (sampling)
-        if (produce_) {
-            // units (image, band, deformable group), the group's first block standing for all of them, in slices of
-            // `slice` tiles (about two slices per vector core): a record is a function of the inputs only, so
-            // which core computes it does not matter
-            const int64_t blocksPerDg = (p.cinDg / p.segLen) * p.blocksPerSeg;
-            const int64_t units = p.cImgs * p.pixelBands * p.dg;
-            const int64_t slice = MaxI(1, CeilDiv(units * p.recTiles, 2 * p.usedVecCores));
-            const int64_t slices = CeilDiv(p.recTiles, slice);
-            const int64_t items = SnakeCount(units * slices, aivIdx, p.usedVecCores);
-            for (int64_t k = 0; k < items; ++k) {
-                const int64_t item = SnakeUnit(k, aivIdx, p.usedVecCores);
-                const int64_t u = item / slices, sl = item - u * slices;
-                const int64_t d = u % p.dg, band = (u / p.dg) % p.pixelBands, i = u / (p.dg * p.pixelBands);
-                recFirst_ = sl * slice;
-                recEnd_ = recFirst_ + slice;
-                ProcessUnit(p.cN0 + i, d * blocksPerDg, band);
-            }
-            FinishRecords();
-        } else {
-            const int64_t total = p.cImgs * p.numBlocks * p.pixelBands; // units of the current pixel chunk
-            const int64_t mine = SnakeCount(total, aivIdx, p.usedVecCores);
-            for (int64_t k = 0; k < mine; ++k) {
-                if (feed != nullptr) {
-                    feed->Tick(k, mine); // the grad_weight GEMM runs meanwhile
-                }
-                const int64_t u = SnakeUnit(k, aivIdx, p.usedVecCores);
-                const int64_t nb = u / p.pixelBands;
-                ProcessUnit(p.cN0 + nb / p.numBlocks, nb % p.numBlocks, u % p.pixelBands);
-            }
-        }
-        if (consume_) {
-            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_S>(recSEvent_);
-            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_V>(tabEvent_);
-            for (int64_t slot = 0; slot < 2; ++slot) {
-                GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE2_V>(rowEvent_[slot]);
-            }
-        }
-        GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::V_S>(coordEvent_);
-        for (int64_t slot = 0; slot < 2; ++slot) {
-            GetTPipePtr()->template ReleaseEventID<AscendC::HardEvent::MTE3_V>(storeEvent_[slot]);
-        }
-
-        pipe.Reset(); // the SyncAll that follows starts with PipeBarrier<PIPE_ALL>
     }
 
-private:
     // Per tile row (sample point), filled by the load pass and read by the scatter pass.
     struct RowInfo {
         int32_t y0, x0;

@@ -100,9 +100,11 @@ public:
     }
 
     // The UB of every unit kind (the transpose runner first: a later stage 0 after pipe.Reset uses the same addresses).
-    __aicore__ inline void InitBuffers(AscendC::TPipe& pipe)
+    // leanRunner: the runner carries only the rearrangement's tiles (phase A beside the records: TransposeRunner lean).
+    __aicore__ inline void InitBuffers(AscendC::TPipe& pipe, bool leanRunner = false)
     {
-        runner_.Init(pipe);
+        // (UbBytes: the same buffers)
+        runner_.Init(pipe, leanRunner, static_cast<int64_t>(sizeof(T)));
         pipe.InitBuffer(inQue_, 2, dcn_tiling::kReduceChunk * 4);
         pipe.InitBuffer(outQue_, 2, dcn_tiling::kReduceChunk * 4);
         pipe.InitBuffer(accBuf_, dcn_tiling::kReduceChunk * 4);
@@ -110,6 +112,12 @@ public:
         pipe.InitBuffer(redBuf_, 64 * 4);
         pipe.InitBuffer(tabBuf_, kFoldTable * 4);
         tabPix_ = 0; // no transpose table built yet
+    }
+    // UB bytes of InitBuffers(pipe, leanRunner).
+    __aicore__ static inline int64_t UbBytes(bool leanRunner)
+    {
+        return TransposeRunner::UbBytes(leanRunner, static_cast<int64_t>(sizeof(T))) +
+               6 * dcn_tiling::kReduceChunk * 4 + 64 * 4 + kFoldTable * 4;
     }
     // Fold units of the chunk p describes (0 when stage 2 stored the offset gradients itself); sets the fold's shape.
     __aicore__ inline int64_t FoldUnits(const DcnParams& p)

@@ -10,7 +10,8 @@
 // the tile at b*RoundUp(B*C*E, 16) in UB, its rows unpadded); other tiles: rows padded to srcAlign (16, or 8 for
 // the fp32 accumulator of stage 3) in UB, one DMA.
 // UB use: in/out queues (double-buffered, 4 * kTransposeCap * 4 B) and a scratch buffer (4 * kTransposeCap * 4 B)
-// = 128 KiB. A job's tiles hold at most CAP = TransposeJob::cap elements: kTransposeCap, or 2 * kTransposeCap
+// = 128 KiB (lean, for phase A beside the stage-2 records: one table of one CAP, no gather or plane buffer). A job's
+// tiles hold at most CAP = TransposeJob::cap elements: kTransposeCap, or 2 * kTransposeCap
 // when source and destination are both 2-byte types (TransposeCapFor: the same bytes per queue buffer, half the
 // DMAs per byte). The scratch buffer holds the two offset tables (the two tile shapes used last, e.g. a stage's
 // got and dcol tiles; CAP uint32 entries each) and, for 4-byte jobs only (CAP = kTransposeCap), behind them
@@ -201,17 +202,29 @@ __aicore__ inline void BlockTransposeRowGroups(
 
 class TransposeRunner {
 public:
-    __aicore__ inline void Init(AscendC::TPipe &pipe)
+    // lean (phase A beside the records, dcn_phase_a.h): one table slot of the largest CAP of an elt-byte job and
+    // no gather or plane buffer, i.e. only jobs without a cast and with one plane (elt -> elt, the rearrangement's)
+    __aicore__ inline void Init(AscendC::TPipe& pipe, bool lean = false, int64_t elt = 4)
     {
         pipe.InitBuffer(inQue_, 2, dcn_tiling::kTransposeCap * 4);
         pipe.InitBuffer(outQue_, 2, dcn_tiling::kTransposeCap * 4);
-        pipe.InitBuffer(scratchBuf_, (kTables + 2) * dcn_tiling::kTransposeCap * 4);
+        tables_ = lean ? 1 : kTables;
+        pipe.InitBuffer(
+            scratchBuf_, static_cast<uint32_t>(
+                             lean ? TransposeCapFor(elt, elt) * 4 : (kTables + 2) * dcn_tiling::kTransposeCap * 4));
         for (int64_t i = 0; i < kTables; ++i) {
             cache_[i].rt = -1;
             cache_[i].cap = 0;
             tableRead_[i] = false;
         }
         lastTable_ = 0;
+    }
+
+    // UB bytes of Init(pipe, lean, elt).
+    __aicore__ static inline int64_t UbBytes(bool lean, int64_t elt)
+    {
+        return 4 * dcn_tiling::kTransposeCap * 4 +
+               (lean ? TransposeCapFor(elt, elt) * 4 : (kTables + 2) * dcn_tiling::kTransposeCap * 4);
     }
 
     template <typename SrcT, typename DstT>
@@ -261,15 +274,15 @@ public:
         const bool blockwise = e == 1 && blk == 0 && BlockwiseFits(ct, sout, srcElt);
         const TableKey key = {rt, ct, e, srcElt, blk, sin, j.cap};
         int64_t slot = 0;
-        while (!blockwise && slot < kTables && !SameKey(cache_[slot], key)) {
+        while (!blockwise && slot < tables_ && !SameKey(cache_[slot], key)) {
             ++slot;
         }
-        const bool build = !blockwise && slot == kTables;
+        const bool build = !blockwise && slot == tables_;
         bool reuse = false; // the rebuilt table's memory may still be read by an earlier Gather (V)
         if (build) {
-            slot = 1 - lastTable_; // replace the table used less recently
+            slot = tables_ - 1 - lastTable_; // replace the table used less recently
             reuse = tableRead_[slot];
-            if (cache_[1 - slot].cap != j.cap) {
+            if (tables_ > 1 && cache_[1 - slot].cap != j.cap) {
                 cache_[1 - slot].rt = -1; // tables of another CAP lie elsewhere in the scratch buffer
                 reuse = reuse || tableRead_[1 - slot];
             }
@@ -306,15 +319,15 @@ public:
 
         in = inQue_.DeQue<SrcT>();
         if constexpr (IsSameType<SrcT, float>::value) {
-            // further planes are added in plane order (fixed summation order), two per round: both planes' DMAs
-            // go out together (into the plane buffer and the cast's staging buffer, which the adds precede), so a
-            // round costs one latency; the V_MTE2/MTE2_V round trip of a round orders the previous round's adds
-            // (and the previous tile's Cast) before its loads and its adds, a barrier the round's second add
-            // after its first
-            AscendC::LocalTensor<float> bufs[2] = {
-                scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap],
-                scratchBuf_.Get<float>()[kTables * dcn_tiling::kTransposeCap]};
+            // further planes (j.planes > 1: never lean, whose scratch holds one table only) are added in plane order
+            // (fixed summation order), two per round: both planes' DMAs go out together (into the plane buffer and the
+            // cast's staging buffer, which the adds precede), so a round costs one latency; the V_MTE2/MTE2_V round
+            // trip of a round orders the previous round's adds (and the previous tile's Cast) before its loads and its
+            // adds, a barrier the round's second add after its first
             for (int64_t q0 = 1; q0 < j.planes; q0 += 2) {
+                AscendC::LocalTensor<float> bufs[2] = {
+                    scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap],
+                    scratchBuf_.Get<float>()[kTables * dcn_tiling::kTransposeCap]};
                 const int64_t n = MinI(2, j.planes - q0);
                 PipeSync<AscendC::HardEvent::V_MTE2>();
                 for (int64_t i = 0; i < n; ++i) {
@@ -486,6 +499,7 @@ private:
     AscendC::TQue<AscendC::TPosition::VECOUT, 2> outQue_;
     // [table 0][table 1] of CAP uint32 each; 4-byte jobs (CAP = kTransposeCap): then [gather][plane]
     AscendC::TBuf<AscendC::TPosition::VECCALC> scratchBuf_;
+    int64_t tables_ = kTables; // table slots in use (1: lean)
     TableKey cache_[kTables];
     bool tableRead_[kTables]; // a Gather has read the table of this slot since the last V_S wait
     int64_t lastTable_;

@@ -9,7 +9,9 @@
 //                    rearrange chunk c's inputs into the user workspace (dcn_stage0_rearrange.h), the two
 //                    interleaved on each core (dcn_phase_a.h) unless the fold also writes an image group's
 //                    grad_input; each chunk also copies a slice of the next image group's input (chunk 0
-//                    also all of group 0's: Stage0Rearrange::XtTiles)
+//                    also all of group 0's: Stage0Rearrange::XtTiles); with shared fronts (recTiles > 0)
+//                    chunk c's stage-2 records, interleaved with the others when their buffers fit the UB
+//                    (tiling ubBytes; RecordSlotsBeside), else after them
 //      (cube)        meanwhile G = GO^T x Wp per (image, conv group) of chunk c, via the Matmul high-level
 //                    API called asynchronously from AIV code (dcn_stage1_matmul.h, Stage1Feed)
 //   phase C (vector) bilinear scatter into the grad_input accumulator (one fp32 plane per pixel band of a
@@ -156,15 +158,18 @@ private:
                 const DcnParams prev = p_;
                 SetChunk(p_, c);
                 t_.g = tg.g;
-                if (beside) {
-                    RunFoldBesideRearrange<T>(pipe_, prev, p_, t_, idx_, gHere ? &feedG : nullptr);
+                // the chunk's shared stage-2 fronts (its phase C loads them; the SyncAll below orders the records'
+                // last vector work before the next stage's scalar writes): beside the rearrangement when they fit
+                Stage2Sample<T> fronts;
+                const int64_t recordSlots = RecordSlotsBeside<T>(p_, fronts);
+                if (beside || recordSlots > 0) {
+                    RunPhaseA<T>(
+                        pipe_, beside ? &prev : nullptr, p_, t_, idx_, gHere ? &feedG : nullptr, fronts, recordSlots);
                 } else {
                     Stage0Rearrange<T> s0;
                     s0.Run(pipe_, p_, t_, idx_, Stage0Part::kChunk, gHere ? &feedG : nullptr);
                 }
-                if (p_.recTiles > 0) { // the chunk's shared stage-2 fronts (its phase C loads them; the SyncAll below
-                                       // orders the records' last vector work before the next stage's scalar writes)
-                    Stage2Sample<T> fronts;
+                if (p_.recTiles > 0 && recordSlots == 0) {
                     fronts.Run(pipe_, p_, t_, idx_, nullptr, Stage2Mode::kRecords);
                 }
                 if (gHere) {

@@ -283,6 +283,7 @@ TEST(TilingPlan, plan_table_shapes_x_platforms)
             CheckChunks(r, plan.split);
             CheckWorkspace(r, plan.ws);
             EXPECT_LE(plan.ub.need, kUb - dcn_tiling::kUbReserved);
+            EXPECT_EQ(plan.ub.limit, kUb - dcn_tiling::kUbReserved); // tiling ubBytes: the kernel's optional buffers
             EXPECT_GE(plan.ub.need, plan.ub.stage0);
             EXPECT_GE(plan.ub.need, plan.ub.stage2);
             EXPECT_GE(plan.ub.need, plan.ub.stage3);

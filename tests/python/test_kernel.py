@@ -112,12 +112,15 @@ SHARED = [
     (Case("shared_fronts_wide12_v1", 2, 384, 16, 10, 10, modulated=False), ("float16",)),
     # fp32, 16 blocks of 16 channels (kShareNarrowBlockC: narrow blocks share from kShareMinBlocks in fp32 too)
     (Case("shared_fronts_g16", 1, 256, 16, 8, 8, groups=16), ("float32",)),
-    # units of 50 tiles over 12 UB windows, their records produced in slices of 2 tiles: a slice's last tiles
+    # units of 50 tiles over 12 UB windows, their records produced in slices (about four per vector core): a slice's last tiles
     # leave the pipeline before the unit's later windows reuse the window-geometry slots (R50 c5's layer shape)
     (Case("shared_fronts_slices", 1, 512, 32, 25, 42), ("float32", "float16")),
     # fp32 with one G region (one chunk), 4 blocks of 32 channels and 8 of 32 with a DCNv1 layer (kShareMinBlocksOneG)
     (Case("shared_fronts_oneg4", 1, 128, 32, 10, 10), ("float32",)),
     (Case("shared_fronts_oneg8_v1", 2, 256, 16, 9, 11, modulated=False), ("float32",)),
+    # 16 blocks of 8 channels, 144-row tiles (R50 c3 entry's geometry): the records run beside phase A's
+    # rearrangement with one gather table (two do not fit the UB beside it; dcn_phase_a.h RecordSlotsBeside)
+    (Case("shared_fronts_narrow8_s2", 1, 128, 16, 140, 168, stride=(2, 2)), ("float16",)),
 ]
 
 # fp16 and bf16 for every suite row, the DOC-B example, the border/tail cases and DCNv1
