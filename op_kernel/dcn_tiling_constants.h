@@ -92,6 +92,8 @@ constexpr int64_t kWindowBorderWeight = 4; // window choice: a border sample tha
 // ---- stage 0 / stage 3 (rearrangement, finalisation), dcn_transpose.h, dcn_stage0/3
 constexpr int64_t kTransposeCap = 4096;     // elements per transpose UB buffer
 constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 elements
+constexpr int64_t kFusedPlaneMinRows = 32;  // fewest tile rows of a grad_input flush whose band planes come with one
+                                            // DMA (BlockPlaneJob: all planes of a tile in one queue buffer)
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
 
 // ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h; op_host PlanStage1Tiles / PlanStage1Matmul.

@@ -133,7 +133,13 @@ __aicore__ inline TransposeJob BlockPlaneJob(const DcnParams& p, int64_t n, int6
     j.cap = toPlane ? TransposeCapFor(elt, elt) : TransposeCapFor(4, elt);
     if (!toPlane) { // fp32 source rows (the accumulator) need only 8 elements of padding: 512 rows of 8 channels
         j.srcAlign = dcn_tiling::kUbBlockBytes / 4;
-        j.maxTileRows = MaxI(64, j.cap / RoundUp(len, j.srcAlign));
+        // several band planes: tiles whose planes all fit one queue buffer (whole rows, one DMA for the planes:
+        // RunTile) when they keep kFusedPlaneMinRows rows (whole groups of 16)
+        const int64_t rowPad = RoundUp(len, j.srcAlign);
+        const int64_t fusedRows =
+            j.cap / (j.planes * rowPad) / dcn_tiling::kTransposeRowAlign * dcn_tiling::kTransposeRowAlign;
+        j.maxTileRows =
+            j.planes > 1 && fusedRows >= dcn_tiling::kFusedPlaneMinRows ? fusedRows : MaxI(64, j.cap / rowPad);
     }
     return j;
 }
@@ -250,7 +256,18 @@ public:
 
         AscendC::LocalTensor<SrcT> in = inQue_.AllocTensor<SrcT>();
         AscendC::DataCopyExtParams cpIn;
-        if (blk > 0) {
+        // every plane of the tile in the one buffer, plane q at q*rt*sin (whole unpadded rows: a tile is one run of
+        // each plane, the planes planeStride apart): one DMA, under the queue's double buffering
+        const int64_t run = rt * sin;
+        const bool fusedPlanes = j.planes > 1 && blk == 0 && ct * e == j.srcRowStride && sin == ct * e &&
+                                 j.planes * run * srcElt <= dcn_tiling::kTransposeCap * 4 &&
+                                 (static_cast<int64_t>(j.planeStride) - run) * srcElt <= int64_t{0xFFFFFFFF};
+        if (fusedPlanes) {
+            cpIn.blockCount = static_cast<uint16_t>(j.planes);
+            cpIn.blockLen = static_cast<uint32_t>(run * srcElt);
+            cpIn.srcStride = static_cast<uint32_t>((static_cast<int64_t>(j.planeStride) - run) * srcElt);
+            cpIn.dstStride = 0;
+        } else if (blk > 0) {
             cpIn.blockCount = static_cast<uint16_t>(rt / blk);
             cpIn.blockLen = static_cast<uint32_t>(blk * ct * e * srcElt);
             cpIn.srcStride = static_cast<uint32_t>((j.srcBlockStride - blk * ct * e) * srcElt);
@@ -319,12 +336,20 @@ public:
 
         in = inQue_.DeQue<SrcT>();
         if constexpr (IsSameType<SrcT, float>::value) {
+            for (int64_t q = 1; fusedPlanes && q < j.planes; ++q) { // in plane order (fixed summation order)
+                if (q > 1) {
+                    AscendC::PipeBarrier<PIPE_V>();
+                }
+                AscendC::Add(in, in, in[q * run], static_cast<int32_t>(run));
+            }
+        }
+        if constexpr (IsSameType<SrcT, float>::value) {
             // further planes (j.planes > 1: never lean, whose scratch holds one table only) are added in plane order
             // (fixed summation order), two per round: both planes' DMAs go out together (into the plane buffer and the
             // cast's staging buffer, which the adds precede), so a round costs one latency; the V_MTE2/MTE2_V round
             // trip of a round orders the previous round's adds (and the previous tile's Cast) before its loads and its
             // adds, a barrier the round's second add after its first
-            for (int64_t q0 = 1; q0 < j.planes; q0 += 2) {
+            for (int64_t q0 = 1; !fusedPlanes && q0 < j.planes; q0 += 2) {
                 AscendC::LocalTensor<float> bufs[2] = {
                     scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap],
                     scratchBuf_.Get<float>()[kTables * dcn_tiling::kTransposeCap]};
