@@ -18,8 +18,10 @@
 //                   (lane-wise fp32 accumulation in a fixed order, then ReduceSum)
 // Units (enumerated in this order, vector core i takes i, i+usedVecCores, ...): pixel pieces x offset rows
 // (or, for short chunk rows, runs of kernel points of one (image, j, deformable group): FoldKGroup),
-// grad_weight pieces, then (final) grad_input transpose tiles and grad_bias channels. Each unit writes a
-// disjoint range and its summation order is fixed by the shape, so results do not depend on the core count.
+// grad_weight pieces, then (final) grad_input transpose tiles and grad_bias channels; a core runs its grad_input tiles
+// merged in proportion with its other units (the tiles' DMAs beside the others' vector work). Each unit writes a
+// disjoint range and its summation order is fixed by the shape, so results do not depend on the core count or the
+// order of the units.
 #ifndef DCN_STAGE3_FINALIZE_H
 #define DCN_STAGE3_FINALIZE_H
 
@@ -58,8 +60,25 @@ public:
         const int64_t nB = final ? p.cout : 0;
         const int64_t total = nOff + nW + nIn + nB;
 
-        for (int64_t u = aivIdx; u < total; u += p.usedVecCores) {
-            if (u != aivIdx) {
+        // this core's units (u = aivIdx + k * lanes): its grad_input tiles (DMA-bound) merged in proportion with its
+        // other units (vector-bound), a tile first at equal shares, so that the vector work runs beside the tiles'
+        // loads and stores
+        const int64_t lanes = p.usedVecCores, inFirst = nOff + nW;
+        const int64_t mine = RoundRobinCount(total, aivIdx, lanes);
+        const int64_t before = RoundRobinCount(inFirst, aivIdx, lanes); // this core's units before its tiles
+        const int64_t mineIn = RoundRobinCount(inFirst + nIn, aivIdx, lanes) - before;
+        const int64_t mineOther = mine - mineIn;
+        int64_t doneIn = 0, doneOther = 0;
+        for (int64_t m = 0; m < mine; ++m) {
+            const bool tile = doneIn < mineIn && (doneOther == mineOther || doneIn * mineOther <= doneOther * mineIn);
+            const int64_t k = tile ? before + doneIn : (doneOther < before ? doneOther : doneOther + mineIn);
+            if (tile) {
+                ++doneIn;
+            } else {
+                ++doneOther;
+            }
+            const int64_t u = aivIdx + k * lanes;
+            if (m > 0) {
                 AscendC::PipeBarrier<PIPE_V>(); // the previous unit's vector reads of acc precede its next writes
             }
             int64_t v = u;
