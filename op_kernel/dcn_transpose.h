@@ -16,7 +16,9 @@
 // DMAs per byte). The scratch buffer holds the two offset tables (the two tile shapes used last, e.g. a stage's
 // got and dcol tiles; CAP uint32 entries each) and, for 4-byte jobs only (CAP = kTransposeCap), behind them
 // the gather buffer (a cast's staging) and the plane buffer (planes > 1; the plane adds use the gather buffer as a
-// second plane buffer, as they precede the cast); 2-byte jobs need neither (no cast, one plane). Output rows inside UB
+// second plane buffer, as they precede the cast; a tile of whole unpadded rows whose planes all fit the in buffer
+// needs neither: one DMA brings every plane into it, RunTile's fusedPlanes); 2-byte jobs need neither (no cast, one
+// plane). Output rows inside UB
 // are padded to 16 elements (32 B for 2- and 4-byte types). Requires E <= CAP (tiling guarantees KW <= 2048). In UB a
 // tile moves by block transposes (TransDataTo5HD: 16 source rows x one 32-B block per repeat; Vector table 9: 64 / 128
 // elements per cycle) when its groups are single elements and its source rows 32-B aligned (not packed) and its output
@@ -297,7 +299,7 @@ public:
         const bool build = !blockwise && slot == tables_;
         bool reuse = false; // the rebuilt table's memory may still be read by an earlier Gather (V)
         if (build) {
-            slot = tables_ - 1 - lastTable_; // replace the table used less recently
+            slot = tables_ > 1 ? 1 - lastTable_ : 0; // replace the table used less recently
             reuse = tableRead_[slot];
             if (tables_ > 1 && cache_[1 - slot].cap != j.cap) {
                 cache_[1 - slot].rt = -1; // tables of another CAP lie elsewhere in the scratch buffer
