@@ -39,7 +39,7 @@ __aicore__ inline int64_t SnakeCount(int64_t total, int64_t lane, int64_t lanes)
 // Units u < total of the lane in round-robin order (u = lane + k*lanes: stage 3).
 __aicore__ inline int64_t RoundRobinCount(int64_t total, int64_t lane, int64_t lanes)
 {
-    return total > lane ? (total - lane + lanes - 1) / lanes : 0;
+    return total > lane ? CeilDiv(total - lane, lanes) : 0;
 }
 // Bits lo..hi-1 of a 64-lane mask (0 <= lo <= hi <= 64): the lanes [lo, hi) of one repeat of 32-bit elements.
 __aicore__ inline uint64_t LaneBits(int64_t lo, int64_t hi)

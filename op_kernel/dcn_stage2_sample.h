@@ -203,8 +203,11 @@ public:
     __aicore__ inline int64_t RecordsUbBytes(const DcnParams& p, int64_t recordSlots)
     {
         Geometry(p, Stage2Mode::kRecords, recordSlots);
-        return ProducerUb(0) + ProducerUb(1) + ProducerUb(2) + ProducerUb(3) + ProducerUb(4) + ProducerUb(5) +
-               ProducerUb(6) + ProducerUb(7) + ProducerUb(8);
+        int64_t bytes = 0;
+        for (int64_t i = 0; i < kProducerBuffers; ++i) {
+            bytes += ProducerUb(i);
+        }
+        return bytes;
     }
     __aicore__ inline int64_t BeginRecords(
         AscendC::TPipe& pipe, const DcnParams& p, const DcnTensors<T>& t, int64_t aivIdx, int64_t recordSlots)
@@ -269,9 +272,10 @@ private:
     // 5 gather tables and their work rows (tableSlots_ of tableSpan_ floats; none without corner gathers), 6 row
     // order tables, 7 plane order tables, 8 the offset table's Gather indices (unfused offsets only). No G tiles,
     // corner planes, staging, partials, broadcast table or zeroing state: the Back's.
+    static constexpr int64_t kProducerBuffers = 9;
     __aicore__ inline int64_t ProducerUb(int64_t i) const
     {
-        const int64_t bytes[9] = {
+        const int64_t bytes[kProducerBuffers] = {
             2 * offRows_ * ptp_ * static_cast<int64_t>(sizeof(T)),
             (cpHb_ * plane_ + 2 * ptp_) * 4,
             2 * 2 * rs_ * 4,

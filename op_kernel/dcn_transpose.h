@@ -344,13 +344,11 @@ public:
                 }
                 AscendC::Add(in, in, in[q * run], static_cast<int32_t>(run));
             }
-        }
-        if constexpr (IsSameType<SrcT, float>::value) {
-            // further planes (j.planes > 1: never lean, whose scratch holds one table only) are added in plane order
-            // (fixed summation order), two per round: both planes' DMAs go out together (into the plane buffer and the
-            // cast's staging buffer, which the adds precede), so a round costs one latency; the V_MTE2/MTE2_V round
-            // trip of a round orders the previous round's adds (and the previous tile's Cast) before its loads and its
-            // adds, a barrier the round's second add after its first
+            // else further planes (j.planes > 1: never lean, whose scratch holds one table only) are added in plane
+            // order (fixed summation order), two per round: both planes' DMAs go out together (into the plane buffer
+            // and the cast's staging buffer, which the adds precede), so a round costs one latency; the V_MTE2/MTE2_V
+            // round trip of a round orders the previous round's adds (and the previous tile's Cast) before its loads
+            // and its adds, a barrier the round's second add after its first
             for (int64_t q0 = 1; !fusedPlanes && q0 < j.planes; q0 += 2) {
                 AscendC::LocalTensor<float> bufs[2] = {
                     scratchBuf_.Get<float>()[(kTables + 1) * dcn_tiling::kTransposeCap],

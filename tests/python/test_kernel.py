@@ -112,8 +112,9 @@ SHARED = [
     (Case("shared_fronts_wide12_v1", 2, 384, 16, 10, 10, modulated=False), ("float16",)),
     # fp32, 16 blocks of 16 channels (kShareNarrowBlockC: narrow blocks share from kShareMinBlocks in fp32 too)
     (Case("shared_fronts_g16", 1, 256, 16, 8, 8, groups=16), ("float32",)),
-    # units of 50 tiles over 12 UB windows, their records produced in slices (about four per vector core): a slice's last tiles
-    # leave the pipeline before the unit's later windows reuse the window-geometry slots (R50 c5's layer shape)
+    # units of 50 tiles over 12 UB windows, their records produced in slices (about four per vector core): a
+    # slice's last tiles leave the pipeline before the unit's later windows reuse the window-geometry slots (R50 c5's
+    # layer shape)
     (Case("shared_fronts_slices", 1, 512, 32, 25, 42), ("float32", "float16")),
     # fp32 with one G region (one chunk), 4 blocks of 32 channels and 8 of 32 with a DCNv1 layer (kShareMinBlocksOneG)
     (Case("shared_fronts_oneg4", 1, 128, 32, 10, 10), ("float32",)),
