@@ -879,7 +879,9 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
     ub.stage0 = TransposeUbBytes();
     ub.stage2 = Stage2UbBytes(s.kh * s.kw, s.dg, w.pixelTile, w.blockC, s.elt) +
                 static_cast<uint64_t>(w.winRows * w.winCols * WindowPixelBytes(w.blockC, s.elt));
-    ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4;
+    // the transpose runner, the fold's queues (2 + 2 chunks), accumulator and cast chunks, reduction row and table
+    // (Stage3Finalize::InitBuffers)
+    ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4 + kFoldTable * 4;
     ub.need = std::max({ub.stage0, ub.stage2, ub.stage3});
     return ub;
 }

@@ -31,8 +31,6 @@ namespace dcn_kernel {
 
 // Row pitch (elements) a grouped fold unit reserves per row: 32-B rows of fp32 and of 16-bit outputs
 constexpr int64_t kFoldPitch = 16;
-// Entries of the row-order fold's transpose table (FoldRows: K rows of roundup(pixels, kFoldPitch))
-constexpr int64_t kFoldTable = 1024;
 
 template <typename T>
 class Stage3Finalize {
@@ -129,14 +127,14 @@ public:
         pipe.InitBuffer(accBuf_, dcn_tiling::kReduceChunk * 4);
         pipe.InitBuffer(castBuf_, dcn_tiling::kReduceChunk * 4);
         pipe.InitBuffer(redBuf_, 64 * 4);
-        pipe.InitBuffer(tabBuf_, kFoldTable * 4);
+        pipe.InitBuffer(tabBuf_, dcn_tiling::kFoldTable * 4);
         tabPix_ = 0; // no transpose table built yet
     }
     // UB bytes of InitBuffers(pipe, leanRunner).
     __aicore__ static inline int64_t UbBytes(bool leanRunner)
     {
         return TransposeRunner::UbBytes(leanRunner, static_cast<int64_t>(sizeof(T))) +
-               6 * dcn_tiling::kReduceChunk * 4 + 64 * 4 + kFoldTable * 4;
+               6 * dcn_tiling::kReduceChunk * 4 + 64 * 4 + dcn_tiling::kFoldTable * 4;
     }
     // Fold units of the chunk p describes (0 when stage 2 stored the offset gradients itself); sets the fold's shape.
     __aicore__ inline int64_t FoldUnits(const DcnParams& p)
@@ -340,11 +338,11 @@ private:
 
     // Pixels per fold piece (RowOrderParts): a piece of P pixels is one run of P*K elements in every block's slab;
     // all blocks' runs of a piece come with one DMA when they fit a reduction chunk (blocks * roundup(P*K, 8) <=
-    // kReduceChunk), and the transposed rows [K][roundup(P, 16)] fit the table (kFoldTable entries).
+    // kReduceChunk), and the transposed rows [K][roundup(P, 16)] fit the table (dcn_tiling::kFoldTable entries).
     __aicore__ static inline int64_t FoldPixels(const DcnParams& p, int64_t blocks)
     {
         int64_t pix = MaxI(1, MinI(p.cQLen, dcn_tiling::kReduceChunk / (blocks * p.k)));
-        while (pix > 1 && (p.k * RoundUp(pix, kFoldPitch) > kFoldTable ||
+        while (pix > 1 && (p.k * RoundUp(pix, kFoldPitch) > dcn_tiling::kFoldTable ||
                            (blocks * RoundUp(pix * p.k, 8) > dcn_tiling::kReduceChunk && pix * p.k > 8))) {
             --pix;
         }
