@@ -879,9 +879,7 @@ UbBudget PlanUbBytes(const TilingShape &s, const WorkSplit &w)
     ub.stage0 = TransposeUbBytes();
     ub.stage2 = Stage2UbBytes(s.kh * s.kw, s.dg, w.pixelTile, w.blockC, s.elt) +
                 static_cast<uint64_t>(w.winRows * w.winCols * WindowPixelBytes(w.blockC, s.elt));
-    // the transpose runner, the fold's queues (2 + 2 chunks), accumulator and cast chunks, reduction row and table
-    // (Stage3Finalize::InitBuffers)
-    ub.stage3 = TransposeUbBytes() + 4 * kReduceChunk * 4 + 2 * kReduceChunk * 4 + 64 * 4 + kFoldTable * 4;
+    ub.stage3 = TransposeUbBytes() + kStage3OwnUbBytes; // the transpose runner and Stage3Finalize's own buffers
     ub.need = std::max({ub.stage0, ub.stage2, ub.stage3});
     return ub;
 }

@@ -133,8 +133,7 @@ public:
     // UB bytes of InitBuffers(pipe, leanRunner).
     __aicore__ static inline int64_t UbBytes(bool leanRunner)
     {
-        return TransposeRunner::UbBytes(leanRunner, static_cast<int64_t>(sizeof(T))) +
-               6 * dcn_tiling::kReduceChunk * 4 + 64 * 4 + dcn_tiling::kFoldTable * 4;
+        return TransposeRunner::UbBytes(leanRunner, static_cast<int64_t>(sizeof(T))) + dcn_tiling::kStage3OwnUbBytes;
     }
     // Fold units of the chunk p describes (0 when stage 2 stored the offset gradients itself); sets the fold's shape.
     __aicore__ inline int64_t FoldUnits(const DcnParams& p)

@@ -95,9 +95,12 @@ constexpr int64_t kTransposeRowAlign = 16;  // transpose tile rows padded to 16 
 constexpr int64_t kFusedPlaneMinRows = 32;  // fewest tile rows of a grad_input flush whose band planes come with one
                                             // DMA (BlockPlaneJob: all planes of a tile in one queue buffer)
 constexpr int64_t kReduceChunk = 2048;      // fp32 elements per stage-3 reduction unit
-// Entries of stage 3's row-order fold transpose table (Stage3Finalize::FoldRows: K rows of roundup(pixels, 16));
-// a buffer of its own in stage 3's UB (op_host PlanUbBytes counts it)
+// Entries of stage 3's row-order fold transpose table (Stage3Finalize::FoldRows: K rows of roundup(pixels, 16))
 constexpr int64_t kFoldTable = 1024;
+// UB bytes of stage 3's own buffers beside its transpose runner (Stage3Finalize::InitBuffers: 2 + 2 queue chunks, the
+// accumulator and cast chunks, a 64-float reduction row, the fold table); the kernel's UbBytes and op_host's
+// PlanUbBytes both use this sum
+constexpr int64_t kStage3OwnUbBytes = 6 * kReduceChunk * 4 + 64 * 4 + kFoldTable * 4;
 
 // ---- stage 1 (Matmul) output tiles, dcn_stage1_matmul.h; op_host PlanStage1Tiles / PlanStage1Matmul.
 // G and grad_weight tiles: per shape, the tile (axes split evenly in multiples of 16) with the fewest modelled
